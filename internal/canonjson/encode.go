@@ -1,0 +1,285 @@
+package canonjson
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Canonicalization error codes of REFERENCE §1.2. The strict reader rejects
+// every input that could trigger them; they are reachable through lenient
+// parses (signed payloads) and values built in code.
+const (
+	CodeInvalidUnicode        = "MCP_RES_INVALID_UNICODE"
+	CodeNonCanonicalNumber    = "MCP_RES_NON_CANONICAL_NUMBER"
+	CodeUnsupportedCanonValue = "MCP_RES_UNSUPPORTED_CANONICAL_VALUE"
+)
+
+// A CanonicalError reports a value that has no canonical form.
+type CanonicalError struct {
+	Code   string // one of the Code… constants
+	Detail string
+}
+
+func (e *CanonicalError) Error() string { return e.Code + ": " + e.Detail }
+
+// Canonical returns the mcp-res-json-utf16-v1 encoding of v (REFERENCE §1.2):
+// no whitespace, object members sorted by UTF-16 code units, integers in
+// plain decimal, strings escaped exactly as ECMAScript JSON.stringify.
+func Canonical(v *Value) ([]byte, error) {
+	return AppendCanonical(nil, v)
+}
+
+// AppendCanonical appends the canonical encoding of v to dst.
+func AppendCanonical(dst []byte, v *Value) ([]byte, error) {
+	e := encoder{sorted: true}
+	out, err := e.value(dst, v)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Digest returns the lowercase hex SHA-256 of the canonical encoding of v and
+// the encoding's length in bytes ("canonical byte length").
+func Digest(v *Value) (string, int, error) {
+	b, err := Canonical(v)
+	if err != nil {
+		return "", 0, err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), len(b), nil
+}
+
+// TextDigest returns the lowercase hex SHA-256 of the UTF-8 bytes of s, with
+// no JSON quoting (REFERENCE §1.3, raw-text digests).
+func TextDigest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// BytesDigest returns the lowercase hex SHA-256 of b.
+func BytesDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Compact returns v as compact JSON with members in their stored order and
+// the string escaping of §1.2 (REFERENCE §1.6, CLI result objects). It fails
+// only for values that have no JSON form (see Canonical).
+func Compact(v *Value) ([]byte, error) {
+	e := encoder{}
+	return e.value(nil, v)
+}
+
+// Pretty returns v in the ECMAScript JSON.stringify(v, null, 2) layout plus
+// a final LF, members in stored order (REFERENCE §1.6, written files).
+func Pretty(v *Value) ([]byte, error) {
+	e := encoder{indent: true}
+	out, err := e.value(nil, v)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+type encoder struct {
+	sorted bool // sort object members (canonical form)
+	indent bool // two-space pretty layout
+	level  int
+}
+
+func (e *encoder) newline(dst []byte) []byte {
+	dst = append(dst, '\n')
+	for i := 0; i < e.level; i++ {
+		dst = append(dst, ' ', ' ')
+	}
+	return dst
+}
+
+func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
+	if v == nil {
+		return nil, &CanonicalError{Code: CodeUnsupportedCanonValue, Detail: "absent value"}
+	}
+	switch v.Kind {
+	case Null:
+		return append(dst, "null"...), nil
+	case Bool:
+		if v.Bool {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case Int:
+		if v.Int > MaxSafeInteger || v.Int < -MaxSafeInteger {
+			return nil, &CanonicalError{Code: CodeNonCanonicalNumber, Detail: "integer outside ±9007199254740991"}
+		}
+		return strconv.AppendInt(dst, v.Int, 10), nil
+	case Number:
+		return nil, &CanonicalError{Code: CodeNonCanonicalNumber, Detail: "number " + v.Str + " is not a safe integer"}
+	case String:
+		return appendString(dst, v.Str)
+	case Array:
+		if len(v.Items) == 0 {
+			return append(dst, '[', ']'), nil
+		}
+		dst = append(dst, '[')
+		e.level++
+		for i, it := range v.Items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if e.indent {
+				dst = e.newline(dst)
+			}
+			var err error
+			if dst, err = e.value(dst, it); err != nil {
+				return nil, err
+			}
+		}
+		e.level--
+		if e.indent {
+			dst = e.newline(dst)
+		}
+		return append(dst, ']'), nil
+	case Object:
+		if len(v.Members) == 0 {
+			return append(dst, '{', '}'), nil
+		}
+		members := v.Members
+		if e.sorted && !sortedKeys(members) {
+			members = slices.Clone(members)
+			slices.SortFunc(members, func(a, b Member) int { return CompareKeys(a.Key, b.Key) })
+		}
+		dst = append(dst, '{')
+		e.level++
+		for i, m := range members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if e.indent {
+				dst = e.newline(dst)
+			}
+			var err error
+			if dst, err = appendString(dst, m.Key); err != nil {
+				return nil, err
+			}
+			dst = append(dst, ':')
+			if e.indent {
+				dst = append(dst, ' ')
+			}
+			if dst, err = e.value(dst, m.Value); err != nil {
+				return nil, err
+			}
+		}
+		e.level--
+		if e.indent {
+			dst = e.newline(dst)
+		}
+		return append(dst, '}'), nil
+	}
+	return nil, &CanonicalError{Code: CodeUnsupportedCanonValue, Detail: "value of kind " + v.Kind.String()}
+}
+
+func sortedKeys(ms []Member) bool {
+	for i := 1; i < len(ms); i++ {
+		if CompareKeys(ms[i-1].Key, ms[i].Key) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// errInvalidUnicode is returned for strings that are not well-formed UTF-8,
+// which includes encoded surrogate code points.
+var errInvalidUnicode = &CanonicalError{Code: CodeInvalidUnicode, Detail: "string is not well-formed Unicode (unpaired surrogate or invalid UTF-8)"}
+
+// appendString appends s as a JSON string with the escaping of REFERENCE §1.2.
+func appendString(dst []byte, s string) ([]byte, error) {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, errInvalidUnicode
+			}
+			i += size
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"'), nil
+}
+
+// CompareKeys orders two keys by their UTF-16 code units, a proper prefix
+// first (REFERENCE §1.2). It differs from byte order only when a code point
+// ≥ U+10000 meets one in U+E000–U+FFFF: the former sorts first.
+func CompareKeys(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b) // one is a prefix of the other (or equal)
+	}
+	if a[i] < utf8.RuneSelf && b[i] < utf8.RuneSelf {
+		return int(a[i]) - int(b[i])
+	}
+	// Back up to the start of the differing code points.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	ua, ub := utf16Lead(ra), utf16Lead(rb)
+	if ua != ub {
+		return int(ua) - int(ub)
+	}
+	return int(ra) - int(rb)
+}
+
+// utf16Lead is the first UTF-16 code unit of r.
+func utf16Lead(r rune) rune {
+	if r >= 0x10000 {
+		return 0xD800 + (r-0x10000)>>10
+	}
+	return r
+}
+
+// IsCanonicalError reports whether err is a canonicalization error.
+func IsCanonicalError(err error) bool {
+	var ce *CanonicalError
+	return errors.As(err, &ce)
+}

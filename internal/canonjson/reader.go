@@ -1,0 +1,522 @@
+package canonjson
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Reader limits of REFERENCE §1.5. They are constants: every MCP-RES
+// document goes through the same reader.
+const (
+	MaxInputBytes        = 16 << 20 // 16,777,216 bytes
+	MaxDepth             = 128      // root is depth 0
+	MaxNodes             = 250_000  // values and object keys
+	MaxStringCodePoints  = 1 << 20  // 1,048,576 code points, keys and values
+	maxSmallObjectLinear = 16       // duplicate-key check switches to a map above this
+)
+
+// A SyntaxError is a violation of a strict-reader rule. Offset is the true
+// byte offset in the input where the violation was detected.
+type SyntaxError struct {
+	Offset int
+	Reason string
+}
+
+func (e *SyntaxError) Error() string {
+	return e.Reason + " at byte " + strconv.Itoa(e.Offset)
+}
+
+// Parse reads one JSON document with every rule and limit of the strict
+// reader (REFERENCE §1.5): strict UTF-8 with no byte order mark, RFC 8259
+// grammar with no trailing data, no duplicate keys (compared after
+// unescaping), no unpaired surrogates, only integers within ±(2^53−1) written
+// without fraction or exponent (-0 reads as 0), depth ≤ 128, at most 250,000
+// values and keys, strings of at most 1,048,576 code points, and at most
+// 16 MiB of input.
+//
+// On failure it returns a nil value and a *SyntaxError.
+func Parse(data []byte) (*Value, error) {
+	if len(data) > MaxInputBytes {
+		return nil, &SyntaxError{Offset: MaxInputBytes, Reason: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
+	}
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		return nil, &SyntaxError{Offset: 0, Reason: "byte order mark is not allowed"}
+	}
+	p := &parser{data: data}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) {
+		return nil, p.fail("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+// ReadFile reads and parses path with the strict reader. The path must name
+// a regular file, not a symbolic link (checked with lstat, and re-checked on
+// the opened file); at most MaxInputBytes+1 bytes are read, so a file that
+// grows after the check is still rejected. It returns the raw bytes too:
+// some digests cover the file as written.
+func ReadFile(path string) ([]byte, *Value, error) {
+	data, err := ReadFileBytes(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := Parse(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, v, nil
+}
+
+// ErrNotRegular is returned by ReadFile and ReadFileBytes for symbolic
+// links, directories, devices and other non-regular files.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ReadFileBytes applies ReadFile's file rules and size limit without parsing.
+func ReadFileBytes(path string) ([]byte, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, describeMode(st.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fst, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fst.Mode().IsRegular() || !os.SameFile(st, fst) {
+		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxInputBytes {
+		return nil, &SyntaxError{Offset: MaxInputBytes, Reason: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
+	}
+	return data, nil
+}
+
+func describeMode(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "irregular file"
+}
+
+type parser struct {
+	data  []byte
+	pos   int
+	nodes int
+	slab  []Value
+}
+
+func (p *parser) fail(reason string) error {
+	return &SyntaxError{Offset: p.pos, Reason: reason}
+}
+
+func (p *parser) failAt(off int, reason string) error {
+	return &SyntaxError{Offset: off, Reason: reason}
+}
+
+// alloc hands out Values from a slab to keep large documents cheap.
+func (p *parser) alloc() *Value {
+	if len(p.slab) == 0 {
+		p.slab = make([]Value, 256)
+	}
+	v := &p.slab[0]
+	p.slab = p.slab[1:]
+	return v
+}
+
+func (p *parser) count() error {
+	p.nodes++
+	if p.nodes > MaxNodes {
+		return p.fail(fmt.Sprintf("more than %d values and keys", MaxNodes))
+	}
+	return nil
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (*Value, error) {
+	if depth > MaxDepth {
+		return nil, p.fail(fmt.Sprintf("nesting deeper than %d", MaxDepth))
+	}
+	if err := p.count(); err != nil {
+		return nil, err
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.fail("unexpected end of input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		v := p.alloc()
+		v.Kind, v.Str = String, s
+		return v, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case c == 't':
+		return p.literal("true", Bool, true)
+	case c == 'f':
+		return p.literal("false", Bool, false)
+	case c == 'n':
+		return p.literal("null", Null, false)
+	}
+	if p.data[p.pos] >= utf8.RuneSelf {
+		return nil, p.fail("unexpected non-ASCII character outside a string")
+	}
+	return nil, p.fail(fmt.Sprintf("unexpected character %q", p.data[p.pos]))
+}
+
+func (p *parser) literal(word string, k Kind, b bool) (*Value, error) {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return nil, p.fail("invalid literal")
+	}
+	p.pos += len(word)
+	v := p.alloc()
+	v.Kind, v.Bool = k, b
+	return v, nil
+}
+
+func (p *parser) number() (*Value, error) {
+	start := p.pos
+	neg := false
+	if p.data[p.pos] == '-' {
+		neg = true
+		p.pos++
+	}
+	if p.pos >= len(p.data) || p.data[p.pos] < '0' || p.data[p.pos] > '9' {
+		return nil, p.fail("invalid number")
+	}
+	var n uint64
+	tooBig := false
+	if p.data[p.pos] == '0' {
+		p.pos++
+		if p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			return nil, p.failAt(start, "number with a leading zero")
+		}
+	} else {
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			if !tooBig {
+				n = n*10 + uint64(p.data[p.pos]-'0')
+				if n > MaxSafeInteger {
+					tooBig = true
+				}
+			}
+			p.pos++
+		}
+	}
+	if p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case '.', 'e', 'E':
+			return nil, p.failAt(start, "number with a fraction or exponent (only integers are allowed)")
+		}
+	}
+	if tooBig {
+		return nil, p.failAt(start, "integer outside ±9007199254740991")
+	}
+	v := p.alloc()
+	v.Kind = Int
+	v.Int = int64(n)
+	if neg {
+		v.Int = -v.Int // -0 becomes 0
+	}
+	return v, nil
+}
+
+func (p *parser) array(depth int) (*Value, error) {
+	p.pos++ // '['
+	v := p.alloc()
+	v.Kind = Array
+	v.Items = []*Value{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		item, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.Items = append(v.Items, item)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("unexpected end of input in array")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return v, nil
+		default:
+			return nil, p.fail("expected ',' or ']' in array")
+		}
+	}
+}
+
+func (p *parser) object(depth int) (*Value, error) {
+	p.pos++ // '{'
+	v := p.alloc()
+	v.Kind = Object
+	v.Members = []Member{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return v, nil
+	}
+	var seen map[string]struct{}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail("expected a string key in object")
+		}
+		// A key counts as a node at its value's depth (REFERENCE §1.5).
+		if depth+1 > MaxDepth {
+			return nil, p.fail(fmt.Sprintf("nesting deeper than %d", MaxDepth))
+		}
+		if err := p.count(); err != nil {
+			return nil, err
+		}
+		keyOff := p.pos
+		key, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		if dup := p.duplicate(v.Members, &seen, key); dup {
+			return nil, p.failAt(keyOff, fmt.Sprintf("duplicate key %q", key))
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail("expected ':' after object key")
+		}
+		p.pos++
+		p.skipSpace()
+		val, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.Members = append(v.Members, Member{Key: key, Value: val})
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("unexpected end of input in object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return v, nil
+		default:
+			return nil, p.fail("expected ',' or '}' in object")
+		}
+	}
+}
+
+// duplicate reports whether key already occurs among members. Small objects
+// are scanned; larger ones switch to a set so the check stays linear.
+func (p *parser) duplicate(members []Member, seen *map[string]struct{}, key string) bool {
+	if len(members) < maxSmallObjectLinear {
+		for i := range members {
+			if members[i].Key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]struct{}, 2*len(members))
+		for i := range members {
+			(*seen)[members[i].Key] = struct{}{}
+		}
+	}
+	if _, ok := (*seen)[key]; ok {
+		return true
+	}
+	(*seen)[key] = struct{}{}
+	return false
+}
+
+// string reads a JSON string starting at the opening quote and returns its
+// unescaped content, enforcing UTF-8, surrogate pairing and the length limit.
+func (p *parser) string() (string, error) {
+	start := p.pos
+	p.pos++ // opening quote
+	// Fast path: no escapes.
+	runes := 0
+	i := p.pos
+	for i < len(p.data) {
+		c := p.data[i]
+		if c == '"' {
+			s := string(p.data[p.pos:i])
+			p.pos = i + 1
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.failAt(i, "unescaped control character in string")
+		}
+		if c < utf8.RuneSelf {
+			i++
+		} else {
+			r, size := utf8.DecodeRune(p.data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.failAt(i, "invalid UTF-8")
+			}
+			i += size
+		}
+		runes++
+		if runes > MaxStringCodePoints {
+			return "", p.failAt(start, fmt.Sprintf("string longer than %d code points", MaxStringCodePoints))
+		}
+	}
+	if i >= len(p.data) {
+		return "", p.failAt(start, "unterminated string")
+	}
+	// Slow path: copy what was scanned, then handle escapes.
+	buf := make([]byte, 0, i-p.pos+16)
+	buf = append(buf, p.data[p.pos:i]...)
+	for i < len(p.data) {
+		c := p.data[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			return string(buf), nil
+		case c == '\\':
+			r, n, err := p.escape(i)
+			if err != nil {
+				return "", err
+			}
+			buf = utf8.AppendRune(buf, r)
+			i += n
+		case c < 0x20:
+			return "", p.failAt(i, "unescaped control character in string")
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(p.data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.failAt(i, "invalid UTF-8")
+			}
+			buf = append(buf, p.data[i:i+size]...)
+			i += size
+		}
+		runes++
+		if runes > MaxStringCodePoints {
+			return "", p.failAt(start, fmt.Sprintf("string longer than %d code points", MaxStringCodePoints))
+		}
+	}
+	return "", p.failAt(start, "unterminated string")
+}
+
+// escape decodes the escape sequence at data[i] (a backslash) and returns the
+// code point and the number of input bytes consumed.
+func (p *parser) escape(i int) (rune, int, error) {
+	if i+1 >= len(p.data) {
+		return 0, 0, p.failAt(i, "unterminated escape sequence")
+	}
+	switch p.data[i+1] {
+	case '"':
+		return '"', 2, nil
+	case '\\':
+		return '\\', 2, nil
+	case '/':
+		return '/', 2, nil
+	case 'b':
+		return '\b', 2, nil
+	case 'f':
+		return '\f', 2, nil
+	case 'n':
+		return '\n', 2, nil
+	case 'r':
+		return '\r', 2, nil
+	case 't':
+		return '\t', 2, nil
+	case 'u':
+		r, ok := hex4(p.data, i+2)
+		if !ok {
+			return 0, 0, p.failAt(i, "invalid \\u escape")
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+11 < len(p.data) && p.data[i+6] == '\\' && p.data[i+7] == 'u' {
+				lo, ok := hex4(p.data, i+8)
+				if ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12, nil
+				}
+			}
+			return 0, 0, p.failAt(i, "unpaired surrogate escape")
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return 0, 0, p.failAt(i, "unpaired surrogate escape")
+		}
+		return r, 6, nil
+	}
+	return 0, 0, p.failAt(i, "invalid escape sequence")
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
