@@ -1,0 +1,29 @@
+package bundle
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
+)
+
+func TestDecodeUpstreamValid(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.2.0", "valid")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) == 0 {
+		t.Skipf("upstream vectors not available in %s", dir)
+	}
+	for _, f := range files {
+		_, v, err := canonjson.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Decode(v)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if b.Evidence.Subject.Name == "" || len(b.Evidence.Operations) < 2 {
+			t.Errorf("%s: decoded view incomplete", f)
+		}
+	}
+}
