@@ -1,0 +1,90 @@
+package validator
+
+import (
+	"github.com/mcpres/mcpres/internal/canonjson"
+)
+
+// Diagnostic codes of the core v0.2 validator (REFERENCE §5.8).
+const (
+	CodeInputInvalid                = "MCP_RES_INPUT_INVALID"
+	CodeSelfAssertedClaim           = "MCP_RES_SELF_ASSERTED_CLAIM"
+	CodeVacuousNegativeControl      = "MCP_RES_VACUOUS_NEGATIVE_CONTROL"
+	CodeNegativePrerequisiteMissing = "MCP_RES_NEGATIVE_PREREQUISITE_MISSING"
+	CodePropertyNotReached          = "MCP_RES_PROPERTY_NOT_REACHED"
+	CodeWrongStopReason             = "MCP_RES_WRONG_STOP_REASON"
+	CodeNegativeMutantSurvived      = "MCP_RES_NEGATIVE_MUTANT_SURVIVED"
+	CodeSchemaInvalid               = "MCP_RES_SCHEMA_INVALID"
+	CodeScenarioFingerprintMismatch = "MCP_RES_SCENARIO_FINGERPRINT_MISMATCH"
+	CodeWallClockReversal           = "MCP_RES_WALL_CLOCK_REVERSAL"
+	CodeCausalMismatch              = "MCP_RES_CAUSAL_MISMATCH"
+	CodeCrossRunSubstitution        = "MCP_RES_CROSS_RUN_SUBSTITUTION"
+	CodeRetryLimitExceeded          = "MCP_RES_RETRY_LIMIT_EXCEEDED"
+	CodeOperationParentCycle        = "MCP_RES_OPERATION_PARENT_CYCLE"
+	CodeObservationCausalMismatch   = "MCP_RES_OBSERVATION_CAUSAL_MISMATCH"
+	CodeMissingObservationArtifact  = "MCP_RES_MISSING_OBSERVATION_ARTIFACT"
+	CodeObservationHashMismatch     = "MCP_RES_OBSERVATION_HASH_MISMATCH"
+	CodeRequiredSurfaceUnobserved   = "MCP_RES_REQUIRED_SURFACE_UNOBSERVED"
+	CodeTrialSummaryInconsistent    = "MCP_RES_TRIAL_SUMMARY_INCONSISTENT"
+	CodeFalseStabilityClaim         = "MCP_RES_FALSE_STABILITY_CLAIM"
+	CodeEvidenceClassPromotion      = "MCP_RES_EVIDENCE_CLASS_PROMOTION"
+	CodeCompletionUnobserved        = "MCP_RES_COMPLETION_UNOBSERVED"
+	CodeDigestMismatch              = "MCP_RES_DIGEST_MISMATCH"
+	CodeExecutionDigestMismatch     = "MCP_RES_EXECUTION_DIGEST_MISMATCH"
+)
+
+// A SchemaError is one schema violation: an RFC 6901 pointer to the
+// instance, the failing keyword and a human-readable message.
+type SchemaError struct {
+	InstancePath string `json:"instancePath"`
+	Keyword      string `json:"keyword"`
+	Message      string `json:"message"`
+}
+
+// Result is the outcome of validating one document (REFERENCE §5.0).
+// Valid is true iff Diagnostics is empty. Detail is a human-readable
+// explanation of the first failing check (not part of the upstream result
+// object; printed by the text renderer and in JSON as "detail").
+type Result struct {
+	Valid        bool
+	Diagnostics  []string
+	SchemaErrors []SchemaError
+	Detail       string
+}
+
+func pass() Result {
+	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []SchemaError{}}
+}
+
+func fail(code, detail string) Result {
+	return Result{Diagnostics: []string{code}, SchemaErrors: []SchemaError{}, Detail: detail}
+}
+
+// Value renders the upstream-compatible result object
+// {"valid","diagnostics","schemaErrors"} in that member order.
+func (r Result) Value() *canonjson.Value {
+	diags := make([]*canonjson.Value, len(r.Diagnostics))
+	for i, d := range r.Diagnostics {
+		diags[i] = canonjson.NewString(d)
+	}
+	errs := make([]*canonjson.Value, len(r.SchemaErrors))
+	for i, e := range r.SchemaErrors {
+		errs[i] = canonjson.NewObject(
+			canonjson.Member{Key: "instancePath", Value: canonjson.NewString(e.InstancePath)},
+			canonjson.Member{Key: "keyword", Value: canonjson.NewString(e.Keyword)},
+			canonjson.Member{Key: "message", Value: canonjson.NewString(e.Message)},
+		)
+	}
+	return canonjson.NewObject(
+		canonjson.Member{Key: "valid", Value: canonjson.NewBool(r.Valid)},
+		canonjson.Member{Key: "diagnostics", Value: canonjson.NewArray(diags...)},
+		canonjson.Member{Key: "schemaErrors", Value: canonjson.NewArray(errs...)},
+	)
+}
+
+// An InputError aborts validation: the input cannot be evaluated at all.
+// It is reported as MCP_RES_INPUT_INVALID with exit status 2.
+type InputError struct {
+	Reason string
+}
+
+func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
