@@ -1,0 +1,121 @@
+// Command mcpres validates, seals, signs and verifies MCP-RES conformance
+// bundles. See the README for the commands and exit codes.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, as upstream: 0 valid, 1 a failing diagnostic, 2 unreadable or
+// invalid input, or a usage error.
+const (
+	exitValid   = 0
+	exitInvalid = 1
+	exitInput   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// exitError carries an exit code out of a command whose output has already
+// been written.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// usageError is a problem with the command line itself.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// app holds the process's streams; commands get it instead of globals.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "mcpres: warning: "+format+"\n", args...)
+}
+
+// run executes one command line and returns the exit code. All mapping of
+// errors to exit codes happens here.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return exitValid
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintf(stderr, "mcpres: error: %v\n", err)
+		if cmd != nil {
+			fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
+		}
+		return exitInput
+	}
+	fmt.Fprintf(stderr, "mcpres: error: %v\n", err)
+	return exitInput
+}
+
+// isCobraUsage recognizes cobra's own flag and argument errors, which are
+// plain errors: every error not produced by a command body is a usage error.
+func isCobraUsage(err error) bool {
+	var ce *commandError
+	return !errors.As(err, &ce)
+}
+
+// commandError marks an error raised while a command body ran (not a
+// usage problem): it is reported without the usage text.
+type commandError struct{ err error }
+
+func (e *commandError) Error() string { return e.err.Error() }
+func (e *commandError) Unwrap() error { return e.err }
+
+func failf(format string, args ...any) error {
+	return &commandError{fmt.Errorf(format, args...)}
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcpres",
+		Short: "Validate, seal, sign and verify MCP-RES conformance bundles",
+		Long: `mcpres validates MCP Reliability Evidence Standard (MCP-RES) v0.2.0 documents
+exactly as the standard and its reference implementation define them, seals
+draft evidence into integrity-bound conformance bundles, and signs and
+verifies them offline.
+
+Exit status: 0 valid, 1 a failing diagnostic, 2 unreadable or invalid input
+or a usage error.`,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.AddCommand(
+		a.versionCommand(),
+		a.validateCommand(),
+		a.canonicalizeCommand(),
+	)
+	return root
+}

@@ -1,0 +1,190 @@
+package schema
+
+import (
+	"embed"
+	"fmt"
+	"hash/maphash"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
+)
+
+// The embedded MCP-RES v0.2.0 schema documents. Embedding costs nothing at
+// startup: the bytes are read only when Load compiles them.
+//
+//go:embed schemas/*.schema.json
+var embedded embed.FS
+
+// Names of the embedded schemas, accepted by Set.Validate and Set.Schema.
+// Each is the file name of its document without ".schema.json".
+const (
+	ConformanceBundle         = "conformance-bundle"          // §3.1
+	EvidenceEnvelope          = "evidence-envelope"           // §3.1.1
+	Observation               = "observation"                 // §3.1.6
+	ObservationCoverage       = "observation-coverage"        // §3.1.7
+	TrialSummary              = "trial-summary"               // §3.1.8
+	ConformanceStatement      = "conformance-statement"       // §3.1.9
+	IntegrityManifest         = "integrity-manifest"          // §3.1.10
+	AttestedConformanceBundle = "attested-conformance-bundle" // §3.2.1
+	Authenticity              = "authenticity"                // §3.2.2
+	DSSEEnvelope              = "dsse-envelope"               // §3.2.3
+	InTotoStatement           = "in-toto-statement"           // §3.2.4
+	TrustPolicy               = "trust-policy"                // §3.2.5
+	Common                    = "common"                      // shared $defs only
+)
+
+const fileSuffix = ".schema.json"
+
+// An Error is one schema violation (REFERENCE §1.8). InstancePath is an
+// RFC 6901 JSON Pointer to the failing value ("" for the root; for
+// "required" and "additionalProperties" it is the object that lacks or
+// carries the member). Keyword is the failing keyword. Message is free text.
+type Error struct {
+	InstancePath string `json:"instancePath"`
+	Keyword      string `json:"keyword"`
+	Message      string `json:"message"`
+}
+
+func (e Error) Error() string {
+	return fmt.Sprintf("%s at %q: %s", e.Keyword, e.InstancePath, e.Message)
+}
+
+// A Set is a compiled collection of schema documents that refer to each
+// other by $id. It is immutable and safe for concurrent use.
+type Set struct {
+	schemas  map[string]*Schema
+	versions map[string]string // schemaVersion const → schema name
+	seed     maphash.Seed
+}
+
+// A Schema is one compiled document of a Set.
+type Schema struct {
+	name string
+	id   string
+	root *node
+	seed maphash.Seed
+}
+
+// Load compiles the embedded MCP-RES v0.2.0 schemas. It does the work once
+// per call; callers keep the returned Set. An error means the embedded
+// documents are broken, which is a bug in this package.
+func Load() (*Set, error) {
+	sub, err := fs.Sub(embedded, "schemas")
+	if err != nil {
+		return nil, err
+	}
+	return LoadFS(sub)
+}
+
+// LoadFS compiles every "*.schema.json" file at the root of fsys. Every
+// document needs a root "$id"; "$ref" values are resolved against it and may
+// name any document of the set. Only the keyword subset of REFERENCE §1.8 is
+// accepted (plus "$schema", "$id", "$defs", "$comment", "title" and
+// "description"); any other keyword, a "format" other than "date-time" or
+// "uri", a pattern outside the supported ECMAScript subset or an unresolvable
+// "$ref" is an error.
+func LoadFS(fsys fs.FS) (*Set, error) {
+	files, err := fs.Glob(fsys, "*"+fileSuffix)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("schema: no *%s files", fileSuffix)
+	}
+	c := newCompiler()
+	names := make(map[string]string, len(files)) // name → $id
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		id, err := c.addDocument(f, data)
+		if err != nil {
+			return nil, err
+		}
+		names[strings.TrimSuffix(path.Base(f), fileSuffix)] = id
+	}
+	if err := c.compileAll(); err != nil {
+		return nil, err
+	}
+	s := &Set{
+		schemas:  make(map[string]*Schema, len(names)),
+		versions: make(map[string]string, len(names)),
+		seed:     maphash.MakeSeed(),
+	}
+	for name, id := range names {
+		root := c.nodes[id+"#"]
+		s.schemas[name] = &Schema{name: name, id: id, root: root, seed: s.seed}
+		if sv := root.schemaVersion(); sv != "" {
+			s.versions[sv] = name
+		}
+	}
+	return s, nil
+}
+
+// Names returns the names of the schemas in s, sorted.
+func (s *Set) Names() []string {
+	out := make([]string, 0, len(s.schemas))
+	for name := range s.schemas {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Schema returns the schema called name, or nil if s has none.
+func (s *Set) Schema(name string) *Schema { return s.schemas[name] }
+
+// NameForSchemaVersion returns the name of the schema whose root member
+// "schemaVersion" is the constant v (e.g. "mcp-res.trust-policy/0.2.0" →
+// "trust-policy").
+func (s *Set) NameForSchemaVersion(v string) (string, bool) {
+	name, ok := s.versions[v]
+	return name, ok
+}
+
+// Validate validates v against the schema called name and returns every
+// violation, or nil when v is valid. It panics if s has no such schema: the
+// names are constants of the caller's program.
+func (s *Set) Validate(name string, v *canonjson.Value) []Error {
+	sch := s.schemas[name]
+	if sch == nil {
+		panic("schema: unknown schema " + name)
+	}
+	return sch.Validate(v)
+}
+
+// Name returns the schema's name in its Set.
+func (sch *Schema) Name() string { return sch.name }
+
+// ID returns the schema document's $id.
+func (sch *Schema) ID() string { return sch.id }
+
+// Validate validates v and returns every violation, or nil when v is valid.
+// A nil v (an absent value) fails every schema with a "type" keyword.
+//
+// Errors are in a deterministic order: by the document (pre-order) position
+// of their instance location — members in input order, items by index — and
+// at one location by keyword, in the order type, const, enum, required,
+// additionalProperties, minItems, maxItems, uniqueItems, minLength,
+// maxLength, pattern, format, minimum, maximum, oneOf. Errors of one keyword
+// at one location keep evaluation order (missing members in the order of
+// "required", extra members in input order).
+func (sch *Schema) Validate(v *canonjson.Value) []Error {
+	e := evaluator{collect: true, seed: sch.seed}
+	e.path = e.pathBuf[:0]
+	if e.eval(sch.root, v) {
+		return nil
+	}
+	return e.sorted()
+}
+
+// Valid reports whether v is valid, stopping at the first violation.
+func (sch *Schema) Valid(v *canonjson.Value) bool {
+	e := evaluator{seed: sch.seed}
+	e.path = e.pathBuf[:0]
+	return e.eval(sch.root, v)
+}
