@@ -1,0 +1,57 @@
+package canonjson
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzParse checks that the strict reader never panics, returns no value
+// with an error, and that canonical encoding is a fixed point:
+// canonical(parse(canonical(parse(x)))) == canonical(parse(x)). Compact and
+// Pretty output must read back to an equal value.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"":2,"\ud83d\ude00":1}`,
+		`{"\ue000":1,"\ud83d\ude00":2,"z":3,"Z":4,"\u00e9":5}`,
+		`{"s":"\u0000\u001f\"\\/\b\f\n\r\t\u007f\u2028\u2029\u00e9"}`,
+		`{"b":[3,{"y":null,"x":true}],"a":-0,"c":-9007199254740991}`,
+		`{"n":9007199254740992}`, `{"value":"\ud800"}`, `[1.0]`, `{"a":1,"a":2}`,
+		"\xEF\xBB\xBF{}", `[[[[[]]]]]`, `"😀"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse(data)
+		if err != nil {
+			if v != nil {
+				t.Fatal("value returned with an error")
+			}
+			return
+		}
+		c1, err := Canonical(v)
+		if err != nil {
+			t.Fatalf("parsed value has no canonical form: %v", err)
+		}
+		v2, err := Parse(c1)
+		if err != nil {
+			t.Fatalf("canonical bytes do not parse: %v\n%q", err, c1)
+		}
+		c2, err := Canonical(v2)
+		if err != nil || !bytes.Equal(c1, c2) {
+			t.Fatalf("canonical form is not a fixed point:\n%q\n%q", c1, c2)
+		}
+		if !Equal(v, v2) {
+			t.Fatal("canonical bytes read back to a different value")
+		}
+		for _, enc := range []func(*Value) ([]byte, error){Compact, Pretty} {
+			out, err := enc(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v3, err := Parse(out)
+			if err != nil || !Equal(v, v3) {
+				t.Fatalf("output does not read back: %v\n%q", err, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,273 @@
+package canonjson
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func nested(depth int) string {
+	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
+}
+
+// arrayOfNodes returns an array holding n-1 zeros: n nodes in all.
+func arrayOfNodes(n int) string {
+	return "[" + strings.TrimSuffix(strings.Repeat("0,", n-1), ",") + "]"
+}
+
+func TestParseRejects(t *testing.T) {
+	tests := []struct {
+		name, in, reason string
+		offset           int
+	}{
+		{"empty input", "", "unexpected end of input", 0},
+		{"byte order mark", "\xEF\xBB\xBF{}", "byte order mark", 0},
+		{"invalid UTF-8", "\"\xff\"", "invalid UTF-8", 1},
+		{"encoded surrogate", "\"\xed\xa0\x80\"", "invalid UTF-8", 1},
+		{"overlong encoding", "\"\xc0\xaf\"", "invalid UTF-8", 1},
+		{"lone high surrogate escape", `{"value":"\ud800"}`, "unpaired surrogate", 10},
+		{"lone low surrogate escape", `"\udc00"`, "unpaired surrogate", 1},
+		{"high surrogate then BMP escape", `"\ud800\u0041"`, "unpaired surrogate", 1},
+		{"reversed surrogate pair", `"\ude00\ud83d"`, "unpaired surrogate", 1},
+		{"unsafe integer", `{"n":9007199254740992}`, "outside ±9007199254740991", 5},
+		{"unsafe negative integer", `-9007199254740992`, "outside", 0},
+		{"very long integer", `123456789012345678901234567890`, "outside", 0},
+		{"fraction", `1.0`, "fraction or exponent", 0},
+		{"exponent", `1e2`, "fraction or exponent", 0},
+		{"negative zero fraction", `-0.0`, "fraction or exponent", 0},
+		{"upper exponent", `[2E3]`, "fraction or exponent", 1},
+		{"leading zero", `01`, "leading zero", 0},
+		{"plus sign", `+1`, "unexpected character", 0},
+		{"NaN", `NaN`, "unexpected character", 0},
+		{"trailing data", `{} {}`, "after the JSON value", 3},
+		{"trailing comma", `[1,]`, "unexpected character", 3},
+		{"duplicate key", `{"a":1,"a":2}`, `duplicate key "a"`, 7},
+		{"duplicate key after unescaping", `{"a":1,"\u0061":2}`, `duplicate key "a"`, 7},
+		{"duplicate key in large object", `{` + manyKeys(40) + `,"k7":0}`, `duplicate key "k7"`, 0},
+		{"control character in string", "\"a\tb\"", "unescaped control character", 2},
+		{"bad escape", `"\x"`, "invalid escape", 1},
+		{"short unicode escape", `"\u12"`, "invalid \\u escape", 1},
+		{"unterminated string", `"abc`, "unterminated string", 0},
+		{"single quotes", `'a'`, "unexpected character", 0},
+		{"non-ASCII outside string", "\u00e9", "non-ASCII", 0},
+		{"vertical tab whitespace", "\v1", "unexpected character", 0},
+		{"depth 129", nested(130), "nesting deeper than 128", 129},
+		{"key at depth 129", nested(128)[:128] + `{"k":0}` + nested(128)[128:], "nesting deeper than 128", 0},
+		{"250,001 nodes", arrayOfNodes(250_001), "more than 250000", 0},
+		{"250,001 nodes counting keys", `{` + manyKeys(125_000) + `}`, "more than 250000", 0},
+		{"string of 1,048,577 code points", `"` + strings.Repeat("é", 1<<20+1) + `"`, "longer than 1048576 code points", 0},
+		{"key of 1,048,577 code points", `{"` + strings.Repeat("a", 1<<20+1) + `":0}`, "longer than 1048576 code points", 1},
+		{"escaped string of 1,048,577 code points", `"\n` + strings.Repeat("a", 1<<20) + `"`, "longer than 1048576 code points", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Parse([]byte(tt.in))
+			if v != nil {
+				t.Errorf("Parse returned a value with an error")
+			}
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Parse(%.40q) error = %v, want a *SyntaxError", tt.in, err)
+			}
+			if !strings.Contains(se.Reason, tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", se.Reason, tt.reason)
+			}
+			if tt.offset != 0 && se.Offset != tt.offset {
+				t.Errorf("offset = %d, want %d", se.Offset, tt.offset)
+			}
+		})
+	}
+}
+
+// manyKeys returns n members "k0":0,... (2n nodes).
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k`)
+		b.WriteString(itoa(i))
+		b.WriteString(`":0`)
+	}
+	return b.String()
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var d []byte
+	for ; i > 0; i /= 10 {
+		d = append([]byte{byte('0' + i%10)}, d...)
+	}
+	return string(d)
+}
+
+// Limits accept exactly their maximum (STYLE: test limits at the edge).
+func TestParseAcceptsAtLimits(t *testing.T) {
+	tests := []struct{ name, in string }{
+		{"depth 128", nested(129)},
+		{"key at depth 128", nested(127)[:127] + `{"k":0}` + nested(127)[127:]},
+		{"250,000 nodes", arrayOfNodes(250_000)},
+		{"string of 1,048,576 code points", `"` + strings.Repeat("😀", 1<<20) + `"`},
+		{"negative zero", `-0`},
+		{"largest safe integers", `[9007199254740991,-9007199254740991]`},
+		{"escaped surrogate pair", `"\ud83d\ude00"`},
+		{"raw non-BMP character", `"😀"`},
+		{"all whitespace kinds", " \t\r\n{ \"a\" :\n[ 1 , 2 ] }\n"},
+		{"__proto__ is an ordinary key", `{"__proto__":{"x":1}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Parse([]byte(tt.in)); err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+		})
+	}
+	v, _ := Parse([]byte(`-0`))
+	if v.Int != 0 {
+		t.Errorf("-0 read as %d", v.Int)
+	}
+	v, _ = Parse([]byte(`"\ud83d\ude00"`))
+	if v.Str != "😀" {
+		t.Errorf("surrogate pair read as %q", v.Str)
+	}
+}
+
+func TestReadFileRules(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "ok.json")
+	if err := os.WriteFile(regular, []byte(`{"a":[1,2]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw, v, err := ReadFile(regular)
+	if err != nil || string(raw) != `{"a":[1,2]}` || v.Get("a") == nil {
+		t.Fatalf("ReadFile(regular) = %q, %v, %v", raw, v, err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(regular, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFile(link); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("ReadFile(symlink) error = %v, want ErrNotRegular (symbolic link)", err)
+	}
+	if _, _, err := ReadFile(dir); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("ReadFile(dir) error = %v, want ErrNotRegular (directory)", err)
+	}
+	if _, _, err := ReadFile("/dev/null"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFile(/dev/null) error = %v, want ErrNotRegular", err)
+	}
+	if _, _, err := ReadFile(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadFile(missing) error = %v, want ErrNotExist", err)
+	}
+
+	// Exactly 16 MiB is accepted; one byte more is rejected.
+	exact := filepath.Join(dir, "exact.json")
+	big := append([]byte("0"), bytes.Repeat([]byte(" "), MaxInputBytes-1)...)
+	if err := os.WriteFile(exact, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFile(exact); err != nil {
+		t.Errorf("ReadFile(16 MiB) error = %v", err)
+	}
+	over := filepath.Join(dir, "over.json")
+	if err := os.WriteFile(over, append(big, ' '), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var se *SyntaxError
+	if _, _, err := ReadFile(over); !errors.As(err, &se) || !strings.Contains(se.Reason, "larger than 16777216 bytes") {
+		t.Errorf("ReadFile(16 MiB + 1) error = %v, want the size limit", err)
+	}
+}
+
+func TestCompareKeysMatchesUTF16(t *testing.T) {
+	keys := []string{"", "a", "ab", "b", "Z", "é", "\ue000", "\uffff", "😀", "😁", "\U0010FFFF", "a😀", "a\ue000"}
+	for _, a := range keys {
+		for _, b := range keys {
+			got := sign(CompareKeys(a, b))
+			want := sign(compareUTF16(a, b))
+			if got != want {
+				t.Errorf("CompareKeys(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
+func compareUTF16(a, b string) int {
+	ua, ub := utf16Units(a), utf16Units(b)
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return int(ua[i]) - int(ub[i])
+		}
+	}
+	return len(ua) - len(ub)
+}
+
+func utf16Units(s string) []uint16 {
+	var out []uint16
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			out = append(out, uint16(0xD800+(r>>10)), uint16(0xDC00+(r&0x3FF)))
+		} else {
+			out = append(out, uint16(r))
+		}
+	}
+	return out
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+func TestCanonicalRejectsWhatHasNoCanonicalForm(t *testing.T) {
+	tests := []struct {
+		name string
+		v    *Value
+		code string
+	}{
+		{"unsafe integer", NewInt(MaxSafeInteger + 1), CodeNonCanonicalNumber},
+		{"float token", &Value{Kind: Number, Str: "1.5"}, CodeNonCanonicalNumber},
+		{"lone surrogate bytes", NewString("\xed\xa0\x80"), CodeInvalidUnicode},
+		{"invalid UTF-8 key", NewObject(Member{Key: "\xff", Value: NewNull()}), CodeInvalidUnicode},
+		{"absent member value", NewObject(Member{Key: "a"}), CodeUnsupportedCanonValue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Canonical(tt.v)
+			var ce *CanonicalError
+			if !errors.As(err, &ce) || ce.Code != tt.code {
+				t.Errorf("Canonical error = %v, want %s", err, tt.code)
+			}
+		})
+	}
+}
+
+func TestPrettyLayout(t *testing.T) {
+	v, err := Parse([]byte(`{"b":[1,{"c":[]}],"a":{},"s":"<&>\u2028"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Pretty(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"b\": [\n    1,\n    {\n      \"c\": []\n    }\n  ],\n  \"a\": {},\n  \"s\": \"<&>\u2028\"\n}\n"
+	if string(got) != want {
+		t.Errorf("Pretty =\n%s\nwant\n%s", got, want)
+	}
+	compact, _ := Compact(v)
+	if string(compact) != `{"b":[1,{"c":[]}],"a":{},"s":"<&>`+"\u2028"+`"}` {
+		t.Errorf("Compact = %s", compact)
+	}
+}
