@@ -128,11 +128,16 @@ func describeMode(m os.FileMode) string {
 }
 
 type parser struct {
-	data  []byte
-	pos   int
-	nodes int
-	slab  []Value
+	data    []byte
+	pos     int
+	nodes   int
+	slab    []Value
+	lenient bool // ParseLenient: see its doc
 }
+
+// maxLenientDepth bounds recursion in ParseLenient. No canonical statement
+// comes near it; deeper input is a plain syntax failure.
+const maxLenientDepth = 1000
 
 func (p *parser) fail(reason string) error {
 	return &SyntaxError{Offset: p.pos, Reason: reason}
@@ -153,6 +158,9 @@ func (p *parser) alloc() *Value {
 }
 
 func (p *parser) count() error {
+	if p.lenient {
+		return nil
+	}
 	p.nodes++
 	if p.nodes > MaxNodes {
 		return p.fail(fmt.Sprintf("more than %d values and keys", MaxNodes))
@@ -172,7 +180,10 @@ func (p *parser) skipSpace() {
 }
 
 func (p *parser) value(depth int) (*Value, error) {
-	if depth > MaxDepth {
+	if p.lenient && depth > maxLenientDepth {
+		return nil, p.fail(fmt.Sprintf("nesting deeper than %d", maxLenientDepth))
+	}
+	if !p.lenient && depth > MaxDepth {
 		return nil, p.fail(fmt.Sprintf("nesting deeper than %d", MaxDepth))
 	}
 	if err := p.count(); err != nil {
@@ -250,8 +261,16 @@ func (p *parser) number() (*Value, error) {
 	if p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case '.', 'e', 'E':
+			if p.lenient {
+				return p.lenientNumber(start)
+			}
 			return nil, p.failAt(start, "number with a fraction or exponent (only integers are allowed)")
 		}
+	}
+	if tooBig && p.lenient {
+		v := p.alloc()
+		v.Kind, v.Str = Number, string(p.data[start:p.pos])
+		return v, nil
 	}
 	if tooBig {
 		return nil, p.failAt(start, "integer outside ±9007199254740991")
@@ -315,7 +334,7 @@ func (p *parser) object(depth int) (*Value, error) {
 			return nil, p.fail("expected a string key in object")
 		}
 		// A key counts as a node at its value's depth (REFERENCE §1.5).
-		if depth+1 > MaxDepth {
+		if !p.lenient && depth+1 > MaxDepth {
 			return nil, p.fail(fmt.Sprintf("nesting deeper than %d", MaxDepth))
 		}
 		if err := p.count(); err != nil {
@@ -326,7 +345,10 @@ func (p *parser) object(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if dup := p.duplicate(v.Members, &seen, key); dup {
+		dupIndex := -1
+		if p.lenient {
+			dupIndex = memberIndex(v.Members, key)
+		} else if dup := p.duplicate(v.Members, &seen, key); dup {
 			return nil, p.failAt(keyOff, fmt.Sprintf("duplicate key %q", key))
 		}
 		p.skipSpace()
@@ -339,7 +361,12 @@ func (p *parser) object(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Members = append(v.Members, Member{Key: key, Value: val})
+		if dupIndex >= 0 {
+			// Lenient: the last value wins, in the first key's position.
+			v.Members[dupIndex].Value = val
+		} else {
+			v.Members = append(v.Members, Member{Key: key, Value: val})
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("unexpected end of input in object")
@@ -432,7 +459,7 @@ func (p *parser) string() (string, error) {
 			if err != nil {
 				return "", err
 			}
-			buf = utf8.AppendRune(buf, r)
+			buf = appendCodePoint(buf, r)
 			i += n
 		case c < 0x20:
 			return "", p.failAt(i, "unescaped control character in string")
@@ -491,8 +518,14 @@ func (p *parser) escape(i int) (rune, int, error) {
 					return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12, nil
 				}
 			}
+			if p.lenient {
+				return r, 6, nil
+			}
 			return 0, 0, p.failAt(i, "unpaired surrogate escape")
 		case r >= 0xDC00 && r <= 0xDFFF:
+			if p.lenient {
+				return r, 6, nil
+			}
 			return 0, 0, p.failAt(i, "unpaired surrogate escape")
 		}
 		return r, 6, nil
@@ -519,4 +552,81 @@ func hex4(b []byte, i int) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// ParseLenient parses the decoded payload of a signed envelope the way
+// REFERENCE §6.4 step E7 requires: strict UTF-8 without a byte order mark
+// and the RFC 8259 grammar, but duplicate keys allowed (the last value wins),
+// unpaired surrogate escapes kept, and number tokens of any size or form,
+// with no size, node-count or string-length limit (depth is capped at 1000).
+//
+// A kept unpaired surrogate is stored in its 3-byte generalized UTF-8 form,
+// so the string is not valid UTF-8; a number that is not a plain safe
+// integer has Kind Number. Canonical rejects both, which is how the caller
+// tells a value that merely is not canonical from one that has no canonical
+// form at all.
+func ParseLenient(data []byte) (*Value, error) {
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		return nil, &SyntaxError{Offset: 0, Reason: "byte order mark is not allowed"}
+	}
+	p := &parser{data: data, lenient: true}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) {
+		return nil, p.fail("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+// lenientNumber reads the rest of a number token with a fraction and/or
+// exponent that starts at start.
+func (p *parser) lenientNumber(start int) (*Value, error) {
+	digits := func() bool {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n > 0
+	}
+	if p.data[p.pos] == '.' {
+		p.pos++
+		if !digits() {
+			return nil, p.fail("invalid number")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if !digits() {
+			return nil, p.fail("invalid number")
+		}
+	}
+	v := p.alloc()
+	v.Kind, v.Str = Number, string(p.data[start:p.pos])
+	return v, nil
+}
+
+func memberIndex(ms []Member, key string) int {
+	for i := range ms {
+		if ms[i].Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendCodePoint appends r in UTF-8, or, for a surrogate code point (only
+// reachable in ParseLenient), in its generalized 3-byte form.
+func appendCodePoint(buf []byte, r rune) []byte {
+	if r >= 0xD800 && r <= 0xDFFF {
+		return append(buf, byte(0xE0|r>>12), byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
+	}
+	return utf8.AppendRune(buf, r)
 }

@@ -271,3 +271,58 @@ func TestPrettyLayout(t *testing.T) {
 		t.Errorf("Compact = %s", compact)
 	}
 }
+
+func TestParseLenient(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		syntaxErr bool   // ParseLenient fails
+		canonCode string // Canonical of the result fails with this code
+		canonical string // or produces these bytes
+	}{
+		{"canonical statement", `{"a":1,"b":"x"}`, false, "", `{"a":1,"b":"x"}`},
+		{"duplicate key, last wins", `{"x":1,"x":2}`, false, "", `{"x":2}`},
+		{"unsafe integer survives", `{"x":1,"x":9007199254740993}`, false, CodeNonCanonicalNumber, ""},
+		{"unsafe integer overwritten", `{"x":9007199254740993,"x":1}`, false, "", `{"x":1}`},
+		{"fraction overwritten", `{"x":1.5,"x":1}`, false, "", `{"x":1}`},
+		{"fraction survives", `{"x":1.0}`, false, CodeNonCanonicalNumber, ""},
+		{"exponent survives", `[1e2]`, false, CodeNonCanonicalNumber, ""},
+		{"lone surrogate survives", `{"x":"\ud800"}`, false, CodeInvalidUnicode, ""},
+		{"lone surrogate overwritten", `{"x":"\ud800","x":1}`, false, "", `{"x":1}`},
+		{"lone surrogate key", `{"\udc00":1}`, false, CodeInvalidUnicode, ""},
+		{"negative zero is not canonical", `-0`, false, "", `0`},
+		{"whitespace", `{ "a" : 1 }`, false, "", `{"a":1}`},
+		{"syntax error wins over bad number", `{"x":1.5,}`, true, "", ""},
+		{"byte order mark", "\xEF\xBB\xBF{}", true, "", ""},
+		{"NaN", `NaN`, true, "", ""},
+		{"raw encoded surrogate", "\"\xed\xa0\x80\"", true, "", ""},
+		{"bad fraction", `1.`, true, "", ""},
+		{"bad exponent", `1e+`, true, "", ""},
+		{"too deep", strings.Repeat("[", 1002) + strings.Repeat("]", 1002), true, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := ParseLenient([]byte(tt.in))
+			if tt.syntaxErr {
+				if err == nil {
+					t.Fatalf("ParseLenient accepted %q", tt.in)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseLenient: %v", err)
+			}
+			b, err := Canonical(v)
+			if tt.canonCode != "" {
+				var ce *CanonicalError
+				if !errors.As(err, &ce) || ce.Code != tt.canonCode {
+					t.Fatalf("Canonical error = %v, want %s", err, tt.canonCode)
+				}
+				return
+			}
+			if err != nil || string(b) != tt.canonical {
+				t.Fatalf("Canonical = %s, %v; want %s", b, err, tt.canonical)
+			}
+		})
+	}
+}
