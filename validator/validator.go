@@ -1,23 +1,57 @@
 package validator
 
-import "github.com/mcpres/mcpres/internal/canonjson"
+import (
+	"fmt"
+	"sync"
 
-// Schema names used by the validators.
-const (
-	schemaBundle = "conformance-bundle"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
-// A Validator validates MCP-RES documents. It compiles its embedded schemas
-// on first use; create one per process (or per goroutine pool) and reuse it.
-// A Validator is safe for concurrent use.
+// Schema names of the embedded schemas (validator/schema/schemas).
+const (
+	SchemaBundle         = "conformance-bundle"
+	SchemaAttestedBundle = "attested-conformance-bundle"
+	SchemaStatement      = "in-toto-statement"
+	SchemaTrustPolicy    = "trust-policy"
+)
+
+const schemaBundle = SchemaBundle
+
+// A Validator validates MCP-RES documents. It loads its embedded schemas on
+// first use (nothing happens at package init, so commands that never
+// validate pay nothing). A Validator is safe for concurrent use; create one
+// and reuse it.
 type Validator struct {
+	once    sync.Once
+	schemas *schema.Set
+	loadErr error
 }
 
 // New returns a Validator.
 func New() *Validator { return &Validator{} }
 
+// SchemaErrors checks doc against the named embedded schema and returns
+// every violation in document order (empty when doc is valid).
+func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []SchemaError {
+	v.once.Do(func() { v.schemas, v.loadErr = schema.Load() })
+	if v.loadErr != nil {
+		// The schemas are embedded and tested; failing to load them is a bug.
+		panic(fmt.Sprintf("validator: embedded schemas do not load: %v", v.loadErr))
+	}
+	errs := v.schemas.Validate(name, doc)
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]SchemaError, len(errs))
+	for i, e := range errs {
+		out[i] = SchemaError{InstancePath: e.InstancePath, Keyword: e.Keyword, Message: e.Message}
+	}
+	return out
+}
+
 func (v *Validator) schemaErrors(name string, doc *canonjson.Value) []SchemaError {
-	return nil // TODO: wire validator/schema
+	return v.SchemaErrors(name, doc)
 }
 
 // Document validates doc according to its kind, detected from the root

@@ -8,6 +8,8 @@
 //
 //	YYYY-MM-DD sep hh:mm:ss [ "." 1*DIGIT ] offset
 //
+// where
+//
 //   - sep is "T", "t" or exactly one character of the ECMAScript \s class:
 //     space, TAB, LF, VT, FF, CR, U+00A0, U+1680, U+2000–U+200A, U+2028,
 //     U+2029, U+202F, U+205F, U+3000 or U+FEFF;
