@@ -1,0 +1,37 @@
+// Package attest produces and verifies MCP-RES attestations: DSSE envelopes
+// signed with Ed25519 over in-toto statements (REFERENCE §3.2, §6).
+//
+// # Cryptographic layer
+//
+// The files base64.go, ed25519.go, spki.go, pae.go and keys.go hold the
+// low-level primitives the envelope logic is built on. Each one does exactly
+// what REFERENCE §6 fixes and nothing the upstream reference implementation
+// would not also do:
+//
+//   - [DecodeStrictBase64] (§6.8): standard alphabet, padding mandatory, no
+//     whitespace, no superfluous padding; non-zero unused bits in the last
+//     group are accepted.
+//   - [VerifyEd25519] (§6.7): pure Ed25519 with the Python validator's
+//     strictness. Go's crypto/ed25519.Verify alone accepts a small-order
+//     public key, so a "signature" made without any private key (public key
+//     = identity point, R = identity, S = 0) verifies for every message;
+//     VerifyEd25519 rejects non-canonical and small-order A and R, S ≥ L and
+//     wrong lengths before it calls crypto/ed25519.Verify, and says which
+//     rule failed.
+//   - [MarshalSPKI], [ParseSPKI], [KeyID] (§6.6): the 44-byte Ed25519
+//     SubjectPublicKeyInfo DER and its key id, the lowercase hex SHA-256 of
+//     those 44 bytes (also called the key fingerprint).
+//   - [PAE] (§6.5): the DSSE pre-authentication encoding that is signed.
+//   - [GenerateKey], [MarshalPrivateKeyPEM], [MarshalEncryptedPrivateKeyPEM],
+//     [ParsePrivateKeyPEM], [MarshalPublicKeyPEM], [ParsePublicKeyPEM]: key
+//     files. Private keys are PKCS#8 PEM ("PRIVATE KEY") or, encrypted, the
+//     cosign/sigstore format ("ENCRYPTED SIGSTORE PRIVATE KEY": scrypt and
+//     NaCl secretbox around the PKCS#8 DER); public keys are SPKI PEM
+//     ("PUBLIC KEY"). Only Ed25519 is supported; every other algorithm fails
+//     with an error that names it. No error message ever contains key
+//     material or a passphrase.
+//
+// Every function is pure: no files, network, clock or package-level state.
+// Nothing is computed at package initialisation (the CLI has a startup
+// budget), and none of these functions logs or prints.
+package attest

@@ -1,0 +1,522 @@
+package attest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/validator"
+)
+
+// Diagnostic codes of the attestation validator (REFERENCE §5.8).
+const (
+	CodeSignatureMissing        = "MCP_RES_ATTESTATION_SIGNATURE_MISSING"
+	CodeAlgorithmUnsupported    = "MCP_RES_ATTESTATION_ALGORITHM_UNSUPPORTED"
+	CodeSchemaInvalid           = "MCP_RES_ATTESTATION_SCHEMA_INVALID"
+	CodeAttestedEvidenceInvalid = "MCP_RES_ATTESTED_EVIDENCE_INVALID"
+	CodeClassificationOverclaim = "MCP_RES_AUTHENTICITY_CLASSIFICATION_OVERCLAIM"
+	CodeTrustPolicyExpired      = "MCP_RES_TRUST_POLICY_EXPIRED"
+	CodeDuplicateSigner         = "MCP_RES_ATTESTATION_DUPLICATE_SIGNER"
+	CodeSignatureInvalid        = "MCP_RES_ATTESTATION_SIGNATURE_INVALID"
+	CodeIdentityMismatch        = "MCP_RES_ATTESTATION_IDENTITY_MISMATCH"
+	CodeBindingMismatch         = "MCP_RES_ATTESTATION_BINDING_MISMATCH"
+	CodeKeyRevoked              = "MCP_RES_ATTESTATION_KEY_REVOKED"
+	CodeUntrustedSigner         = "MCP_RES_ATTESTATION_UNTRUSTED_SIGNER"
+	CodeTransparencyInvalid     = "MCP_RES_TRANSPARENCY_REFERENCE_INVALID"
+	TransparencyNone            = "NONE"
+	TransparencyDigestOnly      = "DIGEST_ONLY"
+)
+
+// Options configure one verification.
+type Options struct {
+	// Policy is the parsed trust-policy document, or nil when no policy was
+	// supplied. A supplied policy that is not a schema-valid
+	// mcp-res.trust-policy/0.2.0 (including a JSON null) fails with
+	// MCP_RES_ATTESTATION_SCHEMA_INVALID.
+	Policy *canonjson.Value
+	// EvaluatedAt is the evaluation time as it is echoed in the result; it
+	// must be a valid date-time (REFERENCE §1.7). Verify never reads a clock.
+	EvaluatedAt string
+	// Validator validates the embedded bundle and the schemas.
+	Validator *validator.Validator
+}
+
+// EnvelopeEvaluation says what was established about one envelope.
+type EnvelopeEvaluation struct {
+	Index          int    `json:"index"`
+	KeyFingerprint string `json:"keyFingerprint"`
+	SignerIdentity string `json:"signerIdentity"`
+	SignatureValid bool   `json:"signatureValid"`
+	Trusted        bool   `json:"trusted"`
+	Revoked        bool   `json:"revoked"`
+	// Transparency is NONE, or DIGEST_ONLY when the statement carries a
+	// transparency reference whose proof bytes match their SHA-256: no log,
+	// inclusion proof or checkpoint was verified (REFERENCE §6.10).
+	Transparency string `json:"transparency"`
+}
+
+// Evaluation records what a verification evaluated, for the result.
+type Evaluation struct {
+	EvaluatedAt string `json:"evaluatedAt"`
+	// PolicySupplied is true when a policy was given; PolicyID and
+	// PolicyVersion are set once it has been evaluated (G6), and stay null
+	// when an earlier check decided the result.
+	PolicySupplied bool                 `json:"policySupplied"`
+	PolicyID       *string              `json:"policyId"`
+	PolicyVersion  *string              `json:"policyVersion"`
+	Envelopes      []EnvelopeEvaluation `json:"envelopes"`
+	// DistinctKeys counts the envelopes' keys by SPKI fingerprint.
+	DistinctKeys int `json:"distinctKeys"`
+}
+
+// Result is the outcome of verifying an attested bundle (REFERENCE §5.3).
+type Result struct {
+	validator.Result
+	// Level is the derived authenticity level; meaningful only when Valid.
+	Level Level
+	// EvidenceClass is bundle.statement.evidenceClass, echoed unchanged, or
+	// "" when there are no envelopes (the upstream result omits it then).
+	EvidenceClass string
+	EvaluatedAt   string
+	Evaluation    Evaluation
+}
+
+// Value renders the result object: the upstream members
+// {"valid","diagnostics","schemaErrors","authenticityClassification",
+// "evidenceClass","evaluatedAt"} followed by mcpres's "evaluation".
+func (r Result) Value() *canonjson.Value {
+	v := r.Result.Value()
+	if r.Valid {
+		v.Set("authenticityClassification", canonjson.NewString(r.Level.String()))
+		if r.EvidenceClass != "" {
+			v.Set("evidenceClass", canonjson.NewString(r.EvidenceClass))
+		}
+	}
+	v.Set("evaluatedAt", canonjson.NewString(r.EvaluatedAt))
+	ev, err := canonjson.FromGo(r.Evaluation)
+	if err == nil {
+		v.Set("evaluation", ev)
+	}
+	return v
+}
+
+// trustPolicy is the typed view of a schema-valid mcp-res.trust-policy/0.2.0.
+type trustPolicy struct {
+	SchemaVersion          string          `json:"schemaVersion"`
+	ID                     string          `json:"id"`
+	Version                string          `json:"version"`
+	ValidFrom              string          `json:"validFrom"`
+	ValidUntil             string          `json:"validUntil"`
+	RequiredAlgorithm      string          `json:"requiredAlgorithm"`
+	TrustedSigners         []trustedSigner `json:"trustedSigners"`
+	RevokedKeyFingerprints []string        `json:"revokedKeyFingerprints"`
+	from, until            datetime.Instant
+}
+
+type trustedSigner struct {
+	KeyFingerprint string `json:"keyFingerprint"`
+	SignerIdentity string `json:"signerIdentity"`
+}
+
+type predicate struct {
+	EvidenceBundleDigest    string                 `json:"evidenceBundleDigest"`
+	ScenarioFingerprint     string                 `json:"scenarioFingerprint"`
+	ExecutionInstanceDigest string                 `json:"executionInstanceDigest"`
+	Profile                 *canonjson.Value       `json:"profile"`
+	Validator               *canonjson.Value       `json:"validator"`
+	SignerIdentity          string                 `json:"signerIdentity"`
+	SignerKeyFingerprint    string                 `json:"signerKeyFingerprint"`
+	SignatureAlgorithm      string                 `json:"signatureAlgorithm"`
+	SigningTime             string                 `json:"signingTime"`
+	TrustPolicyID           string                 `json:"trustPolicyId"`
+	TransparencyReference   *TransparencyReference `json:"transparencyReference"`
+}
+
+type statementSubject struct {
+	Name   string `json:"name"`
+	Digest struct {
+		Sha256 string `json:"sha256"`
+	} `json:"digest"`
+}
+
+type statement struct {
+	Type          string             `json:"_type"`
+	Subject       []statementSubject `json:"subject"`
+	PredicateType string             `json:"predicateType"`
+	Predicate     predicate          `json:"predicate"`
+}
+
+type verification struct {
+	o        Options
+	wrapper  *canonjson.Value
+	bundle   *canonjson.Value
+	policy   *trustPolicy
+	at       datetime.Instant
+	res      Result
+	keyIDs   map[string]bool
+	allTrust bool
+	hasTlog  bool
+}
+
+// Verify verifies an attested conformance bundle in exactly the order of
+// REFERENCE §5.3 and §6.3–§6.4 (G1–G8, E1–E14) and derives its
+// authenticity level (§6.2). It uses only the wrapper, the embedded public
+// keys, the embedded schemas and the optional policy: no network, no clock
+// (the evaluation time is o.EvaluatedAt).
+//
+// What Verify checks: the core validity of the embedded bundle (a valid
+// signature over invalid evidence is invalid), each envelope's single
+// signature with strict Ed25519 rules (small-order keys and R, S ≥ L and
+// non-canonical encodings rejected), the canonical statement and its
+// binding to the bundle, signer identity and key fingerprint, and, with a
+// policy, its window, the signing times, revocations and trust. What it does
+// not check: a transparency reference beyond the SHA-256 of its proof bytes
+// (the result says DIGEST_ONLY), and anything about who a signer identity
+// really is beyond the policy's pairing of identity and key.
+//
+// A non-nil error is an *validator.InputError (MCP_RES_INPUT_INVALID, exit
+// 2); otherwise the Result holds the verdict.
+func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
+	at, err := datetime.Parse(o.EvaluatedAt)
+	if err != nil {
+		return Result{}, fmt.Errorf("attest: evaluation time: %w", err)
+	}
+	if o.Validator == nil {
+		o.Validator = validator.New()
+	}
+	v := &verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
+	v.res.EvaluatedAt = o.EvaluatedAt
+	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil, Envelopes: []EnvelopeEvaluation{}}
+	if err := v.run(); err != nil {
+		return Result{}, err
+	}
+	return v.res, nil
+}
+
+func (v *verification) fail(code, detail string) error {
+	v.res.Result = validator.Result{Diagnostics: []string{code}, SchemaErrors: []validator.SchemaError{}, Detail: detail}
+	return errDone
+}
+
+func (v *verification) failSchema(detail string, errs []validator.SchemaError) error {
+	v.res.Result = validator.Result{Diagnostics: []string{CodeSchemaInvalid}, SchemaErrors: errs, Detail: detail}
+	return errDone
+}
+
+// errDone stops the check sequence once the result is decided.
+var errDone = errors.New("decided")
+
+func (v *verification) run() error {
+	err := v.checks()
+	if errors.Is(err, errDone) {
+		return nil
+	}
+	return err
+}
+
+func (v *verification) checks() error {
+	if err := v.preScan(); err != nil { // G1
+		return err
+	}
+	if errs := v.o.Validator.SchemaErrors(validator.SchemaAttestedBundle, v.wrapper); len(errs) > 0 { // G2
+		return v.failSchema("attested bundle: "+schemaDetail(errs), errs)
+	}
+	v.bundle = v.wrapper.Get("bundle")
+	core, err := v.o.Validator.Bundle(v.bundle) // G3
+	if err != nil {
+		return err
+	}
+	if !core.Valid {
+		v.res.Result = validator.Result{
+			Diagnostics:  append([]string{CodeAttestedEvidenceInvalid}, core.Diagnostics...),
+			SchemaErrors: core.SchemaErrors,
+			Detail:       "the attested bundle is invalid: " + core.Detail,
+		}
+		return errDone
+	}
+	auth := v.wrapper.Get("authenticity")
+	claim, _ := ParseLevel(auth.Get("claimedClassification").Str) // schema-checked enum
+	envelopes := auth.Get("envelopes").Items
+	if len(envelopes) == 0 { // G4
+		if claim == UnsignedIntegrityOnly {
+			v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
+			v.res.Level = UnsignedIntegrityOnly
+			return errDone
+		}
+		return v.fail(CodeSignatureMissing, "claim "+claim.String()+" without any envelope")
+	}
+	if claim == UnsignedIntegrityOnly { // G5
+		return v.fail(CodeClassificationOverclaim, "claim UNSIGNED_INTEGRITY_ONLY with envelopes present")
+	}
+	if err := v.loadPolicy(); err != nil { // G6
+		return err
+	}
+	for i, env := range envelopes { // G7
+		if err := v.envelope(i, env); err != nil {
+			return err
+		}
+	}
+	return v.decide(claim, len(envelopes)) // G8
+}
+
+// preScan is G1: envelope shapes checked before the schema, so that a
+// missing signature or a foreign algorithm gets its own diagnostic.
+func (v *verification) preScan() error {
+	auth := v.wrapper.Get("authenticity")
+	if !auth.Is(canonjson.Object) {
+		return nil
+	}
+	envs := auth.Get("envelopes")
+	switch {
+	case envs == nil || envs.Kind == canonjson.Null:
+		return nil
+	case envs.Kind == canonjson.Object && len(envs.Members) == 0, envs.Kind == canonjson.String && envs.Str == "":
+		return nil
+	case envs.Kind == canonjson.String:
+		// The JavaScript reference iterates the characters; none has signatures.
+		return v.fail(CodeSignatureMissing, "authenticity.envelopes is a string")
+	case envs.Kind != canonjson.Array:
+		return &validator.InputError{Reason: "authenticity.envelopes is a " + envs.Kind.String() + ", not an array"}
+	}
+	for i, env := range envs.Items {
+		switch env.Kind {
+		case canonjson.Null:
+			return &validator.InputError{Reason: fmt.Sprintf("authenticity.envelopes[%d] is null", i)}
+		case canonjson.Object:
+		default:
+			return v.fail(CodeSignatureMissing, fmt.Sprintf("envelope %d is not an object", i))
+		}
+		sigs := env.Get("signatures")
+		if !sigs.Is(canonjson.Array) || len(sigs.Items) == 0 {
+			return v.fail(CodeSignatureMissing, fmt.Sprintf("envelope %d has no signatures", i))
+		}
+		for j, sig := range sigs.Items {
+			switch sig.Kind {
+			case canonjson.Null:
+				return &validator.InputError{Reason: fmt.Sprintf("authenticity.envelopes[%d].signatures[%d] is null", i, j)}
+			case canonjson.Object:
+			default:
+				return v.fail(CodeAlgorithmUnsupported, fmt.Sprintf("envelope %d signature %d is not an object", i, j))
+			}
+			if alg := sig.Get("algorithm"); !alg.Is(canonjson.String) || alg.Str != Algorithm {
+				return v.fail(CodeAlgorithmUnsupported, fmt.Sprintf("envelope %d signature %d: algorithm is not Ed25519", i, j))
+			}
+		}
+	}
+	return nil
+}
+
+// loadPolicy is G6.
+func (v *verification) loadPolicy() error {
+	if v.o.Policy == nil {
+		return nil
+	}
+	if errs := v.o.Validator.SchemaErrors(validator.SchemaTrustPolicy, v.o.Policy); len(errs) > 0 {
+		return v.failSchema("trust policy: "+schemaDetail(errs), prefixErrors(errs, "policy"))
+	}
+	var p trustPolicy
+	if err := canonjson.Unmarshal(v.o.Policy, &p); err != nil {
+		return &validator.InputError{Reason: "schema-valid trust policy does not decode: " + err.Error()}
+	}
+	var err error
+	if p.from, err = datetime.Parse(p.ValidFrom); err != nil {
+		return &validator.InputError{Reason: "trust policy validFrom: " + err.Error()}
+	}
+	if p.until, err = datetime.Parse(p.ValidUntil); err != nil {
+		return &validator.InputError{Reason: "trust policy validUntil: " + err.Error()}
+	}
+	v.policy = &p
+	v.res.Evaluation.PolicyID, v.res.Evaluation.PolicyVersion = &p.ID, &p.Version
+	if v.at.Compare(p.from) < 0 || v.at.Compare(p.until) > 0 {
+		return v.fail(CodeTrustPolicyExpired, fmt.Sprintf("evaluation time %s is outside the policy window %s … %s", v.o.EvaluatedAt, p.ValidFrom, p.ValidUntil))
+	}
+	return nil
+}
+
+// prefixErrors marks schema errors of the policy so they are not mistaken
+// for errors in the attested bundle. The pointer stays RFC 6901 relative to
+// the policy document; the keyword is unchanged.
+func prefixErrors(errs []validator.SchemaError, doc string) []validator.SchemaError {
+	out := slices.Clone(errs)
+	for i := range out {
+		out[i].Message = doc + ": " + out[i].Message
+	}
+	return out
+}
+
+func schemaDetail(errs []validator.SchemaError) string {
+	e := errs[0]
+	p := e.InstancePath
+	if p == "" {
+		p = "(root)"
+	}
+	s := fmt.Sprintf("%s: %s (%s)", p, e.Message, e.Keyword)
+	if len(errs) > 1 {
+		s += fmt.Sprintf(" and %d more", len(errs)-1)
+	}
+	return s
+}
+
+// envelope runs E1–E14 on envelope i (schema-valid at this point).
+func (v *verification) envelope(i int, env *canonjson.Value) error {
+	where := fmt.Sprintf("envelope %d: ", i)
+	sigs := env.Get("signatures").Items
+	if len(sigs) != 1 { // E1
+		return v.fail(CodeDuplicateSigner, where+fmt.Sprintf("%d signatures; each envelope carries exactly one", len(sigs)))
+	}
+	sig := sigs[0]
+	keyID := sig.Get("keyid").Str
+	identity := sig.Get("signerIdentity").Str
+	ee := EnvelopeEvaluation{Index: i, KeyFingerprint: keyID, SignerIdentity: identity, Transparency: TransparencyNone}
+	v.res.Evaluation.Envelopes = append(v.res.Evaluation.Envelopes, ee)
+	record := func(f func(*EnvelopeEvaluation)) { f(&v.res.Evaluation.Envelopes[len(v.res.Evaluation.Envelopes)-1]) }
+	if v.keyIDs[keyID] { // E2
+		return v.fail(CodeDuplicateSigner, where+"key "+keyID+" already signed this bundle")
+	}
+	v.keyIDs[keyID] = true
+	v.res.Evaluation.DistinctKeys = len(v.keyIDs)
+
+	payload, err := DecodeStrictBase64(env.Get("payload").Str) // E3
+	if err != nil {
+		return v.fail(CodeSignatureInvalid, where+"payload: "+err.Error())
+	}
+	der, err := DecodeStrictBase64(sig.Get("publicKeySpkiBase64").Str)
+	if err != nil {
+		return v.fail(CodeSignatureInvalid, where+"publicKeySpkiBase64: "+err.Error())
+	}
+	rawSig, err := DecodeStrictBase64(sig.Get("sig").Str)
+	if err != nil {
+		return v.fail(CodeSignatureInvalid, where+"sig: "+err.Error())
+	}
+	if KeyID(der) != keyID { // E4
+		return v.fail(CodeIdentityMismatch, where+"keyid is not the SHA-256 of the public key")
+	}
+	pub, err := ParseSPKI(der) // E5
+	if err != nil {
+		return v.fail(CodeSignatureInvalid, where+err.Error())
+	}
+	if err := VerifyEd25519(pub, PAE(env.Get("payloadType").Str, payload), rawSig); err != nil { // E6
+		return v.fail(CodeSignatureInvalid, where+err.Error())
+	}
+	record(func(e *EnvelopeEvaluation) { e.SignatureValid = true })
+
+	parsed, err := canonjson.ParseLenient(payload) // E7
+	if err != nil {
+		return v.fail(CodeSchemaInvalid, where+"payload is not JSON: "+err.Error())
+	}
+	canon, err := canonjson.Canonical(parsed)
+	if err != nil {
+		return &validator.InputError{Reason: where + "signed payload has no canonical form: " + err.Error()}
+	}
+	if !bytes.Equal(canon, payload) { // E8
+		return v.fail(CodeSchemaInvalid, where+"payload is not the canonical encoding of the statement")
+	}
+	if errs := v.o.Validator.SchemaErrors(validator.SchemaStatement, parsed); len(errs) > 0 { // E9
+		return v.failSchema(where+"statement: "+schemaDetail(errs), prefixErrors(errs, fmt.Sprintf("envelope %d statement", i)))
+	}
+	var st statement
+	if err := canonjson.Unmarshal(parsed, &st); err != nil {
+		return &validator.InputError{Reason: where + "schema-valid statement does not decode: " + err.Error()}
+	}
+	if why := v.binding(&st); why != "" { // E10
+		return v.fail(CodeBindingMismatch, where+why)
+	}
+	p := &st.Predicate
+	if p.SignerIdentity != identity || p.SignerKeyFingerprint != keyID { // E11
+		return v.fail(CodeIdentityMismatch, where+"signed signerIdentity/signerKeyFingerprint differ from the signature's")
+	}
+	if p.SignatureAlgorithm != Algorithm { // E12
+		return v.fail(CodeAlgorithmUnsupported, where+"predicate.signatureAlgorithm is not Ed25519")
+	}
+	if v.policy != nil { // E13
+		if p.TrustPolicyID != v.policy.ID {
+			return v.fail(CodeIdentityMismatch, where+fmt.Sprintf("signed for trust policy %q, evaluated with %q", p.TrustPolicyID, v.policy.ID))
+		}
+		t, err := datetime.Parse(p.SigningTime)
+		if err != nil {
+			return &validator.InputError{Reason: where + "signingTime: " + err.Error()}
+		}
+		if t.Compare(v.policy.from) < 0 || t.Compare(v.policy.until) > 0 || t.Compare(v.at) > 0 {
+			return v.fail(CodeTrustPolicyExpired, where+fmt.Sprintf("signingTime %s is outside the policy window %s … %s or after the evaluation time %s", p.SigningTime, v.policy.ValidFrom, v.policy.ValidUntil, v.o.EvaluatedAt))
+		}
+		if slices.Contains(v.policy.RevokedKeyFingerprints, keyID) {
+			record(func(e *EnvelopeEvaluation) { e.Revoked = true })
+			return v.fail(CodeKeyRevoked, where+"key "+keyID+" is revoked by the policy")
+		}
+		trusted := slices.Contains(v.policy.TrustedSigners, trustedSigner{KeyFingerprint: keyID, SignerIdentity: identity})
+		record(func(e *EnvelopeEvaluation) { e.Trusted = trusted })
+	}
+	if ref := p.TransparencyReference; ref != nil { // E14
+		proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
+		if err != nil {
+			return v.fail(CodeTransparencyInvalid, where+"inclusionProofBase64: "+err.Error())
+		}
+		if canonjson.BytesDigest(proof) != ref.InclusionProofSha256 {
+			return v.fail(CodeTransparencyInvalid, where+"inclusionProofSha256 is not the SHA-256 of the proof bytes")
+		}
+		v.hasTlog = true
+		record(func(e *EnvelopeEvaluation) { e.Transparency = TransparencyDigestOnly })
+	}
+	return nil
+}
+
+// binding is E10: the statement must attest exactly this bundle.
+func (v *verification) binding(st *statement) string {
+	b := v.bundle
+	ev := b.Get("evidence")
+	p := &st.Predicate
+	switch {
+	case len(st.Subject) != 1:
+		return fmt.Sprintf("statement has %d subjects, want exactly 1", len(st.Subject))
+	case st.Subject[0].Name != ev.Path("subject", "name").Str:
+		return "subject name differs from the bundle's subject"
+	case st.Subject[0].Digest.Sha256 != ev.Path("subject", "artifactSha256").Str:
+		return "subject digest differs from the bundle's subject artifact"
+	case p.EvidenceBundleDigest != b.Path("integrity", "bundleDigest").Str:
+		return "evidenceBundleDigest differs from the bundle's bundleDigest"
+	case p.ScenarioFingerprint != ev.Path("scenario", "fingerprint").Str:
+		return "scenarioFingerprint differs from the bundle's"
+	case p.ExecutionInstanceDigest != b.Path("statement", "executionInstanceDigest").Str:
+		return "executionInstanceDigest differs from the bundle's"
+	case !canonjson.Equal(p.Profile, ev.Get("profile")):
+		return "profile differs from the bundle's"
+	case !canonjson.Equal(p.Validator, b.Path("statement", "validator")):
+		return "validator differs from the bundle's"
+	}
+	return ""
+}
+
+// decide is G8 (REFERENCE §6.2).
+func (v *verification) decide(claim Level, n int) error {
+	allTrusted := v.policy != nil
+	for _, e := range v.res.Evaluation.Envelopes {
+		allTrusted = allTrusted && e.Trusted
+	}
+	derived := Signed
+	if allTrusted {
+		derived = SignedWithIdentity
+		if len(v.keyIDs) >= 2 {
+			derived = Witnessed
+		}
+		if v.hasTlog {
+			derived = TransparencyRecorded
+		}
+	}
+	if claim >= SignedWithIdentity && !allTrusted {
+		why := "no trust policy was supplied"
+		if v.policy != nil {
+			why = "an envelope's key and identity are not a trustedSigners pair of the policy"
+		}
+		return v.fail(CodeUntrustedSigner, fmt.Sprintf("claim %s needs every signer trusted: %s", claim, why))
+	}
+	if claim > derived {
+		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%d distinct keys)", claim, derived, len(v.keyIDs)))
+	}
+	v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
+	v.res.Level = derived
+	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
+	return errDone
+}

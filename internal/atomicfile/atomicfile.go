@@ -1,0 +1,167 @@
+// Package atomicfile writes files so that readers never see a partial file
+// and existing files are never clobbered by accident.
+//
+// [WriteFileExclusive] creates a new file (O_EXCL) and fails if anything,
+// even a dangling symbolic link, already has the name. [WriteFile] writes a
+// temporary file in the destination's directory and moves it into place, so
+// the destination holds either its old content or the complete new content;
+// it replaces an existing file only when asked to.
+//
+// Both fsync the file before it becomes visible and the directory after, and
+// remove whatever they created when they fail. File modes are subject to the
+// process umask, as with os.WriteFile; a mode such as 0600 is therefore
+// never widened. The files are created with their final mode, so a private
+// key is never readable by others, not even briefly.
+package atomicfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+)
+
+// WriteFileExclusive creates path with mode perm (before umask), writes data,
+// and fsyncs the file and its directory. It fails with an error matching
+// fs.ErrExist if path exists in any form, including a symbolic link (which
+// is never followed). If writing or syncing fails, the new file is removed.
+func WriteFileExclusive(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if err := writeSyncClose(f, data); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// WriteFile writes data to path atomically: it creates a temporary file
+// named ".<base>.tmp-<random>" in the same directory with mode perm (before
+// umask), writes and fsyncs it, then moves it to path and fsyncs the
+// directory. Readers see either the previous state or the complete file.
+//
+// If overwrite is false, an existing path of any kind (a file, a directory,
+// a symbolic link, even a dangling one) is left untouched and the error
+// matches fs.ErrExist. The no-clobber move is a hard link followed by the
+// removal of the temporary name, which is atomic; on file systems without
+// hard links it falls back to a check followed by a rename, which is not.
+//
+// If overwrite is true, an existing file is replaced (the new file has mode
+// perm, not the old file's mode). A symbolic link at path is replaced by the
+// new file itself; its target is never opened or written. A directory at
+// path is not replaced.
+//
+// On every failure the temporary file is removed.
+func WriteFile(path string, data []byte, perm os.FileMode, overwrite bool) (err error) {
+	dir, base := filepath.Split(path)
+	if base == "" {
+		return &fs.PathError{Op: "write", Path: path, Err: errors.New("path names a directory")}
+	}
+	if dir == "" {
+		dir = "."
+	}
+	f, tmp, err := createTemp(dir, base, perm)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err := writeSyncClose(f, data); err != nil {
+		return err
+	}
+	if overwrite {
+		if fi, statErr := os.Lstat(path); statErr == nil && fi.IsDir() {
+			return &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory")}
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+	} else if err := moveNoReplace(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// moveNoReplace moves tmp to path unless path exists.
+func moveNoReplace(tmp, path string) error {
+	linkErr := os.Link(tmp, path)
+	if linkErr == nil {
+		// Both names now refer to the file; dropping the temporary one
+		// cannot fail in a way that matters, but report it if it does.
+		return os.Remove(tmp)
+	}
+	if errors.Is(linkErr, fs.ErrExist) {
+		return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
+	}
+	// No hard links here (for example some network or FUSE file systems):
+	// check, then rename. Another process could create path in between.
+	if _, err := os.Lstat(path); err == nil {
+		return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// createTemp creates a new file next to the destination with mode perm.
+// Unlike os.CreateTemp (always 0600) it honours perm, so that the final
+// file gets exactly the mode a direct create would give it.
+func createTemp(dir, base string, perm os.FileMode) (*os.File, string, error) {
+	var lastErr error
+	for range 100 {
+		var rnd [8]byte
+		rand.Read(rnd[:])
+		name := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(rnd[:]))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err == nil {
+			return f, name, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, "", err
+		}
+		lastErr = err
+	}
+	return nil, "", fmt.Errorf("creating a temporary file in %s: %w", dir, lastErr)
+}
+
+func writeSyncClose(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	return err
+}
+
+// syncDir fsyncs a directory so that a new or renamed entry survives a
+// crash. File systems and platforms that cannot sync a directory (EINVAL,
+// ENOTSUP; Windows) are not an error: the file itself is already synced.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if closeErr := d.Close(); err == nil {
+		err = closeErr
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		return nil
+	}
+	return err
+}
