@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite testdata/bundles/example.json a
 var (
 	draftFile     = filepath.Join("..", "testdata", "drafts", "example.draft.json")
 	exampleFile   = filepath.Join("..", "testdata", "bundles", "example.json")
-	embeddedDraft = filepath.Join("bundletest", "testdata", "example.draft.json")
+	embeddedDraft = filepath.Join("..", "internal", "example", "example.draft.json")
 )
 
 // The committed example bundle is exactly the sealed draft, in the Pretty

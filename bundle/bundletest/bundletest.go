@@ -13,7 +13,7 @@
 // Fixed identities follow REFERENCE §2.3 (sha256 of "<text>\n"); the
 // validator is {mcpres, 0.1.0, sha256("mcpres@0.1.0\n")}.
 //
-// The draft is embedded from testdata/example.draft.json, a copy of the
+// The draft is embedded by package internal/example, a copy of the
 // repository's testdata/drafts/example.draft.json; the bundle package's
 // tests keep the two identical and check that sealing the draft gives
 // testdata/bundles/example.json byte for byte.
@@ -24,23 +24,20 @@
 package bundletest
 
 import (
-	_ "embed"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/example"
 )
-
-//go:embed testdata/example.draft.json
-var exampleDraft []byte
 
 // Draft returns a fresh copy of the unsealed example draft: every digest,
 // statement mirror and generated manifest entry is blank or absent.
 func Draft(t testing.TB) *canonjson.Value {
 	t.Helper()
-	v, err := canonjson.Parse(exampleDraft)
+	v, err := canonjson.Parse(example.Draft())
 	if err != nil {
 		t.Fatalf("bundletest: parsing the embedded example draft: %v", err)
 	}

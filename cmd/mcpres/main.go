@@ -115,7 +115,11 @@ or a usage error.`,
 	root.AddCommand(
 		a.versionCommand(),
 		a.validateCommand(),
+		a.sealCommand(),
 		a.canonicalizeCommand(),
+		a.keyCommand(),
+		a.attestCommand(),
+		a.demoCommand(),
 	)
 	return root
 }

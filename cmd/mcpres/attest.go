@@ -1,0 +1,327 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) attestCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "attest",
+		Short: "Sign attested conformance bundles and verify them offline",
+	}
+	cmd.AddCommand(a.attestSignCommand(), a.attestVerifyCommand())
+	return cmd
+}
+
+// nowMillis is the current time as an MCP-RES date-time with milliseconds,
+// the only place the CLI reads the clock.
+func nowMillis() string {
+	return time.Now().UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+}
+
+const signLong = `Sign a conformance bundle: build the in-toto statement that binds the bundle
+(subject, bundle digest, scenario fingerprint, execution digest, profile,
+validator, signer identity and key fingerprint, algorithm, signing time,
+trust-policy id, optional transparency reference), sign its canonical bytes
+with Ed25519 over the DSSE pre-authentication encoding, and write an
+mcp-res.attested-conformance-bundle/0.2.0 with one envelope.
+
+The bundle is validated first: invalid evidence is never signed.
+
+Given an already attested bundle, one more envelope is appended: this is how
+a co-signer (witness) adds its signature, and how WITNESSED is reached. The
+existing envelopes are verified first, and a key that already signed is
+refused. The claim is kept unless --claim is given.
+
+--claim defaults to SIGNED, the highest level a signer can honestly claim
+without knowing the verifier's trust policy. The private key is a PKCS#8 PEM
+file, or an encrypted one whose passphrase comes from $MCPRES_PASSWORD or a
+prompt. OUTPUT is written atomically and never replaces an input; an
+existing OUTPUT is replaced only with --force.`
+
+func (a *app) attestSignCommand() *cobra.Command {
+	var keyPath, identity, policyID, claim, signingTime, transparency, out string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "sign BUNDLE --key KEY --identity ID --policy-id POLICY -o OUTPUT",
+		Short: "Sign a bundle (or co-sign an attested bundle)",
+		Long:  signLong,
+		Example: `  mcpres attest sign bundle.json --key release.key \
+      --identity https://example.org/release --policy-id example/release-policy -o bundle.attested.json
+  mcpres attest sign bundle.attested.json --key witness.key \
+      --identity https://example.org/witness --policy-id example/release-policy \
+      --claim WITNESSED -o bundle.witnessed.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case keyPath == "":
+				return usagef("--key is required")
+			case identity == "":
+				return usagef("--identity is required")
+			case policyID == "":
+				return usagef("--policy-id is required")
+			case out == "":
+				return usagef("-o/--output is required")
+			}
+			if signingTime == "" {
+				signingTime = nowMillis()
+			} else if !datetime.Valid(signingTime) {
+				return usagef("--signing-time %q is not an RFC 3339 date-time", signingTime)
+			}
+			var claimLevel *attest.Level
+			if claim != "" {
+				l, err := attest.ParseLevel(claim)
+				if err != nil {
+					return usagef("--claim: %v", err)
+				}
+				claimLevel = &l
+			}
+			opts := attest.SignOptions{SignerIdentity: identity, SigningTime: signingTime, TrustPolicyID: policyID}
+			if transparency != "" {
+				ref, err := a.readTransparency(transparency)
+				if err != nil {
+					return err
+				}
+				opts.Transparency = ref
+			}
+			_, doc, err := canonjson.ReadFile(args[0])
+			if err != nil {
+				a.printInputInvalid(args[0], err, "text", false)
+				return &exitError{exitInput}
+			}
+			priv, err := a.loadPrivateKey(keyPath)
+			if err != nil {
+				return err
+			}
+			wrapper, err := a.sign(args[0], doc, priv, opts, claimLevel)
+			if err != nil {
+				return err
+			}
+			data, err := canonjson.Pretty(wrapper)
+			if err != nil {
+				return failf("encoding the attested bundle: %v", err)
+			}
+			return writeOutput(out, []string{args[0], keyPath}, data, force)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&keyPath, "key", "", "private key file (PKCS#8 PEM, optionally encrypted)")
+	f.StringVar(&identity, "identity", "", "signer identity written into the statement and the signature")
+	f.StringVar(&policyID, "policy-id", "", "id of the trust policy the attestation is meant for")
+	f.StringVar(&claim, "claim", "", "claimed authenticity level (default SIGNED; kept when co-signing)")
+	f.StringVar(&signingTime, "signing-time", "", "signing time as an RFC 3339 date-time (default: now, UTC, milliseconds)")
+	f.StringVar(&transparency, "transparency", "", "JSON file holding a transparency reference {logId, entryUuid, inclusionProofBase64, inclusionProofSha256}")
+	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required)")
+	f.BoolVar(&force, "force", false, "replace an existing output file")
+	return cmd
+}
+
+func (a *app) readTransparency(path string) (*attest.TransparencyReference, error) {
+	_, v, err := canonjson.ReadFile(path)
+	if err != nil {
+		return nil, failf("transparency reference %s: %v", path, err)
+	}
+	var ref attest.TransparencyReference
+	if err := canonjson.Unmarshal(v, &ref); err != nil {
+		return nil, failf("transparency reference %s: %v", path, err)
+	}
+	proof, err := attest.DecodeStrictBase64(ref.InclusionProofBase64)
+	if err != nil {
+		return nil, failf("transparency reference %s: inclusionProofBase64: %v", path, err)
+	}
+	if canonjson.BytesDigest(proof) != ref.InclusionProofSha256 {
+		return nil, failf("transparency reference %s: inclusionProofSha256 is not the SHA-256 of the proof bytes", path)
+	}
+	return &ref, nil
+}
+
+// sign signs a bundle, or appends an envelope to an attested bundle.
+func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*canonjson.Value, error) {
+	val := validator.New()
+	sv := doc.Get("schemaVersion")
+	if sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+		return a.cosign(path, doc, priv, opts, claim, val)
+	}
+	r, err := val.Bundle(doc)
+	if err != nil {
+		a.printInputInvalid(path, err, "text", false)
+		return nil, &exitError{exitInput}
+	}
+	if !r.Valid {
+		a.printResult(path, r, "text", false)
+		fmt.Fprintln(a.stderr, "mcpres: error: refusing to sign invalid evidence")
+		return nil, &exitError{exitInvalid}
+	}
+	env, err := attest.Sign(doc, priv, opts)
+	if err != nil {
+		return nil, failf("%v", err)
+	}
+	level := attest.Signed
+	if claim != nil {
+		level = *claim
+	}
+	return attest.Wrap(doc, level, env), nil
+}
+
+func (a *app) cosign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level, val *validator.Validator) (*canonjson.Value, error) {
+	// Verify what is already there, at the level any signer can check
+	// without a policy.
+	probe := doc.Clone()
+	probe.Get("authenticity").Set("claimedClassification", canonjson.NewString(attest.Signed.String()))
+	r, err := attest.Verify(probe, attest.Options{EvaluatedAt: nowMillis(), Validator: val})
+	if err != nil {
+		a.printInputInvalid(path, err, "text", false)
+		return nil, &exitError{exitInput}
+	}
+	if !r.Valid {
+		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
+		fmt.Fprintln(a.stderr, "mcpres: error: refusing to co-sign an attested bundle that does not verify")
+		return nil, &exitError{exitInvalid}
+	}
+	b := doc.Get("bundle")
+	env, err := attest.Sign(b, priv, opts)
+	if err != nil {
+		return nil, failf("%v", err)
+	}
+	keyID := env.Get("signatures").Items[0].Get("keyid").Str
+	for _, e := range r.Evaluation.Envelopes {
+		if e.KeyFingerprint == keyID {
+			return nil, failf("refusing to co-sign: key %s already signed this bundle (as %q); one key is one signer, never two witnesses", keyID, e.SignerIdentity)
+		}
+	}
+	auth := doc.Get("authenticity")
+	envs := auth.Get("envelopes")
+	envs.Items = append(envs.Items, env)
+	if claim != nil {
+		auth.Set("claimedClassification", canonjson.NewString(claim.String()))
+	}
+	return doc, nil
+}
+
+const verifyLong = `Verify attested conformance bundles fully offline, exactly in the order of
+the MCP-RES reference (REFERENCE §5.3, §6): envelope shapes, schema, the core
+validity of the embedded bundle (a valid signature over invalid evidence is
+invalid), the claim, the trust policy window, then for each envelope a single
+strict Ed25519 signature (small-order keys and non-canonical signatures are
+rejected), the canonical statement, its binding to the bundle, the signer
+identity and key fingerprint, and, with a policy, signing time, revocation
+and trust; finally the derived authenticity level.
+
+Without --policy only SIGNED can be derived. The evaluation time is
+--evaluated-at, or now; it is echoed in every result as evaluatedAt, and
+every comparison uses exactly that instant. No network is used.
+
+Each result is printed as one JSON object per line (--format json, default):
+the reference members valid, diagnostics, schemaErrors,
+authenticityClassification, evidenceClass and evaluatedAt, followed by
+"evaluation": what was evaluated (policy id and version, and per envelope the
+key fingerprint, identity, signature validity, trust, revocation and whether
+a transparency reference was only digest-checked, DIGEST_ONLY).`
+
+func (a *app) attestVerifyCommand() *cobra.Command {
+	var policyPath, evaluatedAt, format string
+	cmd := &cobra.Command{
+		Use:   "verify FILE... [--policy POLICY]",
+		Short: "Verify attested bundles offline against an explicit trust policy",
+		Long:  verifyLong,
+		Example: `  mcpres attest verify bundle.attested.json --policy policy.json
+  mcpres attest verify --format text --evaluated-at 2026-08-27T18:05:00.000Z bundle.attested.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if evaluatedAt == "" {
+				evaluatedAt = nowMillis()
+			} else if !datetime.Valid(evaluatedAt) {
+				return usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)
+			}
+			opts := attest.Options{EvaluatedAt: evaluatedAt, Validator: validator.New()}
+			worst := exitValid
+			for _, path := range args {
+				worst = max(worst, a.verifyFile(path, policyPath, opts, format))
+			}
+			if worst != exitValid {
+				return &exitError{worst}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0)")
+	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
+	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
+	f.StringVar(&format, "format", "json", "output format: json or text")
+	return cmd
+}
+
+func (a *app) verifyFile(path, policyPath string, opts attest.Options, format string) int {
+	_, doc, err := canonjson.ReadFile(path)
+	if err != nil {
+		a.printInputInvalid(path, err, format, false)
+		return exitInput
+	}
+	if policyPath != "" {
+		// Read right after the wrapper and before any check (REFERENCE §5.3).
+		_, pol, err := canonjson.ReadFile(policyPath)
+		if err != nil {
+			a.printInputInvalid(policyPath, fmt.Errorf("trust policy: %w", err), format, false)
+			return exitInput
+		}
+		opts.Policy = pol
+	}
+	r, err := attest.Verify(doc, opts)
+	if err != nil {
+		a.printInputInvalid(path, err, format, false)
+		return exitInput
+	}
+	a.printAttestResult(path, r, format)
+	if r.Valid {
+		return exitValid
+	}
+	return exitInvalid
+}
+
+func (a *app) printAttestResult(path string, r attest.Result, format string) {
+	if format == "json" {
+		a.printJSON(path, r.Value(), false)
+		return
+	}
+	ev := r.Evaluation
+	policy := "no policy"
+	if ev.PolicySupplied {
+		policy = "a policy that was not evaluated (an earlier check decided)"
+	}
+	if ev.PolicyID != nil {
+		policy = fmt.Sprintf("policy %s version %s", *ev.PolicyID, *ev.PolicyVersion)
+	}
+	if r.Valid {
+		class := ""
+		if r.EvidenceClass != "" {
+			class = ", evidence class " + r.EvidenceClass
+		}
+		fmt.Fprintf(a.stdout, "%s: VALID %s%s\n", path, r.Level, class)
+	} else {
+		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
+	}
+	fmt.Fprintf(a.stdout, "  evaluated at %s with %s; %d distinct signing keys, counted by SPKI fingerprint\n", ev.EvaluatedAt, policy, ev.DistinctKeys)
+	for _, e := range ev.Envelopes {
+		fmt.Fprintf(a.stdout, "  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s\n",
+			e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency)
+	}
+}
+
+func okText(ok bool) string {
+	if ok {
+		return "valid"
+	}
+	return "not verified"
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// passwordEnv names the environment variable that supplies a private-key
+// passphrase non-interactively (for CI).
+const passwordEnv = "MCPRES_PASSWORD"
+
+func (a *app) keyCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "Generate Ed25519 signing keys and print key fingerprints",
+	}
+	cmd.AddCommand(a.keyGenerateCommand(), a.keyFingerprintCommand())
+	return cmd
+}
+
+func (a *app) keyGenerateCommand() *cobra.Command {
+	var out string
+	var encrypt bool
+	cmd := &cobra.Command{
+		Use:   "generate --out NAME",
+		Short: "Generate an Ed25519 key pair: NAME.key (private) and NAME.pub (public)",
+		Long: `Generate an Ed25519 key pair. NAME.key receives the private key as PKCS#8 PEM,
+created with mode 0600; NAME.pub receives the public key as SPKI PEM. Existing
+files are never overwritten. The key fingerprint (lowercase hex SHA-256 of the
+SPKI DER, the keyid of MCP-RES envelopes) is printed on stdout.
+
+With --encrypt the private key is encrypted (scrypt + secretbox, the format of
+Sigstore/cosign "ENCRYPTED SIGSTORE PRIVATE KEY" files) with a passphrase taken
+from $MCPRES_PASSWORD or, when that is unset, asked for on the terminal.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("--out NAME is required")
+			}
+			priv, err := attest.GenerateKey(rand.Reader)
+			if err != nil {
+				return failf("generating key: %v", err)
+			}
+			var privPEM []byte
+			if encrypt {
+				pass, err := a.newPassphrase()
+				if err != nil {
+					return err
+				}
+				privPEM, err = attest.MarshalEncryptedPrivateKeyPEM(priv, pass)
+				if err != nil {
+					return failf("encrypting private key: %v", err)
+				}
+			} else if privPEM, err = attest.MarshalPrivateKeyPEM(priv); err != nil {
+				return failf("encoding private key: %v", err)
+			}
+			pub := priv.Public().(ed25519.PublicKey)
+			pubPEM, err := attest.MarshalPublicKeyPEM(pub)
+			if err != nil {
+				return failf("encoding public key: %v", err)
+			}
+			keyPath, pubPath := out+".key", out+".pub"
+			for _, p := range []string{keyPath, pubPath} {
+				if _, err := os.Lstat(p); err == nil {
+					return failf("refusing to overwrite %s", p)
+				}
+			}
+			if err := atomicfile.WriteFileExclusive(keyPath, privPEM, 0o600); err != nil {
+				return failf("writing %s: %v", keyPath, err)
+			}
+			if err := atomicfile.WriteFileExclusive(pubPath, pubPEM, 0o644); err != nil {
+				os.Remove(keyPath) // do not leave half a key pair
+				return failf("writing %s: %v", pubPath, err)
+			}
+			fmt.Fprintln(a.stdout, attest.KeyID(attest.MarshalSPKI(pub)))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (NAME.key, NAME.pub)")
+	cmd.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt the private key with a passphrase ($MCPRES_PASSWORD or a prompt)")
+	return cmd
+}
+
+func (a *app) keyFingerprintCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "fingerprint FILE",
+		Short: "Print the lowercase hex SHA-256 of a public key's SPKI DER",
+		Long: `Print the key fingerprint: the lowercase hex SHA-256 of the DER
+SubjectPublicKeyInfo, which is the keyid of MCP-RES envelopes and the
+keyFingerprint of trust policies. FILE is a public key (SPKI PEM or base64
+SPKI) or a private key (the fingerprint of its public half is printed).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pub, err := a.loadAnyPublicKey(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, attest.KeyID(attest.MarshalSPKI(pub)))
+			return nil
+		},
+	}
+}
+
+func (a *app) loadAnyPublicKey(path string) (ed25519.PublicKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, failf("%v", err)
+	}
+	if pub, err := attest.ParsePublicKeyPEM(data); err == nil {
+		return pub, nil
+	}
+	priv, err := a.parsePrivateKey(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return priv.Public().(ed25519.PublicKey), nil
+}
+
+// loadPrivateKey reads a private key file, warning when other users can
+// read it. The key and passphrase never appear in messages.
+func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, failf("private key: %v", err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		a.warnf("private key %s is readable by other users (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, failf("private key: %v", err)
+	}
+	return a.parsePrivateKey(path, data)
+}
+
+func (a *app) parsePrivateKey(path string, data []byte) (ed25519.PrivateKey, error) {
+	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
+	if err != nil {
+		return nil, failf("private key %s: %v", path, err)
+	}
+	return priv, nil
+}
+
+// passphrase returns $MCPRES_PASSWORD, or asks on the terminal.
+func (a *app) passphrase(path string) ([]byte, error) {
+	if p, ok := os.LookupEnv(passwordEnv); ok {
+		return []byte(p), nil
+	}
+	return a.prompt(fmt.Sprintf("passphrase for %s: ", path))
+}
+
+// newPassphrase returns $MCPRES_PASSWORD, or asks twice on the terminal.
+func (a *app) newPassphrase() ([]byte, error) {
+	if p, ok := os.LookupEnv(passwordEnv); ok {
+		if p == "" {
+			return nil, failf("$%s is set but empty", passwordEnv)
+		}
+		return []byte(p), nil
+	}
+	p1, err := a.prompt("passphrase for the new key: ")
+	if err != nil {
+		return nil, err
+	}
+	p2, err := a.prompt("same passphrase again: ")
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(p1, p2) {
+		return nil, failf("the passphrases differ")
+	}
+	if len(p1) == 0 {
+		return nil, failf("refusing an empty passphrase")
+	}
+	return p1, nil
+}
+
+var errNoTerminal = errors.New("no terminal to ask for a passphrase; set $" + passwordEnv)
+
+func (a *app) prompt(msg string) ([]byte, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, &commandError{errNoTerminal}
+	}
+	defer tty.Close()
+	if !term.IsTerminal(int(tty.Fd())) {
+		return nil, &commandError{errNoTerminal}
+	}
+	fmt.Fprint(tty, msg)
+	p, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return nil, failf("reading passphrase: %v", err)
+	}
+	return p, nil
+}
+
+func fingerprint(pub ed25519.PublicKey) string { return attest.KeyID(attest.MarshalSPKI(pub)) }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/cobra"
+)
+
+const sealLong = `Seal a draft conformance bundle: compute every digest MCP-RES v0.2.0 binds
+(subject identity, observation digests and their manifest entries, scenario
+fingerprint, supporting-artifact manifest digest, evidence digest, execution
+instance digest, statement mirrors, integrity manifest and bundle digest),
+then validate the result.
+
+The sealed bundle is written to OUTPUT atomically, in the two-space layout,
+with the draft's member order. An existing OUTPUT is never replaced unless
+--force is given, and the draft itself is never overwritten. If the sealed
+bundle fails validation nothing is written and the diagnostic is printed
+(exit 1), unless --allow-invalid is given (for building negative test
+vectors).`
+
+func (a *app) sealCommand() *cobra.Command {
+	var out string
+	var force, allowInvalid bool
+	cmd := &cobra.Command{
+		Use:     "seal DRAFT -o BUNDLE",
+		Short:   "Compute every digest of a draft bundle and write the sealed bundle",
+		Long:    sealLong,
+		Example: `  mcpres seal testdata/drafts/example.draft.json -o example.json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("-o/--output is required")
+			}
+			_, draft, err := canonjson.ReadFile(args[0])
+			if err != nil {
+				a.printInputInvalid(args[0], err, "text", false)
+				return &exitError{exitInput}
+			}
+			if err := bundle.Seal(draft); err != nil {
+				return failf("sealing %s: %v", args[0], err)
+			}
+			r, err := validator.New().Bundle(draft)
+			if err != nil {
+				a.printInputInvalid(args[0], err, "text", false)
+				return &exitError{exitInput}
+			}
+			if !r.Valid && !allowInvalid {
+				a.printResult(out, r, "text", false)
+				fmt.Fprintln(a.stderr, "mcpres: error: the sealed bundle is invalid; nothing written (use --allow-invalid to write it anyway)")
+				return &exitError{exitInvalid}
+			}
+			data, err := canonjson.Pretty(draft)
+			if err != nil {
+				return failf("encoding the sealed bundle: %v", err)
+			}
+			if err := writeOutput(out, args, data, force); err != nil {
+				return err
+			}
+			a.printResult(out, r, "text", false)
+			if !r.Valid {
+				return &exitError{exitInvalid}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the sealed bundle (required)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace an existing output file")
+	cmd.Flags().BoolVar(&allowInvalid, "allow-invalid", false, "write the sealed bundle even if it fails validation (exit status stays 1)")
+	return cmd
+}
