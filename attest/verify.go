@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -42,6 +43,10 @@ type Options struct {
 	EvaluatedAt string
 	// Validator validates the embedded bundle and the schemas.
 	Validator *validator.Validator
+	// PolicyLoaders maps a policy schemaVersion to its loader, for policy
+	// kinds beyond the built-in mcp-res.trust-policy/0.2.0 (which is also
+	// used for documents of any other kind, so they fail its schema).
+	PolicyLoaders map[string]PolicyLoader
 }
 
 // EnvelopeEvaluation says what was established about one envelope.
@@ -70,6 +75,8 @@ type Evaluation struct {
 	Envelopes      []EnvelopeEvaluation `json:"envelopes"`
 	// DistinctKeys counts the envelopes' keys by SPKI fingerprint.
 	DistinctKeys int `json:"distinctKeys"`
+	// Notes explain the derived level, with counts.
+	Notes []string `json:"notes"`
 }
 
 // Result is the outcome of verifying an attested bundle (REFERENCE §5.3).
@@ -103,24 +110,6 @@ func (r Result) Value() *canonjson.Value {
 	return v
 }
 
-// trustPolicy is the typed view of a schema-valid mcp-res.trust-policy/0.2.0.
-type trustPolicy struct {
-	SchemaVersion          string          `json:"schemaVersion"`
-	ID                     string          `json:"id"`
-	Version                string          `json:"version"`
-	ValidFrom              string          `json:"validFrom"`
-	ValidUntil             string          `json:"validUntil"`
-	RequiredAlgorithm      string          `json:"requiredAlgorithm"`
-	TrustedSigners         []trustedSigner `json:"trustedSigners"`
-	RevokedKeyFingerprints []string        `json:"revokedKeyFingerprints"`
-	from, until            datetime.Instant
-}
-
-type trustedSigner struct {
-	KeyFingerprint string `json:"keyFingerprint"`
-	SignerIdentity string `json:"signerIdentity"`
-}
-
 type predicate struct {
 	EvidenceBundleDigest    string                 `json:"evidenceBundleDigest"`
 	ScenarioFingerprint     string                 `json:"scenarioFingerprint"`
@@ -150,15 +139,14 @@ type statement struct {
 }
 
 type verification struct {
-	o        Options
-	wrapper  *canonjson.Value
-	bundle   *canonjson.Value
-	policy   *trustPolicy
-	at       datetime.Instant
-	res      Result
-	keyIDs   map[string]bool
-	allTrust bool
-	hasTlog  bool
+	o       Options
+	wrapper *canonjson.Value
+	bundle  *canonjson.Value
+	policy  TrustPolicy
+	at      datetime.Instant
+	res     Result
+	keyIDs  map[string]bool
+	facts   []EnvelopeFacts
 }
 
 // Verify verifies an attested conformance bundle in exactly the order of
@@ -189,7 +177,7 @@ func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
 	}
 	v := &verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
 	v.res.EvaluatedAt = o.EvaluatedAt
-	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil, Envelopes: []EnvelopeEvaluation{}}
+	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
 	if err := v.run(); err != nil {
 		return Result{}, err
 	}
@@ -309,29 +297,30 @@ func (v *verification) preScan() error {
 	return nil
 }
 
-// loadPolicy is G6.
+// loadPolicy is G6: load the policy with the loader for its kind, then
+// check that it is in force at the evaluation time.
 func (v *verification) loadPolicy() error {
 	if v.o.Policy == nil {
 		return nil
 	}
-	if errs := v.o.Validator.SchemaErrors(validator.SchemaTrustPolicy, v.o.Policy); len(errs) > 0 {
+	load := PolicyLoader(loadPolicy02)
+	if sv := v.o.Policy.Get("schemaVersion"); sv.Is(canonjson.String) {
+		if l, ok := v.o.PolicyLoaders[sv.Str]; ok {
+			load = l
+		}
+	}
+	p, errs, err := load(v.o.Policy, v.o.Validator)
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
 		return v.failSchema("trust policy: "+schemaDetail(errs), prefixErrors(errs, "policy"))
 	}
-	var p trustPolicy
-	if err := canonjson.Unmarshal(v.o.Policy, &p); err != nil {
-		return &validator.InputError{Reason: "schema-valid trust policy does not decode: " + err.Error()}
-	}
-	var err error
-	if p.from, err = datetime.Parse(p.ValidFrom); err != nil {
-		return &validator.InputError{Reason: "trust policy validFrom: " + err.Error()}
-	}
-	if p.until, err = datetime.Parse(p.ValidUntil); err != nil {
-		return &validator.InputError{Reason: "trust policy validUntil: " + err.Error()}
-	}
-	v.policy = &p
-	v.res.Evaluation.PolicyID, v.res.Evaluation.PolicyVersion = &p.ID, &p.Version
-	if v.at.Compare(p.from) < 0 || v.at.Compare(p.until) > 0 {
-		return v.fail(CodeTrustPolicyExpired, fmt.Sprintf("evaluation time %s is outside the policy window %s … %s", v.o.EvaluatedAt, p.ValidFrom, p.ValidUntil))
+	v.policy = p
+	id, version := p.ID(), p.Version()
+	v.res.Evaluation.PolicyID, v.res.Evaluation.PolicyVersion = &id, &version
+	if f := p.InForce(v.at, v.o.EvaluatedAt); f != nil {
+		return v.fail(f.Code, f.Detail)
 	}
 	return nil
 }
@@ -431,23 +420,17 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if p.SignatureAlgorithm != Algorithm { // E12
 		return v.fail(CodeAlgorithmUnsupported, where+"predicate.signatureAlgorithm is not Ed25519")
 	}
+	t, err := datetime.Parse(p.SigningTime)
+	if err != nil {
+		return &validator.InputError{Reason: where + "signingTime: " + err.Error()}
+	}
+	facts := EnvelopeFacts{Index: i, KeyID: keyID, PublicKey: pub, SignerIdentity: identity,
+		SigningTime: t, SigningTimeText: p.SigningTime, TrustPolicyID: p.TrustPolicyID, Transparency: p.TransparencyReference}
+	ev := &v.res.Evaluation.Envelopes[len(v.res.Evaluation.Envelopes)-1]
 	if v.policy != nil { // E13
-		if p.TrustPolicyID != v.policy.ID {
-			return v.fail(CodeIdentityMismatch, where+fmt.Sprintf("signed for trust policy %q, evaluated with %q", p.TrustPolicyID, v.policy.ID))
+		if f := v.policy.Envelope(&facts, v.at, ev); f != nil {
+			return v.fail(f.Code, where+f.Detail)
 		}
-		t, err := datetime.Parse(p.SigningTime)
-		if err != nil {
-			return &validator.InputError{Reason: where + "signingTime: " + err.Error()}
-		}
-		if t.Compare(v.policy.from) < 0 || t.Compare(v.policy.until) > 0 || t.Compare(v.at) > 0 {
-			return v.fail(CodeTrustPolicyExpired, where+fmt.Sprintf("signingTime %s is outside the policy window %s … %s or after the evaluation time %s", p.SigningTime, v.policy.ValidFrom, v.policy.ValidUntil, v.o.EvaluatedAt))
-		}
-		if slices.Contains(v.policy.RevokedKeyFingerprints, keyID) {
-			record(func(e *EnvelopeEvaluation) { e.Revoked = true })
-			return v.fail(CodeKeyRevoked, where+"key "+keyID+" is revoked by the policy")
-		}
-		trusted := slices.Contains(v.policy.TrustedSigners, trustedSigner{KeyFingerprint: keyID, SignerIdentity: identity})
-		record(func(e *EnvelopeEvaluation) { e.Trusted = trusted })
 	}
 	if ref := p.TransparencyReference; ref != nil { // E14
 		proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
@@ -457,9 +440,14 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		if canonjson.BytesDigest(proof) != ref.InclusionProofSha256 {
 			return v.fail(CodeTransparencyInvalid, where+"inclusionProofSha256 is not the SHA-256 of the proof bytes")
 		}
-		v.hasTlog = true
-		record(func(e *EnvelopeEvaluation) { e.Transparency = TransparencyDigestOnly })
+		ev.Transparency = TransparencyDigestOnly
+		if v.policy != nil {
+			if f := v.policy.Transparency(&facts, proof, ev); f != nil {
+				return v.fail(f.Code, where+f.Detail)
+			}
+		}
 	}
+	v.facts = append(v.facts, facts)
 	return nil
 }
 
@@ -489,34 +477,27 @@ func (v *verification) binding(st *statement) string {
 	return ""
 }
 
-// decide is G8 (REFERENCE §6.2).
+// decide is G8 (REFERENCE §6.2): the policy derives the level; a claim of
+// SIGNED_WITH_IDENTITY or more needs every signer trusted, and no claim may
+// exceed the derived level.
 func (v *verification) decide(claim Level, n int) error {
-	allTrusted := v.policy != nil
-	for _, e := range v.res.Evaluation.Envelopes {
-		allTrusted = allTrusted && e.Trusted
+	d := Derivation{Level: Signed, Notes: []string{"no trust policy: only SIGNED can be derived"}}
+	if v.policy != nil {
+		d = v.policy.Derive(v.facts, v.res.Evaluation.Envelopes)
 	}
-	derived := Signed
-	if allTrusted {
-		derived = SignedWithIdentity
-		if len(v.keyIDs) >= 2 {
-			derived = Witnessed
-		}
-		if v.hasTlog {
-			derived = TransparencyRecorded
-		}
-	}
-	if claim >= SignedWithIdentity && !allTrusted {
+	v.res.Evaluation.Notes = append(v.res.Evaluation.Notes, d.Notes...)
+	if claim >= SignedWithIdentity && !d.AllTrusted {
 		why := "no trust policy was supplied"
 		if v.policy != nil {
-			why = "an envelope's key and identity are not a trustedSigners pair of the policy"
+			why = "not every envelope's key and identity are trusted by the policy"
 		}
 		return v.fail(CodeUntrustedSigner, fmt.Sprintf("claim %s needs every signer trusted: %s", claim, why))
 	}
-	if claim > derived {
-		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%d distinct keys)", claim, derived, len(v.keyIDs)))
+	if claim > d.Level {
+		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%s)", claim, d.Level, strings.Join(d.Notes, "; ")))
 	}
 	v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
-	v.res.Level = derived
+	v.res.Level = d.Level
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone
 }
