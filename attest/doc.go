@@ -17,7 +17,7 @@
 //     = identity point, R = identity, S = 0) verifies for every message;
 //     VerifyEd25519 rejects non-canonical and small-order A and R, S ≥ L and
 //     wrong lengths before it calls crypto/ed25519.Verify, and says which
-//     rule failed.
+//     rule failed. [CheckEd25519PublicKey] applies the key rules alone.
 //   - [MarshalSPKI], [ParseSPKI], [KeyID] (§6.6): the 44-byte Ed25519
 //     SubjectPublicKeyInfo DER and its key id, the lowercase hex SHA-256 of
 //     those 44 bytes (also called the key fingerprint).
@@ -31,7 +31,7 @@
 //     with an error that names it. No error message ever contains key
 //     material or a passphrase.
 //
-// Every function is pure: no files, network, clock or package-level state.
+// These functions are pure: no files, network, clock or package-level state.
 // Nothing is computed at package initialisation (the CLI has a startup
 // budget), and none of these functions logs or prints.
 package attest

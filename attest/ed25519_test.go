@@ -504,7 +504,7 @@ func FuzzVerifyEd25519(f *testing.F) {
 func BenchmarkVerify(b *testing.B) {
 	priv := testOnlyKeyOne()
 	pub := priv.Public().(ed25519.PublicKey)
-	msg := PAE(PayloadTypeInToto, bytes.Repeat([]byte("x"), 1034))
+	msg := PAE(inTotoPayloadType, bytes.Repeat([]byte("x"), 1034))
 	sig := ed25519.Sign(priv, msg)
 	b.Run("crypto-ed25519", func(b *testing.B) {
 		for b.Loop() {

@@ -188,10 +188,14 @@ func MarshalPublicKeyPEM(pub ed25519.PublicKey) ([]byte, error) {
 // envelope's publicKeySpkiBase64; surrounding whitespace is allowed in both
 // forms. The DER must be the 44-byte layout of [ParseSPKI] (else
 // [ErrInvalidSPKI], naming the algorithm of a well-formed non-Ed25519 key),
-// and the key must pass [CheckEd25519PublicKey] (a non-canonical,
-// off-curve or small-order key could never verify a signature, so it is
-// rejected when loaded). Other failures wrap [ErrInvalidPEM],
-// [ErrInvalidBase64] or [ErrUnsupportedKeyFormat]; a private key given by
+// and the key must pass [CheckEd25519PublicKey] (a non-canonical, off-curve
+// or small-order key could never verify a signature under [VerifyEd25519],
+// so it is rejected when loaded, with that function's error).
+//
+// Other failures: empty input, damaged PEM or text around the block
+// ([ErrInvalidPEM]); bad base64 ([ErrInvalidBase64]); a PKCS#1
+// "RSA PUBLIC KEY" ([ErrUnsupportedKeyType]); a private key, another PEM
+// type or PEM headers ([ErrUnsupportedKeyFormat]). A private key given by
 // mistake is reported without any of its content.
 func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 	trimmed := bytes.TrimSpace(data)
@@ -235,15 +239,18 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 }
 
 // decodeSinglePEM returns the only PEM block of data. Whitespace may
-// surround it; any other text before or after it is an error.
+// surround it; any other text before or after it, or a second block (even a
+// damaged one, which pem.Decode would skip), is an error.
 func decodeSinglePEM(data []byte) (*pem.Block, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if !bytes.HasPrefix(trimmed, []byte("-----BEGIN ")) {
-		if block, _ := pem.Decode(trimmed); block != nil {
-			clear(block.Bytes)
-			return nil, fmt.Errorf("%w: text before the PEM block", ErrInvalidPEM)
-		}
+	switch n := bytes.Count(trimmed, []byte("-----BEGIN ")); {
+	case n == 0:
 		return nil, fmt.Errorf("%w: no PEM block found", ErrInvalidPEM)
+	case n > 1:
+		return nil, fmt.Errorf("%w: %d PEM blocks, want one key per file", ErrInvalidPEM, n)
+	}
+	if !bytes.HasPrefix(trimmed, []byte("-----BEGIN ")) {
+		return nil, fmt.Errorf("%w: text before the PEM block", ErrInvalidPEM)
 	}
 	block, rest := pem.Decode(trimmed)
 	if block == nil {
@@ -251,7 +258,7 @@ func decodeSinglePEM(data []byte) (*pem.Block, error) {
 	}
 	if len(bytes.TrimSpace(rest)) != 0 {
 		clear(block.Bytes)
-		return nil, fmt.Errorf("%w: data after the PEM block (only one key per file)", ErrInvalidPEM)
+		return nil, fmt.Errorf("%w: data after the PEM block", ErrInvalidPEM)
 	}
 	return block, nil
 }

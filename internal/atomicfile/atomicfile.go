@@ -56,7 +56,7 @@ func WriteFileExclusive(path string, data []byte, perm os.FileMode) error {
 // If overwrite is true, an existing file is replaced (the new file has mode
 // perm, not the old file's mode). A symbolic link at path is replaced by the
 // new file itself; its target is never opened or written. A directory at
-// path is not replaced.
+// path is not replaced (the rename fails).
 //
 // On every failure the temporary file is removed.
 func WriteFile(path string, data []byte, perm os.FileMode, overwrite bool) (err error) {
@@ -80,11 +80,10 @@ func WriteFile(path string, data []byte, perm os.FileMode, overwrite bool) (err 
 		return err
 	}
 	if overwrite {
-		if fi, statErr := os.Lstat(path); statErr == nil && fi.IsDir() {
-			return &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory")}
-		}
+		// rename(2) replaces a file or a symbolic link, and refuses a
+		// directory.
 		if err := os.Rename(tmp, path); err != nil {
-			return err
+			return destError(err, path)
 		}
 	} else if err := moveNoReplace(tmp, path); err != nil {
 		return err
@@ -92,9 +91,13 @@ func WriteFile(path string, data []byte, perm os.FileMode, overwrite bool) (err 
 	return syncDir(dir)
 }
 
+// testOnlyLink is os.Link; tests replace it to exercise the fallback for
+// file systems without hard links.
+var testOnlyLink = os.Link
+
 // moveNoReplace moves tmp to path unless path exists.
 func moveNoReplace(tmp, path string) error {
-	linkErr := os.Link(tmp, path)
+	linkErr := testOnlyLink(tmp, path)
 	if linkErr == nil {
 		// Both names now refer to the file; dropping the temporary one
 		// cannot fail in a way that matters, but report it if it does.
@@ -110,7 +113,17 @@ func moveNoReplace(tmp, path string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return destError(os.Rename(tmp, path), path)
+}
+
+// destError reports a failed rename against the destination, not the
+// temporary name the caller never chose.
+func destError(err error, path string) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &fs.PathError{Op: le.Op, Path: path, Err: le.Err}
+	}
+	return err
 }
 
 // createTemp creates a new file next to the destination with mode perm.
