@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -105,7 +104,7 @@ type node struct {
 
 	minLength int
 	maxLength int
-	pattern   *regexp.Regexp
+	pattern   matcher
 	patSrc    string
 	format    formatKind
 
@@ -166,7 +165,7 @@ type compiler struct {
 	order   []string                    // $ids in load order
 	files   map[string]string           // $id → file name
 	nodes   map[string]*node            // "$id#pointer" → node
-	regexps map[string]*regexp.Regexp   // ECMAScript source → compiled
+	regexps map[string]matcher          // ECMAScript source → compiled
 }
 
 func newCompiler() *compiler {
@@ -174,7 +173,7 @@ func newCompiler() *compiler {
 		docs:    map[string]*canonjson.Value{},
 		files:   map[string]string{},
 		nodes:   map[string]*node{},
-		regexps: map[string]*regexp.Regexp{},
+		regexps: map[string]matcher{},
 	}
 }
 
@@ -222,6 +221,46 @@ func (c *compiler) compileAll() error {
 			if _, err := c.compileAt(id, "/$defs/"+escapeToken(m.Key)); err != nil {
 				return err
 			}
+		}
+	}
+	return c.checkCycles()
+}
+
+// checkCycles rejects a cycle of "$ref" and "oneOf" edges: those apply a
+// schema to the same instance, so such a cycle would never terminate.
+// (Cycles through properties or items are fine: each step goes one level
+// deeper into the finite instance.)
+func (c *compiler) checkCycles() error {
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := make(map[*node]int, len(c.nodes))
+	var visit func(n *node) error
+	visit = func(n *node) error {
+		switch state[n] {
+		case active:
+			return fmt.Errorf("schema: %s: $ref/oneOf cycle applies a schema to the same value forever", n.loc)
+		case done:
+			return nil
+		}
+		state[n] = active
+		next := n.oneOf
+		if n.ref != nil {
+			next = append([]*node{n.ref}, next...)
+		}
+		for _, m := range next {
+			if err := visit(m); err != nil {
+				return err
+			}
+		}
+		state[n] = done
+		return nil
+	}
+	for _, n := range c.nodes {
+		if err := visit(n); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"hash/maphash"
 	"math/big"
 	"slices"
@@ -165,20 +166,7 @@ func (e *evaluator) eval(n *node, v *canonjson.Value) bool {
 		}
 		ok = false
 	}
-	var kindOK bool
-	switch {
-	case mask == tObject && n.objectKw:
-		kindOK = e.object(n, v)
-	case mask == tArray && n.arrayKw:
-		kindOK = e.array(n, v)
-	case mask == tString && n.stringKw:
-		kindOK = e.str(n, v.Str)
-	case (mask == tInteger || mask == tNumberOnly) && n.numberKw:
-		kindOK = e.number(n, v)
-	default:
-		kindOK = true
-	}
-	if !kindOK {
+	if !e.kindKeywords(n, v, mask) {
 		if !e.collect {
 			return false
 		}
@@ -188,6 +176,21 @@ func (e *evaluator) eval(n *node, v *canonjson.Value) bool {
 		ok = false
 	}
 	return ok
+}
+
+// kindKeywords applies the keywords that only concern v's kind.
+func (e *evaluator) kindKeywords(n *node, v *canonjson.Value, mask typeMask) bool {
+	switch {
+	case mask == tObject && n.objectKw:
+		return e.object(n, v)
+	case mask == tArray && n.arrayKw:
+		return e.array(n, v)
+	case mask == tString && n.stringKw:
+		return e.str(n, v.Str)
+	case (mask == tInteger || mask == tNumberOnly) && n.numberKw:
+		return e.number(n, v)
+	}
+	return true
 }
 
 func (e *evaluator) constEnum(n *node, v *canonjson.Value) bool {
@@ -357,7 +360,11 @@ func checkFormat(f formatKind, s string) string {
 	switch f {
 	case formatDateTime:
 		if _, err := datetime.Parse(s); err != nil {
-			return "must be a valid date-time: " + err.(*datetime.ParseError).Reason
+			var pe *datetime.ParseError
+			if errors.As(err, &pe) {
+				return "must be a valid date-time: " + pe.Reason
+			}
+			return "must be a valid date-time: " + err.Error()
 		}
 	case formatURI:
 		if reason := checkURI(s); reason != "" {

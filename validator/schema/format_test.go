@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,6 +95,9 @@ func TestTranslatePattern(t *testing.T) {
 		{`[[]`, `[\[]`},
 		{`(?:ab)+`, `(?:ab)+`},
 		{`[^\]]`, `[^\]]`},
+		{`^0{01}$`, `^0{1}$`},
+		{`a{2,}b{03,004}?`, `a{2,}b{3,4}?`},
+		{`a{2,2}`, `a{2,2}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -106,19 +112,137 @@ func TestTranslatePattern(t *testing.T) {
 	}
 }
 
-// TestPatternAnchors checks the RE2 assumption behind §1.8: without (?m),
-// "$" matches only at the very end of the text and "^" only at its start.
+// TestPatternAnchors checks the RE2 assumption behind §1.8 — without (?m),
+// "$" matches only at the very end of the text and "^" only at its start —
+// and that the byte-level matcher agrees.
 func TestPatternAnchors(t *testing.T) {
-	re, err := compilePattern(`^[a-f0-9]{64}$`)
+	src := `^[a-f0-9]{64}$`
+	tr, err := translatePattern(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{hex64 + "\n", hex64 + "\r\n", "\n" + hex64, hex64 + "\u2028", hex64 + hex64[:1]} {
-		if re.MatchString(s) {
-			t.Errorf("%q matched", s)
+	simple, ok := parseSimplePattern(src)
+	if !ok {
+		t.Fatal("sha256 pattern should take the byte-level matcher")
+	}
+	for name, m := range map[string]matcher{"RE2": regexp.MustCompile(tr), "simple": simple} {
+		for _, s := range []string{hex64 + "\n", hex64 + "\r\n", "\n" + hex64, hex64 + "\u2028", hex64 + hex64[:1]} {
+			if m.MatchString(s) {
+				t.Errorf("%s: %q matched", name, s)
+			}
+		}
+		if !m.MatchString(hex64) {
+			t.Errorf("%s: control did not match", name)
 		}
 	}
-	if !re.MatchString(hex64) {
-		t.Error("control did not match")
+}
+
+// schemaPatterns are the patterns of REFERENCE §3 (and §3.4's checkRef).
+var schemaPatterns = []string{
+	`^[a-f0-9]{64}$`,
+	`^[a-f0-9]{40}$`,
+	`^[A-Za-z0-9][A-Za-z0-9._/-]{0,255}$`,
+	`^mcp-res/[a-z0-9-]+/v[1-9][0-9]*$`,
+	`^[1-9][0-9]*\.[0-9]+\.[0-9]+$`,
+	`^[A-Za-z0-9._:-]{8,128}$`,
+	`^[A-Z][A-Z0-9_]{2,95}$`,
+	`^obs-[A-Za-z0-9._:-]+$`,
+	`^[a-z0-9][a-z0-9-]{1,95}$`,
+	`^.{1,192}:.{1,192}$`,
+}
+
+func TestSimplePatternSelection(t *testing.T) {
+	simple := append(schemaPatterns[:9:9],
+		`^a?b?c?$`, `^[\d]+x$`, `^\d{3}-\d{4}$`, `^[\-\]]*$`, `^$`, `^a{2,}$`, `^ab$`, `^[a-c]*[d-f]?[g]$`)
+	for _, p := range simple {
+		if _, ok := parseSimplePattern(p); !ok {
+			t.Errorf("%q should take the byte-level matcher", p)
+		}
 	}
+	for _, p := range []string{
+		`^.{1,192}:.{1,192}$`, // "." is not ASCII-only
+		`^[a-z]*[a-c]$`,       // ambiguous: greedy would over-consume
+		`^a?a$`,               // ambiguous
+		`^[a-z]*[0-9]?[a-c]$`, // ambiguous through an optional atom
+		`abc`,                 // unanchored
+		`^abc`,                // no end anchor
+		`^abc\$`,              // escaped end
+		`^[^a]$`,              // negated class
+		`^é$`,                 // non-ASCII
+		`^\s$`,                // not ASCII
+		`^a*?$`,               // lazy
+		`^(ab)+$`,             // group
+		`^a|b$`,               // alternation
+		`^[a-z]{3,2}$`,        // bad count
+	} {
+		if _, ok := parseSimplePattern(p); ok {
+			t.Errorf("%q must not take the byte-level matcher", p)
+		}
+	}
+}
+
+// TestSimplePatternMatchesRE2 compares the byte-level matcher with the RE2
+// translation on every string over a pattern-specific alphabet up to a
+// length, plus random longer strings.
+func TestSimplePatternMatchesRE2(t *testing.T) {
+	patterns := append(schemaPatterns[:9:9],
+		`^a?b?c?$`, `^\d{3}-\d{4}$`, `^[a-c]*[d-f]?[g]$`, `^x{2,4}y{0,2}z+$`, `^[\-\]]*$`)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, p := range patterns {
+		sp, ok := parseSimplePattern(p)
+		if !ok {
+			t.Fatalf("%q is not simple", p)
+		}
+		tr, err := translatePattern(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile(tr)
+		alphabet := alphabetFor(p)
+		check := func(s string) {
+			if got, want := sp.MatchString(s), re.MatchString(s); got != want {
+				t.Fatalf("%q on %q: simple %v, RE2 %v", p, s, got, want)
+			}
+		}
+		var gen func(prefix string, depth int)
+		gen = func(prefix string, depth int) {
+			check(prefix)
+			if depth == 0 {
+				return
+			}
+			for _, r := range alphabet {
+				gen(prefix+string(r), depth-1)
+			}
+		}
+		gen("", 3)
+		for i := 0; i < 4000; i++ {
+			var b strings.Builder
+			n := rng.IntN(140)
+			for j := 0; j < n; j++ {
+				b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+			}
+			check(b.String())
+		}
+		// Strings built from the pattern's own accepting shapes.
+		for _, s := range []string{hex64, hex64[:40], "mcp-res/server-tool-call/v1", "2.0.0", "10.0.0", "01.0.0",
+			"run-v02-example-0001", "INVALID_RESULT_SHAPE", "obs-process", "observations/obs-process.json", "check-1"} {
+			check(s)
+			check(s + "\n")
+		}
+	}
+}
+
+// alphabetFor collects the characters of a pattern plus characters that
+// probe its edges (line terminators, non-ASCII, neighbours of ranges).
+func alphabetFor(p string) []rune {
+	seen := map[rune]bool{}
+	for _, r := range p + "\n\ré😀 09azAZ_-./:" {
+		seen[r] = true
+	}
+	var out []rune
+	for r := range seen {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
 }

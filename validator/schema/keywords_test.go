@@ -293,11 +293,15 @@ func TestCompileErrors(t *testing.T) {
 		{"inline flag", `{"pattern":"(?i)abc"}`, "is not supported"},
 		{"RE2-only escape", `{"pattern":"^a\\z"}`, `escape "\\z" is not supported`},
 		{"empty class", `{"pattern":"[]"}`, "empty class"},
+		{"lone brace", `{"pattern":"^a{$"}`, "bad quantifier at offset 2"},
+		{"RE2 repeat limit", `{"pattern":"^(?:ab){1001}$"}`, "invalid repeat count"},
 		{"unresolved local ref", `{"$ref":"#/$defs/missing"}`, `no member "$defs"`},
 		{"unresolved file ref", `{"$ref":"nope.schema.json"}`, "no document with $id"},
 		{"anchor ref", `{"$defs":{"a":{}},"$ref":"#a"}`, "only JSON-pointer fragments"},
 		{"boolean schema", `{"items":true}`, "boolean schemas are not supported"},
 		{"nested $id", `{"$id":"` + testBase + `main.schema.json","properties":{"a":{"$id":"x"}}}`, "allowed only at the document root"},
+		{"self reference", `{"$ref":"#"}`, "cycle applies a schema to the same value"},
+		{"oneOf cycle", `{"$defs":{"a":{"oneOf":[{"$ref":"#/$defs/b"}]},"b":{"$ref":"#/$defs/a"}}}`, "cycle"},
 		{"duplicate required", `{"required":["a","a"]}`, `required lists "a" twice`},
 		{"broken unreferenced def", `{"$defs":{"x":{"maxItems":"3"}}}`, "maxItems: must be a non-negative integer"},
 		{"wrong dialect", `{"$schema":"http://json-schema.org/draft-07/schema#"}`, "$schema must be"},
@@ -331,4 +335,18 @@ func TestValidateUnknownNamePanics(t *testing.T) {
 		}
 	}()
 	s.Validate("no-such-schema", parse(t, `{}`))
+}
+
+// TestConcurrentValidate: a Set is shared by goroutines, including the lazy
+// RE2 compilation of a non-identifier pattern (run with -race).
+func TestConcurrentValidate(t *testing.T) {
+	s := inlineSet(t, map[string]string{"main": `{"items":{"type":"string","pattern":"^.{1,192}:.{1,192}$"}}`})
+	v := parse(t, `["a:b","c:d",":x"]`)
+	done := make(chan []Error)
+	for range 8 {
+		go func() { done <- s.Validate("main", v) }()
+	}
+	for range 8 {
+		checkErrors(t, <-done, []want{{"/2", "pattern"}})
+	}
 }

@@ -3,7 +3,10 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // ECMAScript classes that RE2 spells differently (REFERENCE §1.8).
@@ -16,29 +19,54 @@ const (
 	ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 )
 
+// A matcher tests a string against one compiled pattern.
+type matcher interface {
+	MatchString(s string) bool
+}
+
 // compilePattern compiles an ECMAScript (u-flag) regular expression as used
-// by JSON Schema "pattern" into an equivalent RE2 expression. Matching is a
-// search, as in ECMAScript RegExp.prototype.test; "^" and "$" (no m flag)
-// anchor the start and the very end of the string, so a trailing LF never
-// satisfies "$" (RE2 without (?m) has the same meaning).
+// by JSON Schema "pattern". Matching is a search, as in ECMAScript
+// RegExp.prototype.test; "^" and "$" (no m flag) anchor the start and the
+// very end of the string, so a trailing LF never satisfies "$".
 //
+// Patterns of the form ^ (char or ASCII class, quantified) … $ whose greedy
+// reading is unambiguous — every MCP-RES identifier pattern — get a
+// byte-level matcher (see simplePattern). Any other pattern is translated to
+// RE2 (translatePattern), checked for syntax now and compiled on first use,
+// so that loading never pays for patterns nobody matches.
+func compilePattern(src string) (matcher, error) {
+	if sp, ok := parseSimplePattern(src); ok {
+		return sp, nil
+	}
+	tr, err := translatePattern(src)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %w", src, err)
+	}
+	if _, err := syntax.Parse(tr, syntax.Perl); err != nil {
+		return nil, fmt.Errorf("pattern %q: %w", src, err)
+	}
+	return &lazyRegexp{src: tr}, nil
+}
+
+// lazyRegexp compiles its RE2 translation on first use. Syntax was checked
+// at load, so a compile failure here is a bug in this package.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) MatchString(s string) bool {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re.MatchString(s)
+}
+
+// translatePattern rewrites an ECMAScript pattern into RE2 syntax.
 // Translated: "." outside classes, \s and \S, \uXXXX and \u{X…}. Rejected,
 // because RE2 cannot express them or gives them another meaning:
 // backreferences, lookaround, named groups, inline flags, \c, \k, \A,
 // \z, \Q and other letter escapes ECMAScript does not define, and the
 // empty classes "[]" and "[^]".
-func compilePattern(src string) (*regexp.Regexp, error) {
-	tr, err := translatePattern(src)
-	if err != nil {
-		return nil, fmt.Errorf("pattern %q: %w", src, err)
-	}
-	re, err := regexp.Compile(tr)
-	if err != nil {
-		return nil, fmt.Errorf("pattern %q: %w", src, err)
-	}
-	return re, nil
-}
-
 func translatePattern(src string) (string, error) {
 	var b strings.Builder
 	inClass := false
@@ -71,6 +99,23 @@ func translatePattern(src string) (string, error) {
 			b.WriteByte(']')
 		case c == '.' && !inClass:
 			b.WriteString(ecmaDot)
+		case c == '{' && !inClass:
+			// A quantifier; ECMAScript allows leading zeros ({01}), RE2
+			// would read them as literal text.
+			lo, hi, n, ok := parseQuantifier(src[i:])
+			if !ok || n == 0 {
+				return "", fmt.Errorf("bad quantifier at offset %d", i)
+			}
+			b.WriteString("{" + strconv.Itoa(lo))
+			switch {
+			case hi < 0:
+				b.WriteString(",")
+			case hi != lo || strings.Contains(src[i:i+n], ","):
+				b.WriteString("," + strconv.Itoa(hi))
+			}
+			b.WriteString("}")
+			i += n
+			continue
 		case c == '(' && !inClass && strings.HasPrefix(src[i:], "(?"):
 			if !strings.HasPrefix(src[i:], "(?:") {
 				return "", fmt.Errorf("group %q at offset %d is not supported", src[i:min(i+3, len(src))], i)
