@@ -17,7 +17,7 @@ func (a *app) attestCommand() *cobra.Command {
 		Use:   "attest",
 		Short: "Sign attested conformance bundles and verify them offline",
 	}
-	cmd.AddCommand(a.attestSignCommand(), a.attestVerifyCommand())
+	cmd.AddCommand(a.attestSignCommand(), a.attestVerifyCommand(), a.attestExportCommand())
 	return cmd
 }
 
