@@ -8,6 +8,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -244,7 +245,8 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 			} else if !datetime.Valid(evaluatedAt) {
 				return usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)
 			}
-			opts := attest.Options{EvaluatedAt: evaluatedAt, Validator: validator.New()}
+			opts := attest.Options{EvaluatedAt: evaluatedAt, Validator: validator.New(),
+				PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
 			worst := exitValid
 			for _, path := range args {
 				worst = max(worst, a.verifyFile(path, policyPath, opts, format))
@@ -256,7 +258,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0)")
+	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
 	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
 	f.StringVar(&format, "format", "json", "output format: json or text")
@@ -316,6 +318,9 @@ func (a *app) printAttestResult(path string, r attest.Result, format string) {
 	for _, e := range ev.Envelopes {
 		fmt.Fprintf(a.stdout, "  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s\n",
 			e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency)
+	}
+	for _, n := range ev.Notes {
+		fmt.Fprintf(a.stdout, "  note: %s\n", n)
 	}
 }
 

@@ -119,6 +119,7 @@ or a usage error.`,
 		a.canonicalizeCommand(),
 		a.keyCommand(),
 		a.attestCommand(),
+		a.policyCommand(),
 		a.demoCommand(),
 	)
 	return root

@@ -1,0 +1,59 @@
+// Package trustpolicy implements mcpres.trust-policy/v1, mcpres's extended
+// trust policy: strict loading, evaluation for attest.Verify at an explicit
+// time, authoring, and projection to the upstream
+// mcp-res.trust-policy/0.2.0. docs/trust-policy.md is the user manual; this
+// comment is the contract.
+//
+// # Format
+//
+// A policy is a JSON document (read with internal/canonjson's strict
+// reader) with schemaVersion "mcpres.trust-policy/v1", an id (1..128
+// characters), an integer version ≥ 1, an inclusive window validFrom ≤
+// validUntil, signers (≤ 32: name, identity, publicKey, roles ⊆ {signer,
+// witness}, optional own window), revocations (≤ 32: fingerprint, reason,
+// optional revokedAt), an optional witnesses rule (quorum, members,
+// distinctIdentities) and an optional transparency section holding a
+// tlog-policy text. Its shape is the embedded JSON Schema [SchemaName];
+// [Document] mirrors it member by member.
+//
+// # Loading
+//
+// [Load] reports every problem at once ([Problem]: JSON Pointer, keyword,
+// message with the numbers) and returns a policy only when there is none.
+// Duplicates never count twice: one key under two names or identities, a
+// name twice, a revocation twice, a witness member twice, and the
+// double-counting texts of formats' witness.ParsePolicy ([ParseTLogPolicy])
+// are all rejected, as are small-order or non-canonical Ed25519 keys and
+// inverted windows.
+//
+// # Evaluation
+//
+// A loaded *[Policy] is an attest.TrustPolicy; [Loader] is the
+// attest.PolicyLoader to register under [SchemaVersion] in
+// attest.Options.PolicyLoaders. Strict by default, with nothing to loosen:
+//
+//   - G6 ([Policy.InForce]): validFrom ≤ T ≤ validUntil, else
+//     MCP_RES_TRUST_POLICY_EXPIRED;
+//   - E13 ([Policy.Envelope]): trustPolicyId = id, else
+//     MCP_RES_ATTESTATION_IDENTITY_MISMATCH; signingTime inside the window
+//     and ≤ T, else MCP_RES_TRUST_POLICY_EXPIRED; a revoked key fails with
+//     MCP_RES_ATTESTATION_KEY_REVOKED at every level (revokedAt is reported,
+//     never used to accept); trusted iff a signer has exactly that key and
+//     identity and its own window covers the signing time and T;
+//   - E14 ([Policy.Transparency]): digest only, as upstream (DIGEST_ONLY);
+//   - G8 ([Policy.Derive]): SIGNED_WITH_IDENTITY needs every envelope
+//     trusted and a primary signer with the signer role; WITNESSED also needs
+//     the witnesses rule met by envelopes 2..n, counted by key fingerprint,
+//     never counting the primary; TRANSPARENCY_RECORDED is not derivable
+//     until transparency proofs are verified offline. The notes give the
+//     counts and why an envelope was untrusted or a witness not counted.
+//
+// Nothing here reads a clock, the network or a file.
+//
+// # Authoring and export
+//
+// [New], [Decode] and the [Document] edit methods serve cmd/mcpres's policy
+// commands, which re-check every result with [Load] before writing it.
+// [Policy.Upstream] projects to mcp-res.trust-policy/0.2.0 and lists every
+// rule the projection would weaken.
+package trustpolicy

@@ -1,0 +1,307 @@
+package trustpolicy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/datetime"
+)
+
+// A Policy is a loaded mcpres.trust-policy/v1: immutable, safe for
+// concurrent use, and an attest.TrustPolicy. Get one from [Load] or
+// [Loader].
+type Policy struct {
+	doc         *Document
+	from, until datetime.Instant
+	signers     []signerInfo
+	byKey       map[string]int // SPKI fingerprint → index in signers
+	revoked     map[string]int // SPKI fingerprint → index in doc.Revocations
+	members     map[string]bool
+	tlog        *TLogPolicy
+}
+
+type signerInfo struct {
+	*Signer
+	index             int
+	fp                string
+	hasFrom, hasUntil bool
+	from, until       datetime.Instant
+}
+
+var _ attest.TrustPolicy = (*Policy)(nil)
+
+// newPolicy builds a Policy from a document that passed every check.
+func newPolicy(d *Document, c *checker) (*Policy, []Problem) {
+	p := &Policy{doc: d, byKey: map[string]int{}, revoked: map[string]int{}, members: map[string]bool{}, tlog: c.tlog}
+	var err error
+	if p.from, err = datetime.Parse(d.ValidFrom); err != nil {
+		return nil, []Problem{{"/validFrom", "format", err.Error()}}
+	}
+	if p.until, err = datetime.Parse(d.ValidUntil); err != nil {
+		return nil, []Problem{{"/validUntil", "format", err.Error()}}
+	}
+	for i := range d.Signers {
+		s := &d.Signers[i]
+		si := signerInfo{Signer: s, index: i, fp: fingerprint(c.keys[i])}
+		if s.ValidFrom != "" {
+			si.hasFrom = true
+			if si.from, err = datetime.Parse(s.ValidFrom); err != nil {
+				return nil, []Problem{{fmt.Sprintf("/signers/%d/validFrom", i), "format", err.Error()}}
+			}
+		}
+		if s.ValidUntil != "" {
+			si.hasUntil = true
+			if si.until, err = datetime.Parse(s.ValidUntil); err != nil {
+				return nil, []Problem{{fmt.Sprintf("/signers/%d/validUntil", i), "format", err.Error()}}
+			}
+		}
+		p.byKey[si.fp] = i
+		p.signers = append(p.signers, si)
+	}
+	for i, r := range d.Revocations {
+		p.revoked[r.Fingerprint] = i
+	}
+	if d.Witnesses != nil {
+		for _, m := range d.Witnesses.Members {
+			p.members[m] = true
+		}
+	}
+	return p, nil
+}
+
+// Document returns a copy of the policy document.
+func (p *Policy) Document() *Document { return p.doc.Clone() }
+
+// TLogPolicy returns the parsed transparency.tlogPolicy, or nil when the
+// policy has no transparency section.
+func (p *Policy) TLogPolicy() *TLogPolicy { return p.tlog }
+
+// ID returns the policy id.
+func (p *Policy) ID() string { return p.doc.ID }
+
+// Version returns the policy version, a decimal integer.
+func (p *Policy) Version() string { return strconv.FormatInt(p.doc.Version, 10) }
+
+// InForce is step G6: the policy window validFrom ≤ at ≤ validUntil is
+// inclusive; outside it the result is MCP_RES_TRUST_POLICY_EXPIRED.
+func (p *Policy) InForce(at datetime.Instant, atText string) *attest.Failure {
+	if at.Compare(p.from) < 0 || at.Compare(p.until) > 0 {
+		return &attest.Failure{Code: attest.CodeTrustPolicyExpired, Detail: fmt.Sprintf("evaluation time %s is outside the policy window %s … %s", atText, p.doc.ValidFrom, p.doc.ValidUntil)}
+	}
+	return nil
+}
+
+// Envelope is step E13, in this order:
+//
+//  1. the statement's trustPolicyId must be the policy id, else
+//     MCP_RES_ATTESTATION_IDENTITY_MISMATCH;
+//  2. its signingTime must lie in the policy window and not after the
+//     evaluation time, else MCP_RES_TRUST_POLICY_EXPIRED;
+//  3. a revoked key fails with MCP_RES_ATTESTATION_KEY_REVOKED at every
+//     claimed level, SIGNED included. The revocation's revokedAt is
+//     reported, never used to accept: the signing time is asserted by the
+//     signer itself, so without a trusted time a revoked key always fails;
+//  4. the envelope is trusted iff a signer has exactly this key (by SPKI
+//     fingerprint), that signer's identity equals the envelope's
+//     signerIdentity, and the signer's own window, if it has one, covers
+//     both the signing time and the evaluation time. This is recorded in
+//     ev.Trusted; [Policy.Derive] explains untrusted envelopes.
+func (p *Policy) Envelope(f *attest.EnvelopeFacts, at datetime.Instant, ev *attest.EnvelopeEvaluation) *attest.Failure {
+	if f.TrustPolicyID != p.doc.ID {
+		return &attest.Failure{Code: attest.CodeIdentityMismatch, Detail: fmt.Sprintf("signed for trust policy %q, evaluated with %q", f.TrustPolicyID, p.doc.ID)}
+	}
+	if f.SigningTime.Compare(p.from) < 0 || f.SigningTime.Compare(p.until) > 0 || f.SigningTime.Compare(at) > 0 {
+		return &attest.Failure{Code: attest.CodeTrustPolicyExpired, Detail: fmt.Sprintf("signingTime %s is outside the policy window %s … %s or after the evaluation time", f.SigningTimeText, p.doc.ValidFrom, p.doc.ValidUntil)}
+	}
+	if i, ok := p.revoked[f.KeyID]; ok {
+		ev.Revoked = true
+		r := p.doc.Revocations[i]
+		when := ""
+		if r.RevokedAt != "" {
+			when = ", revokedAt " + r.RevokedAt
+		}
+		return &attest.Failure{Code: attest.CodeKeyRevoked, Detail: fmt.Sprintf("key %s is revoked by the policy (reason %q%s); a revoked key fails at every level whatever the signing time, which the signer asserts itself", f.KeyID, r.Reason, when)}
+	}
+	ev.Trusted = p.untrusted(f, &at) == ""
+	return nil
+}
+
+// untrusted returns why the envelope is not trusted, or "". Without the
+// evaluation time (at == nil) a signer whose key and identity match is
+// taken to be untrusted because of its window only when the signing time
+// is outside it; Derive calls it only for envelopes Envelope found
+// untrusted.
+func (p *Policy) untrusted(f *attest.EnvelopeFacts, at *datetime.Instant) string {
+	i, ok := p.byKey[f.KeyID]
+	if !ok {
+		return "key unknown"
+	}
+	s := &p.signers[i]
+	if s.Identity != f.SignerIdentity {
+		return "identity differs"
+	}
+	if at == nil || !s.covers(f.SigningTime) || !s.covers(*at) {
+		return "key window"
+	}
+	return ""
+}
+
+// covers reports whether t is inside the signer's own window (an absent
+// bound is no bound).
+func (s *signerInfo) covers(t datetime.Instant) bool {
+	return (!s.hasFrom || t.Compare(s.from) >= 0) && (!s.hasUntil || t.Compare(s.until) <= 0)
+}
+
+func (s *signerInfo) window() string {
+	from, until := s.ValidFrom, s.ValidUntil
+	if from == "" {
+		from = "(policy validFrom)"
+	}
+	if until == "" {
+		until = "(policy validUntil)"
+	}
+	return from + " … " + until
+}
+
+// explain is the long form of an untrusted envelope's reason.
+func (p *Policy) explain(f *attest.EnvelopeFacts) string {
+	switch p.untrusted(f, nil) {
+	case "key unknown":
+		return fmt.Sprintf("key %s is not a signer of the policy", f.KeyID)
+	case "identity differs":
+		s := &p.signers[p.byKey[f.KeyID]]
+		return fmt.Sprintf("identity %q differs from signer %q's %q", f.SignerIdentity, s.Name, s.Identity)
+	}
+	s := &p.signers[p.byKey[f.KeyID]]
+	if !s.covers(f.SigningTime) {
+		return fmt.Sprintf("signingTime %s is outside signer %q's key window %s", f.SigningTimeText, s.Name, s.window())
+	}
+	return fmt.Sprintf("the evaluation time is outside signer %q's key window %s", s.Name, s.window())
+}
+
+// Transparency keeps the digest-only meaning for now (DIGEST_ONLY,
+// REFERENCE §6.10): nothing beyond the proof digest that Verify already
+// checked. Offline proof verification against transparency.tlogPolicy is
+// future work; until then [Policy.Derive] never derives
+// TRANSPARENCY_RECORDED.
+func (p *Policy) Transparency(*attest.EnvelopeFacts, []byte, *attest.EnvelopeEvaluation) *attest.Failure {
+	return nil
+}
+
+// Derive is step G8's derivation:
+//
+//   - AllTrusted: every envelope is trusted (see [Policy.Envelope]);
+//   - SIGNED_WITH_IDENTITY: AllTrusted and the first (primary) envelope's
+//     signer has the signer role;
+//   - WITNESSED: in addition, the witnesses rule is satisfied by envelopes
+//     2..n: trusted signers with the witness role that are listed in
+//     witnesses.members, counted by key fingerprint (never by name or
+//     identity), and, with distinctIdentities, each with an identity
+//     different from the primary's and from every other counted
+//     witness's. The primary never counts toward its own quorum, even when
+//     it is a witness member. Without a witnesses rule WITNESSED is not
+//     derivable;
+//   - TRANSPARENCY_RECORDED is not derivable under v1 until transparency
+//     proofs are verified offline: a digest-only reference is not enough
+//     (so, unlike upstream, REFERENCE §10 row 34, one signer with a
+//     reference never satisfies a WITNESSED claim either).
+//
+// The notes give the counts and say why an envelope was not trusted or a
+// witness not counted.
+func (p *Policy) Derive(fs []attest.EnvelopeFacts, evs []attest.EnvelopeEvaluation) attest.Derivation {
+	d := attest.Derivation{Level: attest.Signed, AllTrusted: len(fs) > 0 && len(fs) == len(evs)}
+	n := min(len(fs), len(evs))
+	trusted := 0
+	var why []string
+	for i := range n {
+		if evs[i].Trusted {
+			trusted++
+			continue
+		}
+		d.AllTrusted = false
+		why = append(why, fmt.Sprintf("envelope %d: %s", i, p.explain(&fs[i])))
+	}
+	note := fmt.Sprintf("trusted signers: %d of %d envelopes, by key fingerprint and identity (policy %s version %d)", trusted, len(evs), p.doc.ID, p.doc.Version)
+	if len(why) > 0 {
+		note += ": " + strings.Join(why, "; ")
+	}
+	d.Notes = append(d.Notes, note)
+	witnessNote, witnessed := p.countWitnesses(fs[:n], evs[:n])
+	if !d.AllTrusted {
+		d.Notes = append(d.Notes, witnessNote)
+		return d
+	}
+	primary := &p.signers[p.byKey[fs[0].KeyID]]
+	if !primary.HasRole(RoleSigner) {
+		d.Notes = append(d.Notes, fmt.Sprintf("primary signer %q (envelope 0) lacks the signer role: SIGNED_WITH_IDENTITY is not derivable", primary.Name))
+		return d
+	}
+	d.Level = attest.SignedWithIdentity
+	d.Notes = append(d.Notes, fmt.Sprintf("primary signer %q (envelope 0) has the signer role", primary.Name), witnessNote)
+	if witnessed {
+		d.Level = attest.Witnessed
+	}
+	digestOnly := 0
+	for _, e := range evs {
+		if e.Transparency == attest.TransparencyDigestOnly {
+			digestOnly++
+		}
+	}
+	d.Notes = append(d.Notes, fmt.Sprintf("transparency: TRANSPARENCY_RECORDED is not derivable under %s until transparency proofs are verified offline; %d digest-only reference(s) (DIGEST_ONLY) seen, which is not enough", SchemaVersion, digestOnly))
+	return d
+}
+
+// countWitnesses applies the witnesses rule to envelopes 1..n-1.
+func (p *Policy) countWitnesses(fs []attest.EnvelopeFacts, evs []attest.EnvelopeEvaluation) (string, bool) {
+	w := p.doc.Witnesses
+	if w == nil {
+		return "witnesses: the policy has no witnesses rule, so WITNESSED is not derivable", false
+	}
+	counted := map[string]bool{}      // key fingerprints
+	identities := map[string]string{} // identity → who holds it
+	var names, skipped []string
+	if len(fs) > 0 {
+		if i, ok := p.byKey[fs[0].KeyID]; ok && p.members[p.signers[i].Name] {
+			skipped = append(skipped, p.signers[i].Name+": primary signer, never its own witness")
+		}
+		if w.DistinctIdentities {
+			identities[fs[0].SignerIdentity] = "the primary signer's"
+		}
+	}
+	for i := 1; i < len(fs); i++ {
+		f := &fs[i]
+		label := fmt.Sprintf("envelope %d", i)
+		var s *signerInfo
+		if j, ok := p.byKey[f.KeyID]; ok {
+			s = &p.signers[j]
+			label = s.Name
+		}
+		switch {
+		case !evs[i].Trusted:
+			skipped = append(skipped, label+": "+p.untrusted(f, nil))
+		case !s.HasRole(RoleWitness) || !p.members[s.Name]:
+			skipped = append(skipped, label+": not a witness member")
+		case counted[f.KeyID]:
+			skipped = append(skipped, label+": key already counted")
+		case w.DistinctIdentities && identities[f.SignerIdentity] != "":
+			skipped = append(skipped, fmt.Sprintf("%s: identity %q is %s", label, f.SignerIdentity, identities[f.SignerIdentity]))
+		default:
+			counted[f.KeyID] = true
+			identities[f.SignerIdentity] = s.Name + "'s"
+			names = append(names, s.Name)
+		}
+	}
+	note := fmt.Sprintf("witnesses: %d of %d required, counted by key fingerprint", len(counted), w.Quorum)
+	if w.DistinctIdentities {
+		note += " with distinct identities"
+	}
+	if len(skipped) > 0 {
+		note += " (" + strings.Join(skipped, "; ") + ")"
+	}
+	if len(names) > 0 {
+		note += "; counted: " + strings.Join(names, ", ")
+	}
+	return note, int64(len(counted)) >= w.Quorum
+}
