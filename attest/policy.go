@@ -30,6 +30,12 @@ type EnvelopeFacts struct {
 	SigningTimeText string
 	TrustPolicyID   string
 	Transparency    *TransparencyReference
+	// The statement's binding, checked equal to the attested bundle (E10).
+	SubjectName             string
+	SubjectDigest           string // the subject artifact's SHA-256
+	EvidenceBundleDigest    string
+	ScenarioFingerprint     string
+	ExecutionInstanceDigest string
 }
 
 // Derivation is a policy's verdict on a set of verified envelopes.

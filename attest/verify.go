@@ -29,6 +29,7 @@ const (
 	CodeTransparencyInvalid     = "MCP_RES_TRANSPARENCY_REFERENCE_INVALID"
 	TransparencyNone            = "NONE"
 	TransparencyDigestOnly      = "DIGEST_ONLY"
+	TransparencyVerifiedOffline = "VERIFIED_OFFLINE"
 )
 
 // Options configure one verification.
@@ -59,7 +60,9 @@ type EnvelopeEvaluation struct {
 	Revoked        bool   `json:"revoked"`
 	// Transparency is NONE, or DIGEST_ONLY when the statement carries a
 	// transparency reference whose proof bytes match their SHA-256: no log,
-	// inclusion proof or checkpoint was verified (REFERENCE §6.10).
+	// inclusion proof or checkpoint was verified (REFERENCE §6.10), or
+	// VERIFIED_OFFLINE when a policy verified the proof against a log it
+	// trusts (inclusion, signed checkpoint, witness cosignatures).
 	Transparency string `json:"transparency"`
 }
 
@@ -425,7 +428,9 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		return &validator.InputError{Reason: where + "signingTime: " + err.Error()}
 	}
 	facts := EnvelopeFacts{Index: i, KeyID: keyID, PublicKey: pub, SignerIdentity: identity,
-		SigningTime: t, SigningTimeText: p.SigningTime, TrustPolicyID: p.TrustPolicyID, Transparency: p.TransparencyReference}
+		SigningTime: t, SigningTimeText: p.SigningTime, TrustPolicyID: p.TrustPolicyID, Transparency: p.TransparencyReference,
+		SubjectName: st.Subject[0].Name, SubjectDigest: st.Subject[0].Digest.Sha256, EvidenceBundleDigest: p.EvidenceBundleDigest,
+		ScenarioFingerprint: p.ScenarioFingerprint, ExecutionInstanceDigest: p.ExecutionInstanceDigest}
 	ev := &v.res.Evaluation.Envelopes[len(v.res.Evaluation.Envelopes)-1]
 	if v.policy != nil { // E13
 		if f := v.policy.Envelope(&facts, v.at, ev); f != nil {
