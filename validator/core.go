@@ -70,9 +70,25 @@ type coreCheck struct {
 	b   *bundle.Bundle
 	ev  *bundle.Evidence
 
+	evidenceSum string // canonical digest of evidence, computed once
+	evidenceLen int
+
 	opIDs  map[string]int              // operationId → index
 	obsIDs map[string]bool             // observation ids
 	arts   map[string]*bundle.Artifact // path → last manifest entry
+}
+
+// evidenceDigest returns the canonical digest and length of evidence,
+// computing it once (steps i and k both need it).
+func (c *coreCheck) evidenceDigest() (string, int, error) {
+	if c.evidenceSum == "" {
+		sum, n, err := digest(c.doc.Get("evidence"))
+		if err != nil {
+			return "", 0, err
+		}
+		c.evidenceSum, c.evidenceLen = sum, n
+	}
+	return c.evidenceSum, c.evidenceLen, nil
 }
 
 func digest(v *canonjson.Value) (string, int, error) {
@@ -480,7 +496,11 @@ func (c *coreCheck) digests() (string, string, error) {
 		return bad(fmt.Sprintf("supportingArtifactManifestDigest is %s, the manifest digests to %s", c.ev.SupportingArtifactManifestDigest, sup))
 	}
 	for _, part := range []struct{ path, member string }{{bundle.EvidencePath, "evidence"}, {bundle.StatementPath, "statement"}} {
-		sum, n, err := digest(c.doc.Get(part.member))
+		digestOf := func() (string, int, error) { return digest(c.doc.Get(part.member)) }
+		if part.member == "evidence" {
+			digestOf = c.evidenceDigest
+		}
+		sum, n, err := digestOf()
 		if err != nil {
 			return "", "", err
 		}
@@ -535,7 +555,7 @@ func (c *coreCheck) executionDigest() (string, string, error) {
 // k. Statement mirrors of the evidence.
 func (c *coreCheck) mirrors() (string, string, error) {
 	s, ev := &c.b.Statement, c.ev
-	evSum, _, err := digest(c.doc.Get("evidence"))
+	evSum, _, err := c.evidenceDigest()
 	if err != nil {
 		return "", "", err
 	}

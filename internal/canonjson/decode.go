@@ -17,12 +17,28 @@ func Unmarshal(v *Value, dst any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("canonjson: Unmarshal needs a non-nil pointer, got %T", dst)
 	}
-	return decode(v, rv.Elem(), "")
+	d := decoder{fields: map[reflect.Type]map[string]int{}}
+	return d.decode(v, rv.Elem(), "")
+}
+
+// decoder caches struct field tables for one Unmarshal call (no global
+// state): large documents hold many values of the same struct type.
+type decoder struct {
+	fields map[reflect.Type]map[string]int
+}
+
+func (d *decoder) structFields(t reflect.Type) map[string]int {
+	f, ok := d.fields[t]
+	if !ok {
+		f = structFields(t)
+		d.fields[t] = f
+	}
+	return f
 }
 
 var valuePtrType = reflect.TypeFor[*Value]()
 
-func decode(v *Value, rv reflect.Value, path string) error {
+func (d *decoder) decode(v *Value, rv reflect.Value, path string) error {
 	if rv.Type() == valuePtrType {
 		rv.Set(reflect.ValueOf(v))
 		return nil
@@ -33,7 +49,7 @@ func decode(v *Value, rv reflect.Value, path string) error {
 			return nil
 		}
 		p := reflect.New(rv.Type().Elem())
-		if err := decode(v, p.Elem(), path); err != nil {
+		if err := d.decode(v, p.Elem(), path); err != nil {
 			return err
 		}
 		rv.Set(p)
@@ -75,7 +91,7 @@ func decode(v *Value, rv reflect.Value, path string) error {
 		}
 		s := reflect.MakeSlice(rv.Type(), len(v.Items), len(v.Items))
 		for i, it := range v.Items {
-			if err := decode(it, s.Index(i), fmt.Sprintf("%s/%d", path, i)); err != nil {
+			if err := d.decode(it, s.Index(i), fmt.Sprintf("%s/%d", path, i)); err != nil {
 				return err
 			}
 		}
@@ -84,13 +100,13 @@ func decode(v *Value, rv reflect.Value, path string) error {
 		if v.Kind != Object {
 			return mismatch()
 		}
-		fields := structFields(rv.Type())
+		fields := d.structFields(rv.Type())
 		for _, m := range v.Members {
 			idx, ok := fields[m.Key]
 			if !ok {
 				return fmt.Errorf("canonjson: %s: unknown member %q", pointerOrRoot(path), m.Key)
 			}
-			if err := decode(m.Value, rv.Field(idx), path+"/"+EscapePointer(m.Key)); err != nil {
+			if err := d.decode(m.Value, rv.Field(idx), path+"/"+EscapePointer(m.Key)); err != nil {
 				return err
 			}
 		}
