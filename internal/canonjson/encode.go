@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"hash"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -46,13 +47,21 @@ func AppendCanonical(dst []byte, v *Value) ([]byte, error) {
 // Digest returns the lowercase hex SHA-256 of the canonical encoding of v and
 // the encoding's length in bytes ("canonical byte length").
 func Digest(v *Value) (string, int, error) {
-	b, err := Canonical(v)
+	// Stream the canonical bytes into the hash in chunks rather than
+	// materializing a multi-megabyte buffer.
+	h := sha256.New()
+	e := encoder{sorted: true, sink: h}
+	rest, err := e.value(make([]byte, 0, 2*flushSize), v)
 	if err != nil {
 		return "", 0, err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), len(b), nil
+	h.Write(rest)
+	e.written += len(rest)
+	return hex.EncodeToString(h.Sum(nil)), e.written, nil
 }
+
+// flushSize is how much canonical output Digest buffers before hashing it.
+const flushSize = 32 << 10
 
 // TextDigest returns the lowercase hex SHA-256 of the UTF-8 bytes of s, with
 // no JSON quoting (REFERENCE §1.3, raw-text digests).
@@ -87,9 +96,21 @@ func Pretty(v *Value) ([]byte, error) {
 }
 
 type encoder struct {
-	sorted bool // sort object members (canonical form)
-	indent bool // two-space pretty layout
-	level  int
+	sorted  bool // sort object members (canonical form)
+	indent  bool // two-space pretty layout
+	level   int
+	sink    hash.Hash // when set, output is flushed here in chunks
+	written int       // bytes flushed to sink
+}
+
+// flush hands buffered output to the sink once it is large enough.
+func (e *encoder) flush(dst []byte) []byte {
+	if e.sink == nil || len(dst) < flushSize {
+		return dst
+	}
+	e.sink.Write(dst)
+	e.written += len(dst)
+	return dst[:0]
 }
 
 func (e *encoder) newline(dst []byte) []byte {
@@ -128,6 +149,7 @@ func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
 		dst = append(dst, '[')
 		e.level++
 		for i, it := range v.Items {
+			dst = e.flush(dst)
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -156,6 +178,7 @@ func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
 		dst = append(dst, '{')
 		e.level++
 		for i, m := range members {
+			dst = e.flush(dst)
 			if i > 0 {
 				dst = append(dst, ',')
 			}

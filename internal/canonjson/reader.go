@@ -133,7 +133,18 @@ type parser struct {
 	nodes   int
 	slab    []Value
 	lenient bool // ParseLenient: see its doc
+
+	// Scratch stacks: an array's items and an object's members are
+	// collected here and copied once into an exact-size slice, so large
+	// documents do not keep append's spare capacity alive.
+	items   []*Value
+	members []Member
+	// keys interns object keys (bounded): documents repeat a small set.
+	keys map[string]string
 }
+
+// maxInternedKeys bounds the key-interning table.
+const maxInternedKeys = 1024
 
 // maxLenientDepth bounds recursion in ParseLenient. No canonical statement
 // comes near it; deeper input is a plain syntax failure.
@@ -198,7 +209,7 @@ func (p *parser) value(depth int) (*Value, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		s, err := p.string()
+		s, err := p.stringValue(false)
 		if err != nil {
 			return nil, err
 		}
@@ -294,13 +305,15 @@ func (p *parser) array(depth int) (*Value, error) {
 		p.pos++
 		return v, nil
 	}
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
 	for {
 		p.skipSpace()
 		item, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		v.Items = append(v.Items, item)
+		p.items = append(p.items, item)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("unexpected end of input in array")
@@ -310,6 +323,7 @@ func (p *parser) array(depth int) (*Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			v.Items = append(make([]*Value, 0, len(p.items)-base), p.items[base:]...)
 			return v, nil
 		default:
 			return nil, p.fail("expected ',' or ']' in array")
@@ -328,6 +342,8 @@ func (p *parser) object(depth int) (*Value, error) {
 		return v, nil
 	}
 	var seen map[string]struct{}
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -341,14 +357,14 @@ func (p *parser) object(depth int) (*Value, error) {
 			return nil, err
 		}
 		keyOff := p.pos
-		key, err := p.string()
+		key, err := p.stringValue(true)
 		if err != nil {
 			return nil, err
 		}
 		dupIndex := -1
 		if p.lenient {
-			dupIndex = memberIndex(v.Members, key)
-		} else if dup := p.duplicate(v.Members, &seen, key); dup {
+			dupIndex = memberIndex(p.members[base:], key)
+		} else if dup := p.duplicate(p.members[base:], &seen, key); dup {
 			return nil, p.failAt(keyOff, fmt.Sprintf("duplicate key %q", key))
 		}
 		p.skipSpace()
@@ -363,9 +379,9 @@ func (p *parser) object(depth int) (*Value, error) {
 		}
 		if dupIndex >= 0 {
 			// Lenient: the last value wins, in the first key's position.
-			v.Members[dupIndex].Value = val
+			p.members[base+dupIndex].Value = val
 		} else {
-			v.Members = append(v.Members, Member{Key: key, Value: val})
+			p.members = append(p.members, Member{Key: key, Value: val})
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -376,6 +392,7 @@ func (p *parser) object(depth int) (*Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			v.Members = append(make([]Member, 0, len(p.members)-base), p.members[base:]...)
 			return v, nil
 		default:
 			return nil, p.fail("expected ',' or '}' in object")
@@ -407,9 +424,10 @@ func (p *parser) duplicate(members []Member, seen *map[string]struct{}, key stri
 	return false
 }
 
-// string reads a JSON string starting at the opening quote and returns its
-// unescaped content, enforcing UTF-8, surrogate pairing and the length limit.
-func (p *parser) string() (string, error) {
+// stringValue reads a JSON string starting at the opening quote and returns
+// its unescaped content, enforcing UTF-8, surrogate pairing and the length
+// limit. Keys without escapes are interned.
+func (p *parser) stringValue(key bool) (string, error) {
 	start := p.pos
 	p.pos++ // opening quote
 	// Fast path: no escapes.
@@ -418,7 +436,7 @@ func (p *parser) string() (string, error) {
 	for i < len(p.data) {
 		c := p.data[i]
 		if c == '"' {
-			s := string(p.data[p.pos:i])
+			s := p.text(p.data[p.pos:i], key)
 			p.pos = i + 1
 			return s, nil
 		}
@@ -629,4 +647,22 @@ func appendCodePoint(buf []byte, r rune) []byte {
 		return append(buf, byte(0xE0|r>>12), byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
 	}
 	return utf8.AppendRune(buf, r)
+}
+
+// text returns b as a string, interning keys (bounded).
+func (p *parser) text(b []byte, key bool) string {
+	if !key {
+		return string(b)
+	}
+	if k, ok := p.keys[string(b)]; ok {
+		return k
+	}
+	s := string(b)
+	if p.keys == nil {
+		p.keys = make(map[string]string, 64)
+	}
+	if len(p.keys) < maxInternedKeys {
+		p.keys[s] = s
+	}
+	return s
 }
