@@ -51,7 +51,7 @@ func Digest(v *Value) (string, int, error) {
 	// materializing a multi-megabyte buffer.
 	h := sha256.New()
 	e := encoder{sorted: true, sink: h}
-	rest, err := e.value(make([]byte, 0, 2*flushSize), v)
+	rest, err := e.value(make([]byte, 0, 512), v)
 	if err != nil {
 		return "", 0, err
 	}
