@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
@@ -72,6 +73,15 @@ func (a *app) attestSignCommand() *cobra.Command {
 			case out == "":
 				return usagef("-o/--output is required")
 			}
+			if n := utf8.RuneCountInString(identity); n > 256 {
+				return usagef("--identity is %d characters long; an MCP-RES signer identity has at most 256", n)
+			}
+			if n := utf8.RuneCountInString(policyID); n > 128 {
+				return usagef("--policy-id is %d characters long; an MCP-RES trust-policy id has at most 128", n)
+			}
+			if cmd.Flags().Changed("signing-time") && signingTime == "" {
+				return usagef("--signing-time is empty")
+			}
 			if signingTime == "" {
 				signingTime = nowMillis()
 			} else if !datetime.Valid(signingTime) {
@@ -104,6 +114,9 @@ func (a *app) attestSignCommand() *cobra.Command {
 			}
 			wrapper, err := a.sign(args[0], doc, priv, opts, claimLevel)
 			if err != nil {
+				return err
+			}
+			if err := a.checkSignable(wrapper, validator.New()); err != nil {
 				return err
 			}
 			data, err := canonjson.Pretty(wrapper)
@@ -174,9 +187,20 @@ func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.S
 
 func (a *app) cosign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level, val *validator.Validator) (*canonjson.Value, error) {
 	// Verify what is already there, at the level any signer can check
-	// without a policy.
+	// without a policy: SIGNED, or UNSIGNED_INTEGRITY_ONLY when there is no
+	// envelope yet (then this signature is the first one).
 	probe := doc.Clone()
-	probe.Get("authenticity").Set("claimedClassification", canonjson.NewString(attest.Signed.String()))
+	probeLevel := attest.Signed
+	if envs := probe.Path("authenticity", "envelopes"); envs.Is(canonjson.Array) && len(envs.Items) == 0 {
+		probeLevel = attest.UnsignedIntegrityOnly
+		if claim == nil {
+			signed := attest.Signed
+			claim = &signed // envelopes under UNSIGNED_INTEGRITY_ONLY would be an over-claim
+		}
+	} else if envs.Is(canonjson.Array) && len(envs.Items) >= maxEnvelopes {
+		return nil, failf("refusing to co-sign: %s already holds %d envelopes, the most an attested bundle may carry", path, len(envs.Items))
+	}
+	probe.Get("authenticity").Set("claimedClassification", canonjson.NewString(probeLevel.String()))
 	r, err := attest.Verify(probe, attest.Options{EvaluatedAt: nowMillis(), Validator: val})
 	if err != nil {
 		a.printInputInvalid(path, err, "text", false)
@@ -205,6 +229,26 @@ func (a *app) cosign(path string, doc *canonjson.Value, priv []byte, opts attest
 		auth.Set("claimedClassification", canonjson.NewString(claim.String()))
 	}
 	return doc, nil
+}
+
+// maxEnvelopes is the schema's bound on authenticity.envelopes (REFERENCE §3.2.2).
+const maxEnvelopes = 8
+
+// checkSignable refuses an attested bundle that could never verify, whatever
+// the policy: it must verify at SIGNED (or, without envelopes, at
+// UNSIGNED_INTEGRITY_ONLY) with no policy. This catches flag values beyond
+// the schema's bounds before anything is written.
+func (a *app) checkSignable(wrapper *canonjson.Value, val *validator.Validator) error {
+	probe := wrapper.Clone()
+	probe.Get("authenticity").Set("claimedClassification", canonjson.NewString(attest.Signed.String()))
+	r, err := attest.Verify(probe, attest.Options{EvaluatedAt: nowMillis(), Validator: val})
+	if err != nil {
+		return failf("the attested bundle would not verify: %v", err)
+	}
+	if !r.Valid {
+		return failf("refusing to write an attested bundle that would not verify: %s: %s", strings.Join(r.Diagnostics, ", "), r.Detail)
+	}
+	return nil
 }
 
 const verifyLong = `Verify attested conformance bundles fully offline, exactly in the order of
@@ -239,6 +283,9 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
+				return usagef("--evaluated-at is empty")
 			}
 			if evaluatedAt == "" {
 				evaluatedAt = nowMillis()
