@@ -273,12 +273,14 @@ a transparency reference was only digest-checked, DIGEST_ONLY).`
 
 func (a *app) attestVerifyCommand() *cobra.Command {
 	var policyPath, evaluatedAt, format string
+	var policyTUF, policyRepo, policyTarget, policyCache string
 	cmd := &cobra.Command{
 		Use:   "verify FILE... [--policy POLICY]",
 		Short: "Verify attested bundles offline against an explicit trust policy",
 		Long:  verifyLong,
 		Example: `  mcpres attest verify bundle.attested.json --policy policy.json
-  mcpres attest verify --format text --evaluated-at 2026-08-27T18:05:00.000Z bundle.attested.json`,
+  mcpres attest verify --format text --evaluated-at 2026-08-27T18:05:00.000Z bundle.attested.json
+  mcpres attest verify bundle.attested.json --policy-tuf 1.root.json --policy-repo https://example.org/tuf --policy-target release-policy.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
@@ -294,6 +296,24 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 			}
 			opts := attest.Options{EvaluatedAt: evaluatedAt, Validator: validator.New(),
 				PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
+			if policyTUF != "" || policyRepo != "" || policyTarget != "" || policyCache != "" {
+				switch {
+				case policyPath != "":
+					return usagef("--policy can't be used with --policy-tuf (the policy comes from the TUF repository)")
+				case policyTUF == "" || policyRepo == "" || policyTarget == "":
+					return usagef("--policy-tuf, --policy-repo and --policy-target go together")
+				}
+				name, data, err := a.fetchPolicyTUF(policyTUF, policyRepo, policyTarget, policyCache)
+				if err != nil {
+					return err
+				}
+				pol, err := canonjson.Parse(data)
+				if err != nil {
+					a.printInputInvalid(name, fmt.Errorf("trust policy: %w", err), format, false)
+					return &exitError{exitInput}
+				}
+				opts.Policy = pol
+			}
 			worst := exitValid
 			for _, path := range args {
 				worst = max(worst, a.verifyFile(path, policyPath, opts, format))
@@ -309,6 +329,10 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
 	f.StringVar(&format, "format", "json", "output format: json or text")
+	f.StringVar(&policyTUF, "policy-tuf", "", "pinned root metadata (1.root.json) of the TUF repository that distributes the trust policy (run by mcpres-tuf)")
+	f.StringVar(&policyRepo, "policy-repo", "", "TUF repository of the trust policy: an http(s) URL or a local directory (with --policy-tuf)")
+	f.StringVar(&policyTarget, "policy-target", "", "name of the trust policy in the TUF repository (with --policy-tuf)")
+	f.StringVar(&policyCache, "policy-cache", "", "TUF cache directory (default: user cache dir/mcpres/tuf/<sha256 of the root>)")
 	return cmd
 }
 

@@ -55,6 +55,7 @@ func (a *app) policyCommand() *cobra.Command {
 		a.policyRevokeCommand(),
 		a.policyCheckCommand(),
 		a.policyExportCommand(),
+		a.policyTufCommand(),
 	)
 	return cmd
 }

@@ -1,6 +1,7 @@
 package tufdist
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -149,14 +150,14 @@ func Fetch(c Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	rootBytes, err := newestRoot(c.TrustedRoot, cacheDir)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range []string{cacheDir, filepath.Join(cacheDir, "metadata"), filepath.Join(cacheDir, "roots"), filepath.Join(cacheDir, "targets")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("tufdist: cache: %w", err)
 		}
-	}
-	rootBytes, err := newestRoot(c.TrustedRoot, cacheDir)
-	if err != nil {
-		return nil, err
 	}
 	res, err := fetchOnline(c, cacheDir, rootBytes)
 	var fe *fetchError
@@ -402,15 +403,19 @@ func seedStage(cacheMeta, stageMeta string) error {
 }
 
 // commitMetadata copies the metadata the updater accepted from the staging
-// directory to the cache, timestamp last.
+// directory to the cache, timestamp last, leaving unchanged files alone.
 func commitMetadata(stageMeta, cacheMeta string) error {
 	for _, role := range []string{RoleTargets, RoleSnapshot, RoleTimestamp} {
 		data, err := os.ReadFile(filepath.Join(stageMeta, role+".json"))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		dst := filepath.Join(cacheMeta, role+".json")
+		if old, _ := os.ReadFile(dst); err == nil && bytes.Equal(old, data) {
+			continue
+		}
 		if err == nil {
-			err = atomicfile.WriteFile(filepath.Join(cacheMeta, role+".json"), data, 0o600, true)
+			err = atomicfile.WriteFile(dst, data, 0o600, true)
 		}
 		if err != nil {
 			return fmt.Errorf("tufdist: cache: %w", err)

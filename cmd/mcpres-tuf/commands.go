@@ -1,0 +1,459 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/version"
+	"github.com/mcpres/mcpres/trustpolicy/tufdist"
+	"github.com/spf13/cobra"
+)
+
+const rootLong = `Distribute trust policies through a TUF repository (The Update Framework,
+go-tuf v2), so that verifiers obtain the current policy with freshness,
+rollback and threshold-signature protection instead of copying a file.
+
+A repository is a directory that any static HTTP server can serve:
+
+  N.root.json               root metadata; 1.root.json is what verifiers pin
+  N.targets.json            the targets and their lengths and SHA-256 hashes
+  N.snapshot.json           the targets.json version, length and SHA-256
+  timestamp.json            the snapshot.json version, length and SHA-256
+  targets/<sha256>.<name>   the policies themselves
+
+Keys are Ed25519 PKCS#8 PEM files (mcpres key generate), optionally
+encrypted ($MCPRES_PASSWORD or a prompt). Metadata expires: the timestamp
+after a day by default, so add-target must run more often than that for
+verifiers to keep accepting the repository.
+
+Verifiers fetch with 'mcpres attest verify --policy-tuf 1.root.json
+--policy-repo URL_OR_DIR --policy-target NAME', or with 'fetch'.
+
+Exit status: 0 success, 2 a usage error, unreadable input, or a policy that
+cannot be obtained or verified.`
+
+func (a *app) rootCommand(use string) *cobra.Command {
+	root := &cobra.Command{
+		Use:               use,
+		Short:             "Publish and fetch trust policies through a TUF repository",
+		Long:              rootLong,
+		Version:           version.Version,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.AddCommand(a.initCommand(), a.addTargetCommand(), a.signCommand(), a.fetchCommand())
+	return root
+}
+
+// clock is --now, or the clock: the one place this binary reads it.
+func clock(flag, now string) (time.Time, error) {
+	if now == "" {
+		return time.Now().UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, now)
+	if err != nil {
+		return time.Time{}, usagef("%s %q is not an RFC 3339 date-time", flag, now)
+	}
+	return t.UTC(), nil
+}
+
+func expiryFlags(cmd *cobra.Command, e *tufdist.Expiry, withRoot bool) {
+	d := tufdist.DefaultExpiry()
+	f := cmd.Flags()
+	if withRoot {
+		f.DurationVar(&e.Root, "expires-root", d.Root, "validity of root metadata")
+	}
+	f.DurationVar(&e.Targets, "expires-targets", d.Targets, "validity of targets metadata")
+	f.DurationVar(&e.Snapshot, "expires-snapshot", d.Snapshot, "validity of snapshot metadata")
+	f.DurationVar(&e.Timestamp, "expires-timestamp", d.Timestamp, "validity of timestamp metadata")
+}
+
+const initLong = `Create a TUF repository in DIR (created if needed) with consistent
+snapshots: 1.root.json, 1.targets.json (no target yet), 1.snapshot.json and
+timestamp.json, each signed and written atomically, 1.root.json last. DIR
+must not already hold a repository.
+
+--root-key is repeated once per root key. It takes a private key, which is
+listed and signs 1.root.json now, or a public key (SPKI PEM), which is only
+listed: its holder adds a signature later with 'sign --role root'.
+--root-threshold root signatures are required (it defaults to 1 when there
+is a single root key); until there are that many, verifiers reject the
+repository. Targets, snapshot and timestamp have one key each.
+
+Expiry times are counted from --now (default: the clock). A summary of what
+was written goes to stdout, ending with the SHA-256 of 1.root.json, which
+verifiers can compare out of band before they pin the file.`
+
+func (a *app) initCommand() *cobra.Command {
+	var repo, targetsKey, snapshotKey, timestampKey, now string
+	var rootKeys []string
+	var threshold int
+	var exp tufdist.Expiry
+	cmd := &cobra.Command{
+		Use:   "init --repo DIR --root-key KEY... [--root-threshold N] --targets-key KEY --snapshot-key KEY --timestamp-key KEY",
+		Short: "Create a TUF repository for trust policies",
+		Long:  initLong,
+		Example: `  init --repo repo --root-key root1.key --root-key root2.pub --root-threshold 2 \
+      --targets-key targets.key --snapshot-key snapshot.key --timestamp-key timestamp.key`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case repo == "":
+				return usagef("--repo is required")
+			case len(rootKeys) == 0:
+				return usagef("at least one --root-key is required")
+			case threshold == 0 && len(rootKeys) > 1:
+				return usagef("--root-threshold is required with more than one --root-key")
+			case targetsKey == "" || snapshotKey == "" || timestampKey == "":
+				return usagef("--targets-key, --snapshot-key and --timestamp-key are required")
+			}
+			if threshold == 0 {
+				threshold = 1
+			}
+			t, err := clock("--now", now)
+			if err != nil {
+				return err
+			}
+			c := tufdist.InitConfig{Dir: repo, RootThreshold: threshold, Now: t, Expiry: exp}
+			for _, p := range rootKeys {
+				pub, priv, err := a.loadRootKey(p)
+				if err != nil {
+					return err
+				}
+				c.RootKeys = append(c.RootKeys, pub)
+				if priv != nil {
+					c.RootSigners = append(c.RootSigners, priv)
+				}
+			}
+			if c.Targets, c.Snapshot, c.Timestamp, err = a.loadRoleKeys(targetsKey, snapshotKey, timestampKey); err != nil {
+				return err
+			}
+			states, err := tufdist.Init(c)
+			if err != nil {
+				return failf("%v", err)
+			}
+			a.printRoleStates(states)
+			rootFile := filepath.Join(repo, "1.root.json")
+			data, err := os.ReadFile(rootFile)
+			if err != nil {
+				return failf("%v", err)
+			}
+			sum := sha256.Sum256(data)
+			fmt.Fprintf(a.stdout, "pin %s: sha256 %s\n", rootFile, hex.EncodeToString(sum[:]))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&repo, "repo", "", "repository directory")
+	f.StringArrayVar(&rootKeys, "root-key", nil, "root key: a private key (listed, signs) or a public key (listed only); repeat per key")
+	f.IntVar(&threshold, "root-threshold", 0, "number of root signatures required (default 1 with a single root key)")
+	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role")
+	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
+	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
+	f.StringVar(&now, "now", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
+	expiryFlags(cmd, &exp, true)
+	return cmd
+}
+
+const addTargetLong = `Add FILE to the repository as the target NAME, or replace the target of
+that name. FILE must be strict JSON (it is read with mcpres' strict reader,
+as verifiers will read it). It is copied to targets/<sha256>.<NAME>, then
+new targets, snapshot and timestamp metadata are signed and written, each
+version one higher than the published one and each expiry counted from
+--now, timestamp.json last: verifiers see the new policy only once every
+file is in place. Earlier versions stay for verifiers that are mid-update.
+Running add-target again with the same FILE renews the expiries.
+
+NAME is made of ASCII letters, digits, '.', '_', '-' and '/'. The three
+keys must be the keys the repository's latest root names for their roles.`
+
+func (a *app) addTargetCommand() *cobra.Command {
+	var repo, name, targetsKey, snapshotKey, timestampKey, now string
+	var exp tufdist.Expiry
+	cmd := &cobra.Command{
+		Use:   "add-target --repo DIR --name NAME FILE --targets-key KEY --snapshot-key KEY --timestamp-key KEY",
+		Short: "Add or replace a trust policy in a TUF repository",
+		Long:  addTargetLong,
+		Example: `  add-target --repo repo --name release-policy.json policy.json \
+      --targets-key targets.key --snapshot-key snapshot.key --timestamp-key timestamp.key`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case repo == "":
+				return usagef("--repo is required")
+			case name == "":
+				return usagef("--name is required (the target name verifiers ask for with --policy-target)")
+			case targetsKey == "" || snapshotKey == "" || timestampKey == "":
+				return usagef("--targets-key, --snapshot-key and --timestamp-key are required")
+			}
+			if err := tufdist.ValidTargetName(name); err != nil {
+				return usagef("--name: %v", err)
+			}
+			t, err := clock("--now", now)
+			if err != nil {
+				return err
+			}
+			data, _, err := canonjson.ReadFile(args[0])
+			if err != nil {
+				return failf("%s: %v", args[0], err)
+			}
+			c := tufdist.AddTargetConfig{Dir: repo, Name: name, Data: data, Now: t, Expiry: exp}
+			if c.Targets, c.Snapshot, c.Timestamp, err = a.loadRoleKeys(targetsKey, snapshotKey, timestampKey); err != nil {
+				return err
+			}
+			states, err := tufdist.AddTarget(c)
+			if err != nil {
+				return failf("%v", err)
+			}
+			sum := sha256.Sum256(data)
+			fmt.Fprintf(a.stdout, "target %s: %d bytes, sha256 %s\n", name, len(data), hex.EncodeToString(sum[:]))
+			a.printRoleStates(states)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&repo, "repo", "", "repository directory")
+	f.StringVar(&name, "name", "", "target name")
+	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role")
+	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
+	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
+	f.StringVar(&now, "now", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
+	expiryFlags(cmd, &exp, false)
+	return cmd
+}
+
+func (a *app) signCommand() *cobra.Command {
+	var repo, role, keyPath string
+	cmd := &cobra.Command{
+		Use:   "sign --repo DIR --role root --key KEY",
+		Short: "Add a root signature (for a root threshold above 1)",
+		Long: `Add the signature of KEY to the repository's latest N.root.json, for a root
+whose threshold needs more signatures than 'init' could make. KEY must be
+one of that root's keys and must not have signed it yet. Only --role root is
+accepted: targets, snapshot and timestamp are signed by add-target.
+
+The root file changes: verifiers pin the file as it is once the threshold
+is reached.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case repo == "":
+				return usagef("--repo is required")
+			case role == "":
+				return usagef("--role is required")
+			case role != "root":
+				return usagef("--role %q: only root can be given further signatures (add-target signs targets, snapshot and timestamp)", role)
+			case keyPath == "":
+				return usagef("--key is required")
+			}
+			priv, err := a.loadPrivateKey(keyPath)
+			if err != nil {
+				return err
+			}
+			st, err := tufdist.Sign(repo, role, priv)
+			if err != nil {
+				return failf("%v", err)
+			}
+			a.printRoleStates([]tufdist.RoleState{st})
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&repo, "repo", "", "repository directory")
+	f.StringVar(&role, "role", "", "role whose metadata to sign (root)")
+	f.StringVar(&keyPath, "key", "", "private key that signs")
+	return cmd
+}
+
+// FetchResultSchema is the schemaVersion of fetch --format json objects.
+const FetchResultSchema = "mcpres.tuf-fetch-result/v1"
+
+const fetchLong = `Fetch the target NAME from the TUF repository URL_OR_DIR (an http(s) URL,
+or a directory read with no network), verified from the pinned root
+ROOT.json at the current time, and write its bytes to OUTPUT or stdout.
+
+The verified metadata is cached (default: the user cache directory,
+mcpres/tuf/<sha256 of ROOT.json>); run fetch before going offline to fill
+the cache. When the repository cannot be read, the cache stands in for it
+as long as its metadata, verified again, has not expired; a warning on
+stderr says so. Expired, rolled-back, under-signed or mismatched metadata
+is never accepted: the command exits 2 naming the role and the check.
+
+With --format json, one object is written to stdout instead, whatever
+happens (mcpres reads it for 'attest verify --policy-tuf'):
+
+  {"schemaVersion": "mcpres.tuf-fetch-result/v1", "valid": true,
+   "target": NAME, "repository": URL_OR_DIR, "length": N, "sha256": HEX,
+   "evaluatedAt": T, "validUntil": T, "fromCache": BOOL, "fetchError": MSG|null,
+   "root"|"timestamp"|"snapshot"|"targets": {"version": N, "expires": T},
+   "dataBase64": BASE64}
+
+or, when the policy cannot be obtained (exit 2),
+
+  {"schemaVersion": "mcpres.tuf-fetch-result/v1", "valid": false,
+   "target": NAME, "repository": URL_OR_DIR, "error": MSG,
+   "role": ROLE|null, "check": CHECK|null}`
+
+func (a *app) fetchCommand() *cobra.Command {
+	var root, repo, target, cacheDir, out, format string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "fetch --policy-tuf ROOT.json --policy-repo URL_OR_DIR --policy-target NAME [--policy-cache DIR] [-o OUTPUT]",
+		Short: "Fetch and verify a trust policy from a TUF repository",
+		Long:  fetchLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case root == "" || repo == "" || target == "":
+				return usagef("--policy-tuf, --policy-repo and --policy-target are required")
+			case format != "raw" && format != "json":
+				return usagef("--format %q: want raw or json", format)
+			case format == "json" && out != "":
+				return usagef("-o/--output can't be used with --format json (the object goes to stdout)")
+			}
+			pinned, err := os.ReadFile(root)
+			if err != nil {
+				return a.fetchFailed(format, target, repo, failf("--policy-tuf: %v", err))
+			}
+			res, err := tufdist.Fetch(tufdist.Config{TrustedRoot: pinned, RepoURL: repo, Target: target, CacheDir: cacheDir, Now: time.Now().UTC()})
+			if err != nil {
+				return a.fetchFailed(format, target, repo, err)
+			}
+			if format == "json" {
+				return a.writeJSON(fetchResult(repo, res))
+			}
+			if res.FromCache {
+				a.warnf("TUF repository %s could not be read (%v); using the cached trust policy %q (targets version %d), verified again at %s and valid until %s",
+					repo, res.FetchError, target, res.Targets.Version, res.EvaluatedAt.Format(time.RFC3339), res.ValidUntil().UTC().Format(time.RFC3339))
+			}
+			if out == "" {
+				_, err := a.stdout.Write(res.Data)
+				return err
+			}
+			return writeOutput(out, root, res.Data, force)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&root, "policy-tuf", "", "pinned TUF root metadata of the repository (its 1.root.json)")
+	f.StringVar(&repo, "policy-repo", "", "TUF repository: an http(s) URL or a local directory")
+	f.StringVar(&target, "policy-target", "", "name of the trust policy target")
+	f.StringVar(&cacheDir, "policy-cache", "", "TUF cache directory (default: user cache dir/mcpres/tuf/<sha256 of ROOT.json>)")
+	f.StringVarP(&out, "output", "o", "", "write the policy here instead of stdout")
+	f.BoolVar(&force, "force", false, "replace an existing output file")
+	f.StringVar(&format, "format", "raw", "raw (the policy bytes) or json (a result object)")
+	return cmd
+}
+
+// fetchFailed reports a failed fetch: as the error object with --format
+// json, else as an error (exit 2 either way).
+func (a *app) fetchFailed(format, target, repo string, err error) error {
+	if format != "json" {
+		return failf("trust policy %q from TUF repository %s: %v", target, repo, err)
+	}
+	role, check := canonjson.NewNull(), canonjson.NewNull()
+	var ve *tufdist.VerificationError
+	if errors.As(err, &ve) {
+		role, check = canonjson.NewString(ve.Role), canonjson.NewString(string(ve.Check))
+	}
+	if werr := a.writeJSON(canonjson.NewObject(
+		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(FetchResultSchema)},
+		canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
+		canonjson.Member{Key: "target", Value: canonjson.NewString(target)},
+		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},
+		canonjson.Member{Key: "error", Value: canonjson.NewString(err.Error())},
+		canonjson.Member{Key: "role", Value: role},
+		canonjson.Member{Key: "check", Value: check},
+	)); werr != nil {
+		return werr
+	}
+	return &exitError{exitInput}
+}
+
+func fetchResult(repo string, res *tufdist.Result) *canonjson.Value {
+	role := func(r tufdist.RoleInfo) *canonjson.Value {
+		return canonjson.NewObject(
+			canonjson.Member{Key: "version", Value: canonjson.NewInt(r.Version)},
+			canonjson.Member{Key: "expires", Value: canonjson.NewString(r.Expires.UTC().Format(time.RFC3339))},
+		)
+	}
+	fetchErr := canonjson.NewNull()
+	if res.FetchError != nil {
+		fetchErr = canonjson.NewString(res.FetchError.Error())
+	}
+	return canonjson.NewObject(
+		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(FetchResultSchema)},
+		canonjson.Member{Key: "valid", Value: canonjson.NewBool(true)},
+		canonjson.Member{Key: "target", Value: canonjson.NewString(res.Target)},
+		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},
+		canonjson.Member{Key: "length", Value: canonjson.NewInt(int64(len(res.Data)))},
+		canonjson.Member{Key: "sha256", Value: canonjson.NewString(res.SHA256)},
+		canonjson.Member{Key: "evaluatedAt", Value: canonjson.NewString(res.EvaluatedAt.UTC().Format(time.RFC3339Nano))},
+		canonjson.Member{Key: "validUntil", Value: canonjson.NewString(res.ValidUntil().UTC().Format(time.RFC3339))},
+		canonjson.Member{Key: "fromCache", Value: canonjson.NewBool(res.FromCache)},
+		canonjson.Member{Key: "fetchError", Value: fetchErr},
+		canonjson.Member{Key: "root", Value: role(res.Root)},
+		canonjson.Member{Key: "timestamp", Value: role(res.Timestamp)},
+		canonjson.Member{Key: "snapshot", Value: role(res.Snapshot)},
+		canonjson.Member{Key: "targets", Value: role(res.Targets)},
+		canonjson.Member{Key: "dataBase64", Value: canonjson.NewString(base64.StdEncoding.EncodeToString(res.Data))},
+	)
+}
+
+func (a *app) writeJSON(v *canonjson.Value) error {
+	out, err := canonjson.Compact(v)
+	if err != nil {
+		return failf("encoding the result: %v", err)
+	}
+	_, err = a.stdout.Write(append(out, '\n'))
+	return err
+}
+
+// writeOutput writes data to out atomically, never over the pinned root
+// and over an existing file only with force.
+func writeOutput(out, input string, data []byte, force bool) error {
+	if a, errA := filepath.Abs(out); errA == nil {
+		if b, errB := filepath.Abs(input); errB == nil && a == b {
+			return failf("refusing to write %s: it is an input of this command", out)
+		}
+	}
+	if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return failf("refusing to overwrite %s (use --force to replace it)", out)
+		}
+		return failf("writing %s: %v", out, err)
+	}
+	return nil
+}
+
+func (a *app) loadRoleKeys(targets, snapshot, timestamp string) (t, s, ts ed25519.PrivateKey, err error) {
+	if t, err = a.loadPrivateKey(targets); err != nil {
+		return
+	}
+	if s, err = a.loadPrivateKey(snapshot); err != nil {
+		return
+	}
+	ts, err = a.loadPrivateKey(timestamp)
+	return
+}
+
+func (a *app) printRoleStates(states []tufdist.RoleState) {
+	for _, st := range states {
+		fmt.Fprintf(a.stdout, "wrote %s: %s version %d, expires %s, %d of %d required signatures\n",
+			st.File, st.Role, st.Version, st.Expires.UTC().Format(time.RFC3339), st.Signatures, st.Threshold)
+		if st.Signatures < st.Threshold {
+			a.warnf("%s has %d of the %d signatures %s requires: verifiers reject it until 'sign --role %s' adds the rest",
+				st.File, st.Signatures, st.Threshold, st.Role, st.Role)
+		}
+	}
+}

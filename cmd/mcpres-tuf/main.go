@@ -1,0 +1,180 @@
+// Command mcpres-tuf publishes and fetches mcpres trust policies through a
+// TUF repository (package trustpolicy/tufdist, go-tuf v2).
+//
+// It is a separate binary so that mcpres itself never links go-tuf: go-tuf
+// imports sigstore's signature package, which brings protobuf and
+// go-containerregistry and their package initialisation into every process,
+// against the startup budget of `mcpres validate` (DESIGN §4), and an HTTP
+// client into a verifier that is meant never to open a connection. mcpres
+// runs this binary for `mcpres policy tuf …` and for `mcpres attest verify
+// --policy-tuf`; it finds it in $MCPRES_TUF, next to its own executable, or
+// on PATH.
+//
+// Exit status: 0 success, 1 unused, 2 a usage error, unreadable input, or a
+// policy that cannot be obtained or verified.
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+const (
+	exitOK    = 0
+	exitInput = 2
+)
+
+// invokedAsEnv is set by mcpres when it runs this binary for `mcpres policy
+// tuf`: usage lines and message prefixes then use that name.
+const invokedAsEnv = "MCPRES_TUF_INVOKED_AS"
+
+// passwordEnv supplies a private-key passphrase non-interactively, as for
+// mcpres.
+const passwordEnv = "MCPRES_PASSWORD"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	prog   string // message prefix: "mcpres-tuf", or "mcpres" when run by mcpres
+}
+
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "%s: warning: "+format+"\n", append([]any{a.prog}, args...)...)
+}
+
+// exitError carries an exit code out of a command whose output is written.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// usageError is a problem with the command line itself.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// commandError is an error raised by a command body: reported without the
+// usage text.
+type commandError struct{ err error }
+
+func (e *commandError) Error() string { return e.err.Error() }
+func (e *commandError) Unwrap() error { return e.err }
+
+func failf(format string, args ...any) error {
+	return &commandError{fmt.Errorf(format, args...)}
+}
+
+// run executes one command line and returns the exit code; every mapping
+// of errors to exit codes happens here.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, prog: "mcpres-tuf"}
+	root := a.rootCommand("mcpres-tuf")
+	if words := strings.Fields(os.Getenv(invokedAsEnv)); len(words) > 0 {
+		// Run as `mcpres policy tuf`: nest the commands under parents of
+		// those names, so that usage lines show the command as typed.
+		a.prog = words[0]
+		root.Use = words[len(words)-1]
+		for i := len(words) - 2; i >= 0; i-- {
+			parent := &cobra.Command{Use: words[i], SilenceErrors: true, SilenceUsage: true,
+				CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true}}
+			parent.AddCommand(root)
+			root = parent
+		}
+		args = append(words[1:len(words):len(words)], args...)
+	}
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "%s: error: %v\n", a.prog, err)
+	var ue *usageError
+	var ce *commandError
+	if (errors.As(err, &ue) || !errors.As(err, &ce)) && cmd != nil {
+		fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
+	}
+	return exitInput
+}
+
+// loadPrivateKey reads a private key file (PKCS#8 PEM, optionally
+// encrypted), warning when other users can read it. The key and the
+// passphrase never appear in messages.
+func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, failf("private key: %v", err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		a.warnf("private key %s is readable by other users (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, failf("private key: %v", err)
+	}
+	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
+	if err != nil {
+		return nil, failf("private key %s: %v", path, err)
+	}
+	return priv, nil
+}
+
+// loadRootKey reads a root key file: a public key (SPKI PEM) is only
+// listed, a private key is listed and signs.
+func (a *app) loadRootKey(path string) (ed25519.PublicKey, ed25519.PrivateKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, failf("root key: %v", err)
+	}
+	if pub, err := attest.ParsePublicKeyPEM(data); err == nil {
+		return pub, nil, nil
+	}
+	priv, err := a.loadPrivateKey(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return priv.Public().(ed25519.PublicKey), priv, nil
+}
+
+// passphrase returns $MCPRES_PASSWORD, or asks on the terminal.
+func (a *app) passphrase(path string) ([]byte, error) {
+	if p, ok := os.LookupEnv(passwordEnv); ok {
+		return []byte(p), nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, errors.New("no terminal to ask for a passphrase; set $" + passwordEnv)
+	}
+	defer tty.Close()
+	if !term.IsTerminal(int(tty.Fd())) {
+		return nil, errors.New("no terminal to ask for a passphrase; set $" + passwordEnv)
+	}
+	fmt.Fprintf(tty, "passphrase for %s: ", path)
+	p, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	return bytes.Clone(p), err
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/spf13/cobra"
+)
+
+// The TUF commands live in a second binary, mcpres-tuf (cmd/mcpres-tuf),
+// and mcpres runs it. go-tuf imports sigstore's signature package, which
+// brings protobuf and go-containerregistry: linked into mcpres, their
+// package initialisation would run on every `mcpres validate` (DESIGN §4
+// startup budget; TestCLIBinaryDoesNotLinkSigstore), and mcpres would link
+// an HTTP client it otherwise never needs.
+
+// tufBinaryEnv names the mcpres-tuf executable explicitly.
+const tufBinaryEnv = "MCPRES_TUF"
+
+// tufInvokedAs tells mcpres-tuf how it was invoked, for its usage lines
+// and message prefixes.
+const tufInvokedAs = "MCPRES_TUF_INVOKED_AS=mcpres policy tuf"
+
+// tufFetchSchema is the schemaVersion of `mcpres-tuf fetch --format json`.
+const tufFetchSchema = "mcpres.tuf-fetch-result/v1"
+
+// findTUFBinary returns $MCPRES_TUF, else mcpres-tuf next to this
+// executable, else mcpres-tuf on PATH.
+func findTUFBinary() (string, error) {
+	if p := os.Getenv(tufBinaryEnv); p != "" {
+		return p, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "mcpres-tuf")
+		if runtime.GOOS == "windows" {
+			p += ".exe"
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("mcpres-tuf"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("the TUF commands are in the mcpres-tuf binary, which was not found next to mcpres, on PATH or in $" + tufBinaryEnv +
+		" (go install github.com/mcpres/mcpres/cmd/mcpres-tuf)")
+}
+
+const policyTufLong = `Publish and fetch trust policies through a TUF repository (The Update
+Framework, go-tuf v2): init creates a repository, add-target publishes a
+policy, sign adds a root signature, fetch obtains and verifies a policy.
+Run 'mcpres policy tuf --help' or 'mcpres policy tuf COMMAND --help' for
+the details.
+
+These commands are carried out by the mcpres-tuf binary ($MCPRES_TUF, next
+to mcpres, or on PATH), which keeps go-tuf and its dependencies out of
+mcpres; every argument is passed on unchanged, and its exit status is
+mcpres' exit status.`
+
+// policyTufCommand is `mcpres policy tuf …`: it runs mcpres-tuf with the
+// same arguments, standard streams and exit status.
+func (a *app) policyTufCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:                "tuf (init|add-target|sign|fetch) [flags]",
+		Short:              "Publish and fetch trust policies through a TUF repository (runs mcpres-tuf)",
+		Long:               policyTufLong,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bin, err := findTUFBinary()
+			if err != nil {
+				return failf("%v", err)
+			}
+			c := exec.Command(bin, args...)
+			c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
+			c.Env = append(os.Environ(), tufInvokedAs)
+			err = c.Run()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				// mcpres-tuf has printed its messages.
+				if code := ee.ExitCode(); code > 0 {
+					return &exitError{code}
+				}
+				return failf("%s: %v", bin, err)
+			}
+			if err != nil {
+				return failf("running %s: %v", bin, err)
+			}
+			return nil
+		},
+	}
+}
+
+// fetchPolicyTUF obtains the trust policy target from a TUF repository, as
+// verified by `mcpres-tuf fetch` at the current time, and returns a name
+// for messages and the policy bytes, unparsed. It warns on stderr when the
+// cache stood in for an unreachable repository. Every failure is a
+// command error (exit 2: the policy cannot be obtained, so nothing can be
+// evaluated against it) whose message names the role and the check that
+// failed.
+func (a *app) fetchPolicyTUF(root, repo, target, cacheDir string) (string, []byte, error) {
+	fail := func(format string, args ...any) (string, []byte, error) {
+		return "", nil, failf("trust policy %q from TUF repository %s: %s", target, repo, fmt.Sprintf(format, args...))
+	}
+	bin, err := findTUFBinary()
+	if err != nil {
+		return fail("%v", err)
+	}
+	// --flag=value, so that no value can be taken for a flag.
+	args := []string{"fetch", "--format=json", "--policy-tuf=" + root, "--policy-repo=" + repo, "--policy-target=" + target}
+	if cacheDir != "" {
+		args = append(args, "--policy-cache="+cacheDir)
+	}
+	var stdout, stderr bytes.Buffer
+	c := exec.Command(bin, args...)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	c.Env = append(os.Environ(), tufInvokedAs)
+	runErr := c.Run()
+	res, err := canonjson.Parse(stdout.Bytes())
+	if err != nil || !res.Is(canonjson.Object) || res.Get("schemaVersion").Str != tufFetchSchema {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = fmt.Sprintf("%s gave no result (%v)", bin, runErr)
+		}
+		return fail("%s", msg)
+	}
+	a.stderr.Write(stderr.Bytes())
+	if v := res.Get("valid"); !v.Is(canonjson.Bool) || !v.Bool {
+		return fail("%s", res.Get("error").Str)
+	}
+	// Do not take mcpres-tuf's word for the bytes: they must be what it
+	// says it verified.
+	data, err := base64.StdEncoding.Strict().DecodeString(res.Get("dataBase64").Str)
+	sum := sha256.Sum256(data)
+	if err != nil || runErr != nil || hex.EncodeToString(sum[:]) != res.Get("sha256").Str {
+		return fail("%s returned an inconsistent result (exit %v)", bin, runErr)
+	}
+	version := res.Get("targets").Get("version").Int
+	if res.Get("fromCache").Bool {
+		a.warnf("TUF repository %s could not be read (%s); using the cached trust policy %q (targets version %d), verified again at %s and valid until %s",
+			repo, res.Get("fetchError").Str, target, version, res.Get("evaluatedAt").Str, res.Get("validUntil").Str)
+	}
+	return fmt.Sprintf("%s (TUF target of %s, targets version %d)", target, repo, version), data, nil
+}
