@@ -274,6 +274,8 @@ a transparency reference was only digest-checked, DIGEST_ONLY).`
 func (a *app) attestVerifyCommand() *cobra.Command {
 	var policyPath, evaluatedAt, format string
 	var policyTUF, policyRepo, policyTarget, policyCache string
+	var requireLevel, requireClass string
+	var recursive bool
 	cmd := &cobra.Command{
 		Use:   "verify FILE... [--policy POLICY]",
 		Short: "Verify attested bundles offline against an explicit trust policy",
@@ -283,7 +285,11 @@ func (a *app) attestVerifyCommand() *cobra.Command {
   mcpres attest verify bundle.attested.json --policy-tuf 1.root.json --policy-repo https://example.org/tuf --policy-target release-policy.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkBatchFormat(format); err != nil {
+				return err
+			}
+			g, err := newGate(requireLevel, requireClass)
+			if err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
@@ -314,10 +320,17 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 				}
 				opts.Policy = pol
 			}
-			worst := exitValid
-			for _, path := range args {
-				worst = max(worst, a.verifyFile(path, policyPath, opts, format))
+			var pol policySource
+			if policyPath != "" {
+				pol = readPolicyOnce(policyPath)
 			}
+			paths, err := expandInputs(args, recursive)
+			if err != nil {
+				return err
+			}
+			worst := a.runBatch(paths, format, false, func(path string) report {
+				return a.verifyReport(path, pol, opts, g)
+			})
 			if worst != exitValid {
 				return &exitError{worst}
 			}
@@ -325,10 +338,13 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL")
+	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS (GENUINE_RUNTIME > FIXTURE_BACKED_PROTOCOL > FIXTURE_VERIFIED > INSTALLATION_VERIFIED > DOCUMENTED_ONLY)")
+	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
 	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
-	f.StringVar(&format, "format", "json", "output format: json or text")
+	f.StringVar(&format, "format", "json", "output format: json, text or markdown")
 	f.StringVar(&policyTUF, "policy-tuf", "", "pinned root metadata (1.root.json) of the TUF repository that distributes the trust policy (run by mcpres-tuf)")
 	f.StringVar(&policyRepo, "policy-repo", "", "TUF repository of the trust policy: an http(s) URL or a local directory (with --policy-tuf)")
 	f.StringVar(&policyTarget, "policy-target", "", "name of the trust policy in the TUF repository (with --policy-tuf)")
@@ -336,38 +352,46 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) verifyFile(path, policyPath string, opts attest.Options, format string) int {
+// policySource is a trust-policy file read once for a whole batch; its
+// read error is reported per input, after that input's own read.
+type policySource struct {
+	path string
+	doc  *canonjson.Value
+	err  error
+}
+
+func readPolicyOnce(path string) policySource {
+	_, doc, err := canonjson.ReadFile(path)
+	return policySource{path: path, doc: doc, err: err}
+}
+
+// verifyReport verifies one attested bundle and applies the gate.
+func (a *app) verifyReport(path string, pol policySource, opts attest.Options, g gate) report {
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
-		a.printInputInvalid(path, err, format, false)
-		return exitInput
+		return inputInvalidReport(path, err)
 	}
-	if policyPath != "" {
+	if pol.path != "" {
 		// Read right after the wrapper and before any check (REFERENCE §5.3).
-		_, pol, err := canonjson.ReadFile(policyPath)
-		if err != nil {
-			a.printInputInvalid(policyPath, fmt.Errorf("trust policy: %w", err), format, false)
-			return exitInput
+		if pol.err != nil {
+			return inputInvalidReport(pol.path, fmt.Errorf("trust policy: %w", pol.err))
 		}
-		opts.Policy = pol
+		opts.Policy = pol.doc
 	}
 	r, err := attest.Verify(doc, opts)
 	if err != nil {
-		a.printInputInvalid(path, err, format, false)
-		return exitInput
+		return inputInvalidReport(path, err)
 	}
-	a.printAttestResult(path, r, format)
-	if r.Valid {
-		return exitValid
+	rep := attestReport(path, r)
+	if g.active() {
+		rep = g.apply(rep, r, doc.Path("bundle", "statement", "evidenceClass"))
 	}
-	return exitInvalid
+	return rep
 }
 
-func (a *app) printAttestResult(path string, r attest.Result, format string) {
-	if format == "json" {
-		a.printJSON(path, r.Value(), false)
-		return
-	}
+// attestReport renders a verification result.
+func attestReport(path string, r attest.Result) report {
+	rep := report{path: path, obj: r.Value(), diags: r.Diagnostics, detail: r.Detail, class: r.EvidenceClass}
 	ev := r.Evaluation
 	policy := "no policy"
 	if ev.PolicySupplied {
@@ -377,22 +401,25 @@ func (a *app) printAttestResult(path string, r attest.Result, format string) {
 		policy = fmt.Sprintf("policy %s version %s", *ev.PolicyID, *ev.PolicyVersion)
 	}
 	if r.Valid {
+		rep.code, rep.outcome, rep.level = exitValid, outcomeValid, r.Level.String()
 		class := ""
 		if r.EvidenceClass != "" {
 			class = ", evidence class " + r.EvidenceClass
 		}
-		fmt.Fprintf(a.stdout, "%s: VALID %s%s\n", path, r.Level, class)
+		rep.text = append(rep.text, fmt.Sprintf("%s: VALID %s%s", path, r.Level, class))
 	} else {
-		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
+		rep.code, rep.outcome = exitInvalid, outcomeInvalid
+		rep.text = append(rep.text, fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail))
 	}
-	fmt.Fprintf(a.stdout, "  evaluated at %s with %s; %d distinct signing keys, counted by SPKI fingerprint\n", ev.EvaluatedAt, policy, ev.DistinctKeys)
+	rep.text = append(rep.text, fmt.Sprintf("  evaluated at %s with %s; %d distinct signing keys, counted by SPKI fingerprint", ev.EvaluatedAt, policy, ev.DistinctKeys))
 	for _, e := range ev.Envelopes {
-		fmt.Fprintf(a.stdout, "  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s\n",
-			e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency)
+		rep.text = append(rep.text, fmt.Sprintf("  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s",
+			e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency))
 	}
 	for _, n := range ev.Notes {
-		fmt.Fprintf(a.stdout, "  note: %s\n", n)
+		rep.text = append(rep.text, "  note: "+n)
 	}
+	return rep
 }
 
 func okText(ok bool) string {

@@ -151,7 +151,7 @@ func TestCLIUsageErrors(t *testing.T) {
 	}{
 		{"no arguments to validate", []string{"validate"}, "requires at least 1 arg"},
 		{"unknown flag", []string{"validate", "--nope", "x.json"}, "unknown flag: --nope"},
-		{"bad format", []string{"validate", "--format", "yaml", "x.json"}, `--format must be json or text, not "yaml"`},
+		{"bad format", []string{"validate", "--format", "yaml", "x.json"}, `--format must be json, text or markdown, not "yaml"`},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 	}
 	for _, tt := range tests {

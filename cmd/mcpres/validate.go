@@ -15,48 +15,56 @@ schemaVersion; a conformance bundle is checked with every rule of MCP-RES
 v0.2.0, in the reference implementation's order, and the first failing
 check is reported.
 
-Each FILE gives one result. With --format json (the default) each result is
-one compact JSON object on its own line on stdout, exactly as the reference
-implementation prints it:
+Each FILE gives one result; a DIR stands for its *.json files (with
+--recursive, those of its subdirectories too). Files are validated in
+parallel and the results printed in input order. With --format json (the
+default) each result is one compact JSON object on its own line on stdout,
+exactly as the reference implementation prints it:
 
   {"valid":true,"diagnostics":[],"schemaErrors":[]}
 
 An unreadable file, or one that breaks a rule of the strict JSON reader
 (size, depth, duplicate keys, invalid UTF-8, floats, unsafe integers...),
 gives {"valid":false,"diagnostics":["MCP_RES_INPUT_INVALID"],"message":...}.
-With --format text each result is one line for people, with the reason.
+With --format text each result is one line for people, with the reason;
+--format markdown prints a table for a CI step summary. With several files a
+summary of the outcomes follows (on stderr for json).
 
 Exit status: 0 when every file is valid, 1 when a file fails a check, 2 when
 a file cannot be read or evaluated (the worst status wins).`
 
 func (a *app) validateCommand() *cobra.Command {
 	var format string
-	var withFile bool
+	var withFile, recursive bool
 	cmd := &cobra.Command{
-		Use:   "validate FILE...",
+		Use:   "validate FILE|DIR...",
 		Short: "Validate MCP-RES documents",
 		Long:  validateLong,
 		Example: `  mcpres validate testdata/bundles/example.json
-  mcpres validate --format text bundles/*.json`,
+  mcpres validate --format text bundles/*.json
+  mcpres validate --recursive --format markdown evidence/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkBatchFormat(format); err != nil {
+				return err
+			}
+			paths, err := expandInputs(args, recursive)
+			if err != nil {
 				return err
 			}
 			val := validator.New()
-			worst := exitValid
-			for _, path := range args {
-				code := a.validateFile(val, path, format, withFile)
-				worst = max(worst, code)
-			}
+			worst := a.runBatch(paths, format, withFile, func(path string) report {
+				return a.validateReport(val, path)
+			})
 			if worst != exitValid {
 				return &exitError{worst}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "json", "output format: json or text")
+	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text or markdown")
 	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result`)
+	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	return cmd
 }
 
@@ -68,23 +76,17 @@ func checkFormat(format string) error {
 	return usagef("--format must be json or text, not %q", format)
 }
 
-// validateFile validates one file, prints its result and returns its exit code.
-func (a *app) validateFile(val *validator.Validator, path, format string, withFile bool) int {
+// validateReport validates one file.
+func (a *app) validateReport(val *validator.Validator, path string) report {
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
-		a.printInputInvalid(path, err, format, withFile)
-		return exitInput
+		return inputInvalidReport(path, err)
 	}
 	r, err := val.Document(doc)
 	if err != nil {
-		a.printInputInvalid(path, err, format, withFile)
-		return exitInput
+		return inputInvalidReport(path, err)
 	}
-	a.printResult(path, r, format, withFile)
-	if r.Valid {
-		return exitValid
-	}
-	return exitInvalid
+	return resultReport(path, r)
 }
 
 func inputReason(err error) string {
@@ -95,42 +97,55 @@ func inputReason(err error) string {
 	return err.Error()
 }
 
-func (a *app) printInputInvalid(path string, err error, format string, withFile bool) {
+// inputInvalidReport is the MCP_RES_INPUT_INVALID outcome (exit 2).
+func inputInvalidReport(path string, err error) report {
 	reason := inputReason(err)
-	if format == "text" {
-		fmt.Fprintf(a.stdout, "%s: INPUT INVALID %s: %s\n", path, validator.CodeInputInvalid, reason)
-		return
+	return report{
+		path:    path,
+		code:    exitInput,
+		outcome: outcomeInputInvalid,
+		obj: canonjson.NewObject(
+			canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
+			canonjson.Member{Key: "diagnostics", Value: canonjson.NewArray(canonjson.NewString(validator.CodeInputInvalid))},
+			canonjson.Member{Key: "message", Value: canonjson.NewString(validator.CodeInputInvalid + ": " + reason)},
+		),
+		text:   []string{fmt.Sprintf("%s: INPUT INVALID %s: %s", path, validator.CodeInputInvalid, reason)},
+		diags:  []string{validator.CodeInputInvalid},
+		detail: reason,
 	}
-	obj := canonjson.NewObject(
-		canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
-		canonjson.Member{Key: "diagnostics", Value: canonjson.NewArray(canonjson.NewString(validator.CodeInputInvalid))},
-		canonjson.Member{Key: "message", Value: canonjson.NewString(validator.CodeInputInvalid + ": " + reason)},
-	)
-	a.printJSON(path, obj, withFile)
+}
+
+// resultReport renders a validation result.
+func resultReport(path string, r validator.Result) report {
+	rep := report{path: path, obj: r.Value(), diags: r.Diagnostics, detail: r.Detail}
+	if r.Valid {
+		rep.code, rep.outcome = exitValid, outcomeValid
+		rep.text = []string{path + ": VALID"}
+		return rep
+	}
+	rep.code, rep.outcome = exitInvalid, outcomeInvalid
+	rep.text = []string{fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail)}
+	for _, e := range r.SchemaErrors {
+		p := e.InstancePath
+		if p == "" {
+			p = "(root)"
+		}
+		rep.text = append(rep.text, fmt.Sprintf("  %s: %s (%s)", p, e.Message, e.Keyword))
+	}
+	return rep
+}
+
+func (a *app) printInputInvalid(path string, err error, format string, withFile bool) {
+	a.render(inputInvalidReport(path, err), format, withFile, true)
 }
 
 func (a *app) printResult(path string, r validator.Result, format string, withFile bool) {
-	if format == "text" {
-		if r.Valid {
-			fmt.Fprintf(a.stdout, "%s: VALID\n", path)
-			return
-		}
-		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
-		for _, e := range r.SchemaErrors {
-			p := e.InstancePath
-			if p == "" {
-				p = "(root)"
-			}
-			fmt.Fprintf(a.stdout, "  %s: %s (%s)\n", p, e.Message, e.Keyword)
-		}
-		return
-	}
-	a.printJSON(path, r.Value(), withFile)
+	a.render(resultReport(path, r), format, withFile, true)
 }
 
 func (a *app) printJSON(path string, obj *canonjson.Value, withFile bool) {
 	if withFile {
-		obj.Members = append([]canonjson.Member{{Key: "file", Value: canonjson.NewString(path)}}, obj.Members...)
+		obj = canonjson.NewObject(append([]canonjson.Member{{Key: "file", Value: canonjson.NewString(path)}}, obj.Members...)...)
 	}
 	out, err := canonjson.Compact(obj)
 	if err != nil {
