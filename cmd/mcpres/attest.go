@@ -44,9 +44,10 @@ existing envelopes are verified first, and a key that already signed is
 refused. The claim is kept unless --claim is given.
 
 --claim defaults to SIGNED, the highest level a signer can honestly claim
-without knowing the verifier's trust policy. The private key is a PKCS#8 PEM
-file, or an encrypted one whose passphrase comes from $MCPRES_PASSWORD or a
-prompt. OUTPUT is written atomically and never replaces an input; an
+without knowing the verifier's trust policy. The private key (--key) is a
+PKCS#8 PEM file (PATH or file:PATH), or env:NAME for PEM text held in an
+environment variable such as a CI secret; an encrypted key's passphrase comes
+from $MCPRES_PASSWORD or a prompt. The key is never printed or written. OUTPUT is written atomically and never replaces an input; an
 existing OUTPUT is replaced only with --force.`
 
 func (a *app) attestSignCommand() *cobra.Command {
@@ -123,11 +124,15 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if err != nil {
 				return failf("encoding the attested bundle: %v", err)
 			}
-			return writeOutput(out, []string{args[0], keyPath}, data, force)
+			inputs := []string{args[0]}
+			if !strings.HasPrefix(keyPath, "env:") {
+				inputs = append(inputs, strings.TrimPrefix(keyPath, "file:"))
+			}
+			return writeOutput(out, inputs, data, force)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&keyPath, "key", "", "private key file (PKCS#8 PEM, optionally encrypted)")
+	f.StringVar(&keyPath, "key", "", "private key: PATH or file:PATH (PKCS#8 PEM, optionally encrypted), or env:NAME to read the PEM from an environment variable")
 	f.StringVar(&identity, "identity", "", "signer identity written into the statement and the signature")
 	f.StringVar(&policyID, "policy-id", "", "id of the trust policy the attestation is meant for")
 	f.StringVar(&claim, "claim", "", "claimed authenticity level (default SIGNED; kept when co-signing)")

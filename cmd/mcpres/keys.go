@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/atomicfile"
@@ -125,9 +126,22 @@ func (a *app) loadAnyPublicKey(path string) (ed25519.PublicKey, error) {
 	return priv.Public().(ed25519.PublicKey), nil
 }
 
-// loadPrivateKey reads a private key file, warning when other users can
-// read it. The key and passphrase never appear in messages.
-func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
+// loadPrivateKey reads a private key given as PATH, file:PATH or env:NAME
+// (the PEM text in environment variable NAME, for CI secrets), warning when
+// a key file is readable by other users. The key and passphrase never
+// appear in messages, and the key is never written anywhere.
+func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
+	if name, ok := strings.CutPrefix(spec, "env:"); ok {
+		if name == "" {
+			return nil, usagef("--key env: needs a variable name, as in env:MCPRES_SIGNING_KEY")
+		}
+		data, ok := os.LookupEnv(name)
+		if !ok || data == "" {
+			return nil, failf("private key: environment variable %s is not set or empty", name)
+		}
+		return a.parsePrivateKey("$"+name, []byte(data))
+	}
+	path := strings.TrimPrefix(spec, "file:")
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, failf("private key: %v", err)
