@@ -108,9 +108,8 @@ verifies them offline.
 
 Exit status: 0 valid, 1 a failing diagnostic, 2 unreadable or invalid input
 or a usage error.`,
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		SilenceErrors: true,
+		SilenceUsage:  true,
 	}
 	root.AddCommand(
 		a.versionCommand(),
@@ -121,6 +120,7 @@ or a usage error.`,
 		a.attestCommand(),
 		a.policyCommand(),
 		a.demoCommand(),
+		a.manCommand(),
 	)
 	return root
 }
