@@ -55,3 +55,39 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLenient checks the signed-payload parser: it never panics, and
+// whatever it accepts either has no canonical form (a kept lone surrogate
+// or a non-integer number) or canonicalizes to bytes the strict reader
+// accepts and reads back to an equal value.
+func FuzzParseLenient(f *testing.F) {
+	for _, s := range []string{
+		`{"x":1,"x":9007199254740993}`, `{"x":9007199254740993,"x":1}`, `{"x":1.5,"x":1}`,
+		`{"x":"\ud800","x":1}`, `{"x":"\ud800"}`, `[1e2,-0,1.0]`, `{ "a" : [ 1 , 2 ] }`, "\xEF\xBB\xBF{}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseLenient(data)
+		if err != nil {
+			if v != nil {
+				t.Fatal("value returned with an error")
+			}
+			return
+		}
+		c, err := Canonical(v)
+		if err != nil {
+			if !IsCanonicalError(err) {
+				t.Fatalf("Canonical failed with a non-canonical error: %v", err)
+			}
+			return
+		}
+		v2, err := Parse(c)
+		if err != nil {
+			t.Fatalf("canonical bytes of a lenient parse are rejected by the strict reader: %v\n%q", err, c)
+		}
+		if !Equal(v, v2) {
+			t.Fatal("canonical bytes read back to a different value")
+		}
+	})
+}
