@@ -55,12 +55,16 @@ func (v *Validator) schemaErrors(name string, doc *canonjson.Value) []SchemaErro
 }
 
 // Document validates doc according to its kind, detected from the root
-// schemaVersion (REFERENCE §5.0): conformance bundles v0.2.0 (and any
-// document of unknown kind) with the core v0.2 rules.
+// schemaVersion (REFERENCE §5.0): v0.1.0 conformance bundles with the
+// frozen v0.1 rules (BundleV01), migration results with MigrationResult,
+// and conformance bundles v0.2.0 (and any document of unknown kind) with
+// the core v0.2 rules.
 func (v *Validator) Document(doc *canonjson.Value) (Result, error) {
 	switch sv := doc.Get("schemaVersion"); {
-	case sv.Is(canonjson.String) && sv.Str == "mcp-res.conformance-bundle/0.1.0":
-		return Result{}, &InputError{Reason: "v0.1.0 bundles are not supported yet"}
+	case sv.Is(canonjson.String) && sv.Str == SchemaVersionV01Bundle:
+		return v.BundleV01(doc)
+	case sv.Is(canonjson.String) && sv.Str == SchemaVersionMigrationResult:
+		return v.MigrationResult(doc)
 	}
 	return v.Bundle(doc)
 }

@@ -120,6 +120,7 @@ or a usage error.`,
 		a.attestCommand(),
 		a.policyCommand(),
 		a.demoCommand(),
+		a.migrateCommand(),
 		a.manCommand(),
 	)
 	return root
