@@ -13,7 +13,8 @@
 // witness}, optional own window), revocations (≤ 32: fingerprint, reason,
 // optional revokedAt), an optional witnesses rule (quorum, members,
 // distinctIdentities) and an optional transparency section holding a
-// tlog-policy text. Its shape is the embedded JSON Schema [SchemaName];
+// tlog-policy text (the logs and the checkpoint witnesses that transparency
+// references are verified against). Its shape is the embedded JSON Schema [SchemaName];
 // [Document] mirrors it member by member.
 //
 // # Loading
@@ -40,13 +41,22 @@
 //     MCP_RES_ATTESTATION_KEY_REVOKED at every level (revokedAt is reported,
 //     never used to accept); trusted iff a signer has exactly that key and
 //     identity and its own window covers the signing time and T;
-//   - E14 ([Policy.Transparency]): digest only, as upstream (DIGEST_ONLY);
+//   - E14 ([Policy.Transparency]): without a transparency section, digest
+//     only, as upstream (DIGEST_ONLY); with one, the reference is verified
+//     offline against the tlog policy with package offline ([TLogPolicy.Trust]):
+//     entry binding, inclusion proof, signed checkpoint and origin, witness
+//     cosignatures and quorum, and logId/entryUuid; any failure is
+//     MCP_RES_TRANSPARENCY_REFERENCE_INVALID, success VERIFIED_OFFLINE. A
+//     Rekor v1 entry needs a verifier registered with [LoaderWith]
+//     (cmd/mcpres-sigstore); without one it stays DIGEST_ONLY;
 //   - G8 ([Policy.Derive]): SIGNED_WITH_IDENTITY needs every envelope
 //     trusted and a primary signer with the signer role; WITNESSED also needs
 //     the witnesses rule met by envelopes 2..n, counted by key fingerprint,
-//     never counting the primary; TRANSPARENCY_RECORDED is not derivable
-//     until transparency proofs are verified offline. The notes give the
-//     counts and why an envelope was untrusted or a witness not counted.
+//     never counting the primary; TRANSPARENCY_RECORDED needs the level
+//     below it (WITNESSED with a witnesses rule, else SIGNED_WITH_IDENTITY)
+//     and at least one reference VERIFIED_OFFLINE. The notes give the
+//     counts, why an envelope was untrusted or a witness not counted, and
+//     each verified reference's log, leaf, tree size and counted witnesses.
 //
 // Nothing here reads a clock, the network or a file.
 //

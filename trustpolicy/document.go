@@ -78,8 +78,8 @@ type Witnesses struct {
 	DistinctIdentities bool `json:"distinctIdentities"`
 }
 
-// Transparency holds what a later version uses to verify transparency
-// proofs offline. It is syntax-checked now and not yet evaluated.
+// Transparency holds what transparency references are verified against
+// offline (see [Policy.Transparency]).
 type Transparency struct {
 	// TLogPolicy is a tlog-policy text (see [ParseTLogPolicy]).
 	TLogPolicy string `json:"tlogPolicy"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/offline"
 )
 
 // A Policy is a loaded mcpres.trust-policy/v1: immutable, safe for
@@ -20,6 +21,8 @@ type Policy struct {
 	revoked     map[string]int // SPKI fingerprint → index in doc.Revocations
 	members     map[string]bool
 	tlog        *TLogPolicy
+	trust       *offline.Trust // tlog.Trust(), checked at load
+	kinds       map[offline.Kind]offline.KindVerifier
 }
 
 type signerInfo struct {
@@ -67,6 +70,14 @@ func newPolicy(d *Document, c *checker) (*Policy, []Problem) {
 		for _, m := range d.Witnesses.Members {
 			p.members[m] = true
 		}
+	}
+	if p.tlog != nil {
+		tr := p.tlog.Trust()
+		if err := tr.Check(); err != nil {
+			// ParseTLogPolicy rejects everything Check does: a bug.
+			return nil, []Problem{{"/transparency/tlogPolicy", "tlogPolicy", err.Error()}}
+		}
+		p.trust = &tr
 	}
 	return p, nil
 }
@@ -181,12 +192,30 @@ func (p *Policy) explain(f *attest.EnvelopeFacts) string {
 	return fmt.Sprintf("the evaluation time is outside signer %q's key window %s", s.Name, s.window())
 }
 
-// Transparency keeps the digest-only meaning for now (DIGEST_ONLY,
-// REFERENCE §6.10): nothing beyond the proof digest that Verify already
-// checked. Offline proof verification against transparency.tlogPolicy is
-// future work; until then [Policy.Derive] never derives
-// TRANSPARENCY_RECORDED.
-func (p *Policy) Transparency(*attest.EnvelopeFacts, []byte, *attest.EnvelopeEvaluation) *attest.Failure {
+// Transparency is step E14 after the digest check. Without a transparency
+// section it keeps the digest-only meaning (DIGEST_ONLY, REFERENCE §6.10).
+// With one, the reference is verified offline against the tlog policy
+// (package offline: the entry binds this envelope's bundle, the RFC 6962
+// inclusion proof, the log's signed checkpoint with its origin, the
+// witness cosignatures counted by key against the quorum), and its logId
+// and entryUuid must be the verified checkpoint origin and leaf index (a
+// Rekor v1 entry: the log ID and the leaf hash). Any failure is
+// MCP_RES_TRANSPARENCY_REFERENCE_INVALID naming the check; success sets
+// VERIFIED_OFFLINE. Opaque proof bytes fail too: a policy with a
+// transparency section asks for proofs it can verify. A Rekor v1 entry,
+// when no verifier for it is linked (see [LoaderWith]), stays DIGEST_ONLY
+// and [Policy.Derive] says why.
+func (p *Policy) Transparency(f *attest.EnvelopeFacts, proof []byte, ev *attest.EnvelopeEvaluation) *attest.Failure {
+	if p.trust == nil {
+		return nil
+	}
+	v, err := p.verifyReference(f, proof)
+	if err != nil {
+		return &attest.Failure{Code: attest.CodeTransparencyInvalid, Detail: "transparency reference not verified offline: " + err.Error()}
+	}
+	if v != nil {
+		ev.Transparency = attest.TransparencyVerifiedOffline
+	}
 	return nil
 }
 
@@ -203,10 +232,13 @@ func (p *Policy) Transparency(*attest.EnvelopeFacts, []byte, *attest.EnvelopeEva
 //     witness's. The primary never counts toward its own quorum, even when
 //     it is a witness member. Without a witnesses rule WITNESSED is not
 //     derivable;
-//   - TRANSPARENCY_RECORDED is not derivable under v1 until transparency
-//     proofs are verified offline: a digest-only reference is not enough
-//     (so, unlike upstream, REFERENCE §10 row 34, one signer with a
-//     reference never satisfies a WITNESSED claim either).
+//   - TRANSPARENCY_RECORDED: the level below it is reached (WITNESSED when
+//     the policy has a witnesses rule, else SIGNED_WITH_IDENTITY) and at
+//     least one envelope's reference was verified offline
+//     (VERIFIED_OFFLINE, see [Policy.Transparency]). A digest-only
+//     reference is never enough, so without a transparency section it is
+//     not derivable (and, unlike upstream, REFERENCE §10 row 34, one
+//     signer with a reference never satisfies a WITNESSED claim).
 //
 // The notes give the counts and say why an envelope was not trusted or a
 // witness not counted.
@@ -243,13 +275,21 @@ func (p *Policy) Derive(fs []attest.EnvelopeFacts, evs []attest.EnvelopeEvaluati
 	if witnessed {
 		d.Level = attest.Witnessed
 	}
-	digestOnly := 0
-	for _, e := range evs {
-		if e.Transparency == attest.TransparencyDigestOnly {
-			digestOnly++
-		}
+	note, verified := p.transparencyNote(fs[:n], evs[:n])
+	below := attest.SignedWithIdentity
+	if p.doc.Witnesses != nil {
+		below = attest.Witnessed
 	}
-	d.Notes = append(d.Notes, fmt.Sprintf("transparency: TRANSPARENCY_RECORDED is not derivable under %s until transparency proofs are verified offline; %d digest-only reference(s) (DIGEST_ONLY) seen, which is not enough", SchemaVersion, digestOnly))
+	switch {
+	case verified && d.Level == below:
+		d.Level = attest.TransparencyRecorded
+		note += fmt.Sprintf("; %s reached, so TRANSPARENCY_RECORDED", below)
+	case verified:
+		note += fmt.Sprintf("; TRANSPARENCY_RECORDED also needs %s under this policy, which is not reached", below)
+	case p.trust != nil:
+		note += "; TRANSPARENCY_RECORDED needs one"
+	}
+	d.Notes = append(d.Notes, note)
 	return d
 }
 

@@ -77,7 +77,7 @@ func TestEvaluation(t *testing.T) {
 				"trusted signers: 1 of 1 envelopes, by key fingerprint and identity (policy mcp-res/test-policy version 1)",
 				`primary signer "signer-one" (envelope 0) has the signer role`,
 				"witnesses: the policy has no witnesses rule, so WITNESSED is not derivable",
-				"transparency: TRANSPARENCY_RECORDED is not derivable under mcpres.trust-policy/v1 until transparency proofs are verified offline; 0 digest-only reference(s) (DIGEST_ONLY) seen, which is not enough",
+				"transparency: the policy has no transparency section, so a reference is only digest-checked (0 DIGEST_ONLY) and TRANSPARENCY_RECORDED is not derivable",
 			},
 		},
 		{
@@ -318,7 +318,7 @@ func TestEvaluation(t *testing.T) {
 		{
 			name: "digest-only transparency is not enough", wrapper: file("transparency-recorded.json"), policy: testPolicy,
 			diags: []string{attest.CodeClassificationOverclaim},
-			notes: []string{"1 digest-only reference(s) (DIGEST_ONLY) seen, which is not enough"},
+			notes: []string{"transparency: the policy has no transparency section, so a reference is only digest-checked (1 DIGEST_ONLY) and TRANSPARENCY_RECORDED is not derivable"},
 		},
 		{
 			name: "one signer with transparency does not satisfy WITNESSED (unlike upstream)",

@@ -1,8 +1,11 @@
 package trustpolicy
 
 import (
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -30,6 +33,10 @@ const (
 	// NoteKeyEd25519 is an Ed25519 signed-note key: what a log signs its
 	// checkpoints with.
 	NoteKeyEd25519 byte = 0x01
+	// NoteKeyECDSA is an ECDSA P-256 key in PKIX DER with the key hash
+	// SHA-256(DER)[:4], the form transparency-dev/formats gives Rekor v1
+	// checkpoint keys: a Rekor log, verified by mcpres-sigstore.
+	NoteKeyECDSA byte = 0x02
 	// NoteKeyCosignatureV1 is a cosignature/v1 Ed25519 key: what a witness
 	// cosigns checkpoints with.
 	NoteKeyCosignatureV1 byte = 0x04
@@ -38,12 +45,29 @@ const (
 // A NoteKey is a parsed signed-note verifier key ("vkey"):
 // NAME "+" HASH "+" base64(TYPE ‖ KEY), where HASH is 8 lowercase hex
 // digits of the first 4 bytes (big-endian) of SHA-256(NAME ‖ "\n" ‖ TYPE ‖
-// KEY).
+// KEY), or of SHA-256(DER) for an ECDSA key.
 type NoteKey struct {
 	Name string
 	Hash uint32
 	Type byte
-	Key  ed25519.PublicKey
+	Key  ed25519.PublicKey // types 0x01 and 0x04
+	DER  []byte            // type 0x02: the PKIX DER of an ECDSA P-256 key
+}
+
+// String returns the vkey.
+func (k NoteKey) String() string {
+	if k.Type == NoteKeyECDSA {
+		return fmt.Sprintf("%s+%08x+%s", k.Name, k.Hash, base64.StdEncoding.EncodeToString(append([]byte{NoteKeyECDSA}, k.DER...)))
+	}
+	return FormatNoteKey(k.Name, k.Type, k.Key)
+}
+
+// raw is the key material that identifies the key whatever its name.
+func (k NoteKey) raw() string {
+	if k.Type == NoteKeyECDSA {
+		return string(k.DER)
+	}
+	return string(k.Key)
 }
 
 // A TLogLog is a "log" line: a log whose checkpoints are signed by Key.
@@ -110,7 +134,7 @@ func isReserved(name string) bool {
 // reads it (witness.ParsePolicy), with keys written as C2SP signed-note
 // verifier keys ("vkeys"):
 //
-//	log VKEY [URL]                   a log; VKEY has type 0x01 (Ed25519)
+//	log VKEY [URL]                   a log; VKEY has type 0x01 (Ed25519), or 0x02 (ECDSA P-256, a Rekor v1 log)
 //	witness NAME VKEY [URL]          a witness; VKEY has type 0x04 (cosignature/v1)
 //	group NAME K|any|all MEMBER...   K of the members (witnesses or earlier groups)
 //	quorum NAME|none                 what must be satisfied
@@ -252,7 +276,7 @@ func (p *tlogParser) log(n int, f []string) {
 		return
 	}
 	what := fmt.Sprintf("log %q", key.Name)
-	ok := p.checkKeyType(n, what, key, NoteKeyEd25519)
+	ok := key.Type == NoteKeyECDSA || p.checkKeyType(n, what, key, NoteKeyEd25519)
 	ok = p.claimKey(n, what, key) && ok
 	u := ""
 	if len(f) == 3 {
@@ -422,7 +446,7 @@ func (p *tlogParser) checkKeyType(n int, what string, k NoteKey, want byte) bool
 
 // claimKey records a key; the same raw key may appear on one line only.
 func (p *tlogParser) claimKey(n int, what string, k NoteKey) bool {
-	raw := string(k.Key)
+	raw := k.raw()
 	if prev, dup := p.keys[raw]; dup {
 		p.errorf(n, "%s: the same key is already listed for %s; one key under two names would count twice", what, prev)
 		return false
@@ -437,6 +461,8 @@ func keyTypeName(t byte) string {
 		return "Ed25519 signed-note key"
 	case NoteKeyCosignatureV1:
 		return "cosignature/v1 key"
+	case NoteKeyECDSA:
+		return "ECDSA Rekor log key"
 	}
 	return "unsupported"
 }
@@ -484,11 +510,14 @@ func parseNoteKey(vkey string) (NoteKey, error) {
 	if err != nil || base64.StdEncoding.EncodeToString(raw) != b64 {
 		return NoteKey{}, fmt.Errorf("vkey %q: key is not canonical padded base64", truncate(name, 128))
 	}
+	if len(raw) > 1 && raw[0] == NoteKeyECDSA {
+		return parseECDSANoteKey(name, hash, raw[1:])
+	}
 	if len(raw) != 1+ed25519.PublicKeySize {
 		return NoteKey{}, fmt.Errorf("vkey %q: key is %d bytes, want %d (a type byte and a 32-byte Ed25519 key)", truncate(name, 128), len(raw), 1+ed25519.PublicKeySize)
 	}
 	if raw[0] != NoteKeyEd25519 && raw[0] != NoteKeyCosignatureV1 {
-		return NoteKey{}, fmt.Errorf("vkey %q: key type 0x%02x is not supported (want 0x01 Ed25519 or 0x04 cosignature/v1)", truncate(name, 128), raw[0])
+		return NoteKey{}, fmt.Errorf("vkey %q: key type 0x%02x is not supported (want 0x01 Ed25519, 0x02 ECDSA or 0x04 cosignature/v1)", truncate(name, 128), raw[0])
 	}
 	want := noteKeyHash(name, raw)
 	got, _ := strconv.ParseUint(hash, 16, 32)
@@ -500,6 +529,27 @@ func parseNoteKey(vkey string) (NoteKey, error) {
 		return NoteKey{}, fmt.Errorf("vkey %q: %w", truncate(name, 128), err)
 	}
 	return NoteKey{Name: name, Hash: want, Type: raw[0], Key: pub}, nil
+}
+
+// parseECDSANoteKey parses the key of a type 0x02 vkey: the PKIX DER of an
+// ECDSA P-256 public key, re-encoded identically, whose hash is
+// SHA-256(DER)[:4] (transparency-dev/formats' NewECDSAVerifier, Rekor's
+// checkpoint key hint).
+func parseECDSANoteKey(name, hash string, der []byte) (NoteKey, error) {
+	pub, err := x509.ParsePKIXPublicKey(der)
+	ec, ok := pub.(*ecdsa.PublicKey)
+	if err != nil || !ok || ec.Curve != elliptic.P256() {
+		return NoteKey{}, fmt.Errorf("vkey %q: type 0x02 key is not the PKIX DER of an ECDSA P-256 key", truncate(name, 128))
+	}
+	if again, err := x509.MarshalPKIXPublicKey(ec); err != nil || string(again) != string(der) {
+		return NoteKey{}, fmt.Errorf("vkey %q: type 0x02 key is not in canonical DER", truncate(name, 128))
+	}
+	sum := sha256.Sum256(der)
+	want := binary.BigEndian.Uint32(sum[:4])
+	if got, _ := strconv.ParseUint(hash, 16, 32); uint32(got) != want {
+		return NoteKey{}, fmt.Errorf("vkey %q: hash %s does not match the key (want %08x)", truncate(name, 128), hash, want)
+	}
+	return NoteKey{Name: name, Hash: want, Type: NoteKeyECDSA, DER: slices.Clone(der)}, nil
 }
 
 // noteKeyHash is the signed-note key hash of name and typed key bytes.

@@ -1,8 +1,12 @@
 package trustpolicy
 
 import (
+	"bytes"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"slices"
@@ -32,6 +36,39 @@ group g 2 W1 W2 W3
 quorum g
 `, testLogVKey, testW1, testW2, testW3)
 )
+
+// testRekorVKey is a type 0x02 (ECDSA P-256) log key, as formats writes
+// Rekor's checkpoint key.
+var testRekorVKey = func() string {
+	seed := sha256.Sum256([]byte("mcpres trustpolicy test key: rekor"))
+	k, err := ecdsa.GenerateKey(elliptic.P256(), bytes.NewReader(bytes.Repeat(seed[:], 8)))
+	if err != nil {
+		panic(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
+	if err != nil {
+		panic(err)
+	}
+	return ecdsaVKey("rekor.example", der)
+}()
+
+func ecdsaVKey(name string, der []byte) string {
+	sum := sha256.Sum256(der)
+	return fmt.Sprintf("%s+%x+%s", name, sum[:4], base64.StdEncoding.EncodeToString(append([]byte{NoteKeyECDSA}, der...)))
+}
+
+func TestParseTLogPolicyRekorLog(t *testing.T) {
+	p, errs := ParseTLogPolicy("log " + testRekorVKey + "\nlog " + testLogVKey + "\nquorum none\n")
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if k := p.Logs[0].Key; k.Type != NoteKeyECDSA || k.Name != "rekor.example" || k.String() != testRekorVKey || len(k.DER) == 0 {
+		t.Errorf("Rekor log key %+v", k)
+	}
+	if p.Logs[1].Key.String() != testLogVKey {
+		t.Errorf("Ed25519 log key round trip %q", p.Logs[1].Key.String())
+	}
+}
 
 func TestParseTLogPolicyValid(t *testing.T) {
 	p, errs := ParseTLogPolicy(testTLogText)
@@ -113,7 +150,7 @@ func TestParseTLogPolicyErrors(t *testing.T) {
 	overpadded := w1Raw[0] + "+" + w1Raw[1] + "+" + w1Raw[2] + "=="
 	smallOrder := FormatNoteKey("bad", NoteKeyCosignatureV1, append([]byte{1}, make([]byte, 31)...))
 	rsaType := func() string {
-		typed := append([]byte{0x02}, testKey("x")...)
+		typed := append([]byte{0x03}, testKey("x")...)
 		return fmt.Sprintf("x+%08x+%s", noteKeyHash("x", typed), base64.StdEncoding.EncodeToString(typed))
 	}()
 	tests := []struct {
@@ -144,7 +181,10 @@ func TestParseTLogPolicyErrors(t *testing.T) {
 			[]string{`line 2: witness "W1": key type 0x01 (Ed25519 signed-note key), want 0x04 (cosignature/v1 key)`}},
 		{"log key of witness type", "log " + testW3 + "\nwitness W1 " + testW1 + "\nquorum W1",
 			[]string{`line 1: log "w3.example": key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519 signed-note key)`}},
-		{"unsupported key type", head + "witness W3 " + rsaType + "\nquorum W1", []string{`line 4: witness "W3": vkey "x": key type 0x02 is not supported (want 0x01 Ed25519 or 0x04 cosignature/v1)`}},
+		{"unsupported key type", head + "witness W3 " + rsaType + "\nquorum W1", []string{`line 4: witness "W3": vkey "x": key type 0x03 is not supported (want 0x01 Ed25519, 0x02 ECDSA or 0x04 cosignature/v1)`}},
+		{"ECDSA key that is not P-256 DER", head + "log " + ecdsaVKey("rekor.example", []byte("not DER")) + "\nquorum W1", []string{`line 4: log: vkey "rekor.example": type 0x02 key is not the PKIX DER of an ECDSA P-256 key`}},
+		{"ECDSA key as a witness", head + "witness W3 " + testRekorVKey + "\nquorum W1", []string{`line 4: witness "W3": key type 0x02 (ECDSA Rekor log key), want 0x04 (cosignature/v1 key)`}},
+		{"ECDSA log key twice", head + "log " + testRekorVKey + "\nlog " + testRekorVKey + "\nquorum W1", []string{`line 5: log "rekor.example": the same key is already listed for log "rekor.example" on line 4; one key under two names would count twice`}},
 		{"wrong key hash", head + "witness W3 " + badHash + "\nquorum W1", []string{fmt.Sprintf(`line 4: witness "W3": vkey "w1.example": hash 00000000 does not match the key (want %s)`, w1Raw[1])}},
 		{"upper-case key hash", head + "witness W3 " + upperHash + "\nquorum W1", []string{fmt.Sprintf(`line 4: witness "W3": vkey "w1.example": hash %q is not 8 lowercase hex digits`, strings.ToUpper(w1Raw[1]))}},
 		{"superfluous base64 padding", head + "witness W3 " + overpadded + "\nquorum W1", []string{`line 4: witness "W3": vkey "w1.example": key is not canonical padded base64`}},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
@@ -109,6 +111,11 @@ func (a *app) attestSignCommand() *cobra.Command {
 				a.printInputInvalid(args[0], err, "text", false)
 				return &exitError{exitInput}
 			}
+			if opts.Transparency != nil {
+				if err := a.checkTransparency(transparency, opts.Transparency, doc); err != nil {
+					return err
+				}
+			}
 			priv, err := a.loadPrivateKey(keyPath)
 			if err != nil {
 				return err
@@ -160,6 +167,28 @@ func (a *app) readTransparency(path string) (*attest.TransparencyReference, erro
 		return nil, failf("transparency reference %s: inclusionProofSha256 is not the SHA-256 of the proof bytes", path)
 	}
 	return &ref, nil
+}
+
+// checkTransparency checks before signing that a tlog-proof reference binds
+// the bundle being signed and names its checkpoint origin and leaf index
+// (offline.CheckReference). Other proof kinds can only be digest-checked here.
+func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, doc *canonjson.Value) error {
+	b := doc
+	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+		b = doc.Get("bundle")
+	}
+	proof, err := attest.DecodeStrictBase64(ref.InclusionProofBase64)
+	if err != nil {
+		return failf("transparency reference %s: inclusionProofBase64: %v", path, err)
+	}
+	if err := offline.CheckReference(ref.LogID, ref.EntryUUID, proof, b); err != nil {
+		if errors.Is(err, offline.ErrNotTLogProof) {
+			a.warnf("transparency reference %s is %s: only its SHA-256 was checked; a trust policy with a transparency section verifies c2sp.org/tlog-proof references (and Rekor v1 entries, with mcpres-sigstore)", path, offline.DetectKind(proof))
+			return nil
+		}
+		return failf("transparency reference %s does not bind this bundle: %v", path, err)
+	}
+	return nil
 }
 
 // sign signs a bundle, or appends an envelope to an attested bundle.
@@ -274,7 +303,8 @@ the reference members valid, diagnostics, schemaErrors,
 authenticityClassification, evidenceClass and evaluatedAt, followed by
 "evaluation": what was evaluated (policy id and version, and per envelope the
 key fingerprint, identity, signature validity, trust, revocation and whether
-a transparency reference was only digest-checked, DIGEST_ONLY).`
+a transparency reference was only digest-checked, DIGEST_ONLY, or verified
+offline against a log of an mcpres.trust-policy/v1 policy, VERIFIED_OFFLINE).`
 
 func (a *app) attestVerifyCommand() *cobra.Command {
 	var policyPath, evaluatedAt, format string

@@ -120,6 +120,8 @@ or a usage error.`,
 		a.attestCommand(),
 		a.policyCommand(),
 		a.demoCommand(),
+		a.logCommand(),
+		a.witnessCommand(),
 		a.migrateCommand(),
 		a.manCommand(),
 	)

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/offline/rekor/rekortest"
+	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/transparency-dev/merkle/rfc6962"
+)
+
+type cli struct {
+	dir                    string
+	bundle                 *canonjson.Value
+	bundlePath, policyPath string
+	entry, otherEntry      []byte // LogEntryAnon JSON: this bundle's, another bundle's
+	log                    *rekortest.Log
+}
+
+func write(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func pretty(t *testing.T, v *canonjson.Value) []byte {
+	t.Helper()
+	b, err := canonjson.Pretty(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func setup(t *testing.T) *cli {
+	t.Helper()
+	c := &cli{dir: t.TempDir(), log: rekortest.NewLog(t)}
+	raw, b, err := canonjson.ReadFile(filepath.Join("..", "..", "testdata", "bundles", "example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.bundle = b
+	c.bundlePath = write(t, c.dir, "bundle.json", raw)
+	entry := offline.EntryFor(b)
+	other := entry
+	other.EvidenceBundleDigest = strings.Repeat("01", 32)
+	eb, _ := entry.Marshal()
+	ob, _ := other.Marshal()
+	c.log.Append(rekortest.HashedRekordBody(t, []byte("someone else's artifact")))
+	i := c.log.Append(rekortest.HashedRekordBody(t, eb))
+	j := c.log.Append(rekortest.HashedRekordBody(t, ob))
+	c.entry = rekortest.Marshal(t, c.log.Entry(t, i))
+	c.otherEntry = rekortest.Marshal(t, c.log.Entry(t, j))
+
+	d := trustpolicy.New(attesttest.TrustPolicyID, "2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")
+	d.AddSigner(trustpolicy.Signer{Name: "signer-one", Identity: attesttest.IdentityOne, Roles: []string{trustpolicy.RoleSigner},
+		PublicKey: base64.StdEncoding.EncodeToString(attest.MarshalSPKI(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey)))})
+	d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + c.log.VKey + "\nquorum none\n"}
+	c.policyPath = write(t, c.dir, "policy.json", pretty(t, d.Value()))
+	return c
+}
+
+// attested writes the bundle signed by key one with a reference carrying
+// entry, claiming TRANSPARENCY_RECORDED.
+func (c *cli) attested(t *testing.T, name string, entry []byte) string {
+	t.Helper()
+	body := c.log.Bodies[1]
+	uuid := hex.EncodeToString(rfc6962.DefaultHasher.HashLeaf(body))
+	o := attesttest.Options(attesttest.IdentityOne)
+	o.Transparency = attest.NewTransparencyReference(c.log.LogID, uuid, entry)
+	env, err := attest.Sign(c.bundle, attesttest.TestOnlyKeyOne(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return write(t, c.dir, name, pretty(t, attest.Wrap(c.bundle, attest.TransparencyRecorded, env)))
+}
+
+func runCLI(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestAttestVerifyRekorReference(t *testing.T) {
+	c := setup(t)
+	good := c.attested(t, "good.json", c.entry)
+	stdout, stderr, code := runCLI("attest", "verify", good, "--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitValid || !strings.Contains(stdout, `"authenticityClassification":"TRANSPARENCY_RECORDED"`) || !strings.Contains(stdout, `"transparency":"VERIFIED_OFFLINE"`) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "Rekor v1 log entry leaf 1 of \\\""+rekortest.Name+" - "+rekortest.TreeID) {
+		t.Errorf("notes do not describe the verified entry: %s", stdout)
+	}
+	bad := c.attested(t, "bad.json", c.otherEntry)
+	stdout, stderr, code = runCLI("attest", "verify", good, bad, "--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != exitInvalid || len(lines) != 2 || !strings.Contains(lines[1], attest.CodeTransparencyInvalid) ||
+		!strings.Contains(stderr, bad+": INVALID "+attest.CodeTransparencyInvalid+": envelope 0: transparency reference not verified offline: log entry is for another bundle") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestVerifyRekorEntry(t *testing.T) {
+	c := setup(t)
+	entry := write(t, c.dir, "entry.json", c.entry)
+	stdout, stderr, code := runCLI("verify-rekor-entry", entry, "--bundle", c.bundlePath, "--policy", c.policyPath)
+	if code != exitValid || !strings.Contains(stdout, `"valid":true`) || !strings.Contains(stdout, `"logId":"`+c.log.LogID+`"`) || !strings.Contains(stdout, `"treeSize":3`) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	other := write(t, c.dir, "other.json", c.otherEntry)
+	stdout, _, code = runCLI("verify-rekor-entry", other, "--bundle", c.bundlePath, "--policy", c.policyPath)
+	if code != exitInvalid || !strings.Contains(stdout, `"valid":false`) || !strings.Contains(stdout, "log entry is for another bundle") {
+		t.Errorf("another bundle's entry: exit %d %s", code, stdout)
+	}
+	tampered := bytes.Replace(c.entry, []byte(`"integratedTime":1767225600`), []byte(`"integratedTime":1767225601`), 1)
+	stdout, _, code = runCLI("verify-rekor-entry", write(t, c.dir, "tampered.json", tampered), "--bundle", c.bundlePath, "--policy", c.policyPath)
+	if code != exitInvalid || !strings.Contains(stdout, "signed entry timestamp") {
+		t.Errorf("tampered SET: exit %d %s", code, stdout)
+	}
+	stdout, stderr, code = runCLI("verify-rekor-entry", entry)
+	if code != exitInput || stdout != "" || !strings.Contains(stderr, "--bundle and --policy are required") {
+		t.Errorf("usage: exit %d %q %q", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI("verify-rekor-entry", filepath.Join(c.dir, "missing.json"), "--bundle", c.bundlePath, "--policy", c.policyPath)
+	if code != exitInput || !strings.Contains(stderr, "missing.json") {
+		t.Errorf("missing entry: exit %d %q", code, stderr)
+	}
+}

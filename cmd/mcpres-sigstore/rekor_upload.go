@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/version"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/tlog/rekor"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/cobra"
+)
+
+// The Rekor upload: the only command of mcpres and mcpres-sigstore that
+// opens a network connection. No verification command calls it. mcpres
+// runs it for `mcpres log add --rekor-url`.
+
+// rekorTimeout bounds one upload, retries included.
+const rekorTimeout = 2 * time.Minute
+
+// passwordEnv supplies the passphrase of an encrypted signing key.
+const passwordEnv = "MCPRES_PASSWORD"
+
+const rekorUploadLong = `Submit a bundle's log entry to a Rekor v1 instance and write a transparency
+reference for it.
+
+BUNDLE is a conformance bundle, or an attested bundle whose embedded bundle
+is logged; it is validated first, and invalid evidence is never submitted
+(exit 1). The entry is the canonical mcpres.transparency-entry/v1 of the
+bundle, submitted as a hashedrekord v0.0.1 entry: its SHA-512 digest signed
+with Ed25519ph by --key (a PKCS#8 PEM Ed25519 key: PATH, file:PATH or
+env:NAME; an encrypted key takes its passphrase from $MCPRES_PASSWORD).
+
+REF receives the reference {logId, entryUuid, inclusionProofBase64,
+inclusionProofSha256} for 'mcpres attest sign --transparency REF': logId is
+the Rekor log ID, entryUuid the entry UUID, and the proof bytes are the
+LogEntryAnon JSON Rekor returned (inclusion proof, checkpoint and signed
+entry timestamp), which 'mcpres-sigstore attest verify' and
+'verify-rekor-entry' verify offline. --entry also writes that JSON alone.
+
+Outputs are written atomically, never replaced without --force, and
+checked before anything is submitted.`
+
+func (a *app) rekorCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rekor",
+		Short: "Submit log entries to a Rekor v1 instance (the only command that uses the network)",
+	}
+	cmd.AddCommand(a.rekorUploadCommand())
+	return cmd
+}
+
+func (a *app) rekorUploadCommand() *cobra.Command {
+	var rekorURL, keySpec, out, entryOut, expect string
+	var force bool
+	cmd := &cobra.Command{
+		Use:     "upload --rekor-url URL --key KEY BUNDLE -o REF",
+		Short:   "Submit a bundle's log entry to Rekor and write its transparency reference",
+		Long:    rekorUploadLong,
+		Example: `  mcpres-sigstore rekor upload --rekor-url https://rekor.example.org --key release.key bundle.json -o bundle.rekor-ref.json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case rekorURL == "":
+				return &usageError{errors.New("--rekor-url is required")}
+			case keySpec == "":
+				return &usageError{errors.New("--key is required")}
+			case out == "":
+				return &usageError{errors.New("-o/--output is required")}
+			case out == entryOut:
+				return &usageError{errors.New("-o and --entry name the same file")}
+			}
+			for _, o := range []string{out, entryOut} {
+				if o == "" {
+					continue
+				}
+				if _, err := os.Lstat(o); err == nil && !force {
+					return fmt.Errorf("refusing to overwrite %s (use --force to replace it)", o)
+				}
+			}
+			entry, err := a.rekorEntry(args[0])
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(entry)
+			if expect != "" && expect != hex.EncodeToString(sum[:]) {
+				return fmt.Errorf("%s: the log entry's SHA-256 is %x, not %s as the caller computed (mcpres and mcpres-sigstore of different versions?); nothing submitted", args[0], sum, expect)
+			}
+			priv, err := loadSigningKey(keySpec)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), rekorTimeout)
+			defer cancel()
+			e, err := rekor.Submit(ctx, rekorURL, entry, priv, rekor.Options{UserAgent: "mcpres-sigstore/" + version.Version, Retries: -1})
+			if err != nil {
+				return err
+			}
+			ref := attest.NewTransparencyReference(e.LogID, e.UUID, e.JSON)
+			v, err := canonjson.FromGo(ref)
+			if err != nil {
+				return err
+			}
+			data, err := canonjson.Pretty(v)
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {
+				return fmt.Errorf("entry %s logged, but writing %s: %v", e.UUID, out, err)
+			}
+			if entryOut != "" {
+				if err := atomicfile.WriteFile(entryOut, e.JSON, 0o644, force); err != nil {
+					return fmt.Errorf("entry %s logged, but writing %s: %v", e.UUID, entryOut, err)
+				}
+			}
+			fmt.Fprintf(a.stderr, "mcpres-sigstore: %s: logged in Rekor %s as entry %s (log index %d)\n", args[0], rekorURL, e.UUID, e.LogIndex)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rekorURL, "rekor-url", "", "the Rekor instance (https://…)")
+	f.StringVar(&keySpec, "key", "", "Ed25519 private key that signs the entry: PATH, file:PATH or env:NAME (PKCS#8 PEM)")
+	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required)")
+	f.StringVar(&entryOut, "entry", "", "also write the LogEntryAnon JSON Rekor returned to this file")
+	f.StringVar(&expect, "expect-entry-sha256", "", "refuse unless the entry's SHA-256 is this (used by mcpres log add)")
+	f.BoolVar(&force, "force", false, "replace existing output files")
+	return cmd
+}
+
+// rekorEntry reads and validates a bundle (or an attested bundle's
+// bundle) and returns its log entry bytes.
+func (a *app) rekorEntry(path string) ([]byte, error) {
+	_, doc, err := canonjson.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %v", path, err)
+	}
+	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+		doc = doc.Get("bundle")
+	}
+	r, err := validator.New().Bundle(doc)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %v", path, err)
+	}
+	if !r.Valid {
+		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
+		a.errorf("refusing to log invalid evidence")
+		return nil, &exitError{exitInvalid}
+	}
+	return offline.EntryFor(doc).Marshal()
+}
+
+// loadSigningKey reads a PKCS#8 PEM Ed25519 key given as PATH, file:PATH
+// or env:NAME; the key never appears in messages.
+func loadSigningKey(spec string) (ed25519.PrivateKey, error) {
+	label := spec
+	var data []byte
+	if name, ok := strings.CutPrefix(spec, "env:"); ok {
+		v, ok := os.LookupEnv(name)
+		if name == "" || !ok || v == "" {
+			return nil, fmt.Errorf("private key: environment variable %q is not set or empty", name)
+		}
+		data, label = []byte(v), "$"+name
+	} else {
+		var err error
+		label = strings.TrimPrefix(spec, "file:")
+		if data, err = os.ReadFile(label); err != nil {
+			return nil, fmt.Errorf("private key: %v", err)
+		}
+	}
+	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) {
+		if p, ok := os.LookupEnv(passwordEnv); ok {
+			return []byte(p), nil
+		}
+		return nil, errors.New("the key is encrypted: set $" + passwordEnv)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("private key %s: %v", label, err)
+	}
+	return priv, nil
+}

@@ -1,0 +1,753 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/witness"
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+)
+
+// The log commands run a self-hosted transparency log with Tessera's POSIX
+// driver: this file is where the CLI chooses that driver (tlog/posix) for
+// the storage-agnostic tlog package.
+
+// logVKeyFile is where `log init` records the log's verifier key, relative
+// to the log directory. It is operator state next to Tessera's .state, not
+// part of the tlog-tiles API: verifiers take the log key from their trust
+// policy, never from the log.
+const logVKeyFile = ".mcpres/log.vkey"
+
+// logTimeout bounds one log command (appending waits for a checkpoint).
+const logTimeout = 2 * time.Minute
+
+// maxKeyFileBytes bounds a note key file: one line of well under 200 bytes.
+const maxKeyFileBytes = 4096
+
+// sigstoreBinaryEnv names the mcpres-sigstore executable explicitly.
+const sigstoreBinaryEnv = "MCPRES_SIGSTORE"
+
+const logLong = `Run a self-hosted transparency log and publish MCP-RES evidence to it.
+
+The log is a directory in the C2SP tlog-tiles layout, written by Tessera's
+POSIX driver: "checkpoint" (the signed checkpoint with any witness
+cosignatures), "tile/" (hash tiles and entry bundles), and the private
+".state/" (Tessera) and ".mcpres/" (the log's verifier key). Any static web
+server can serve it; when one machine is not enough, Tessera's MySQL, GCP
+and AWS drivers serve the same API (package tlog takes any driver).
+
+The log key is a signed-note Ed25519 key; its name is the log's origin.
+Create one with 'log keygen', the log with 'log init', then log bundles
+with 'log add'. Witnesses cosign the checkpoint ('mcpres witness cosign');
+'log add-cosignature' attaches their cosignatures, and 'log proof' then
+gives references whose proof carries them.
+
+A reference is the JSON {logId, entryUuid, inclusionProofBase64,
+inclusionProofSha256} that 'mcpres attest sign --transparency' embeds:
+logId is the origin, entryUuid the leaf index in decimal, and the proof a
+C2SP tlog-proof (entry, index, inclusion hashes, signed checkpoint).
+
+Tessera's own log messages are discarded unless --verbose.`
+
+func (a *app) logCommand() *cobra.Command {
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "Run a self-hosted transparency log (Tessera, tlog-tiles) and prove entries",
+		Long:  logLong,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			configureTesseraLogging(verbose, a.stderr)
+		},
+	}
+	cmd.PersistentFlags().BoolVar(&verbose, "verbose", false, "show Tessera's log messages on stderr")
+	cmd.AddCommand(a.logKeygenCommand(), a.logInitCommand(), a.logAddCommand(), a.logProofCommand(), a.logAddCosignatureCommand())
+	for _, c := range cmd.Commands() {
+		if run := c.RunE; run != nil {
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				// Whatever Tessera's goroutines log after the command
+				// ends is discarded.
+				defer tesseraOutput.set(nil)
+				return run(cmd, args)
+			}
+		}
+	}
+	return cmd
+}
+
+// Tessera logs through klog, which is process-global: package tlog never
+// configures it, and neither does any library of mcpres. The CLI owns the
+// process, so it installs, once, a klog logger that writes to tesseraOutput,
+// and each log command points tesseraOutput at stderr (--verbose) or at
+// nothing. klog's own setting is made only once because klog.SetLogger must
+// not race with goroutines that log (Tessera's may outlive a command).
+var (
+	tesseraOutput   = &switchWriter{}
+	tesseraKlogOnce sync.Once
+)
+
+func configureTesseraLogging(verbose bool, stderr io.Writer) {
+	tesseraKlogOnce.Do(func() {
+		klog.SetLogger(funcr.New(func(prefix, args string) {
+			fmt.Fprintf(tesseraOutput, "mcpres: tessera: %s\n", strings.TrimSpace(prefix+" "+args))
+		}, funcr.Options{}))
+	})
+	if verbose {
+		tesseraOutput.set(stderr)
+	} else {
+		tesseraOutput.set(nil)
+	}
+}
+
+// switchWriter writes to w, or discards when w is nil; writes and
+// switches are serialised, so once set(nil) returns nothing more reaches
+// the previous writer.
+type switchWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switchWriter) set(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w = w
+}
+
+func (s *switchWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+func (a *app) logKeygenCommand() *cobra.Command {
+	var origin, out string
+	cmd := &cobra.Command{
+		Use:   "keygen --origin ORIGIN --out NAME",
+		Short: "Generate a log key: NAME.key (private, 0600) and NAME.vkey (verifier key)",
+		Long: `Generate an Ed25519 signed-note key for a log whose origin is ORIGIN (for
+example "example.org/mcpres-log": the C2SP tlog-checkpoint origin, a
+schema-less URL by convention; no spaces or "+").
+
+NAME.key receives the private key "PRIVATE+KEY+ORIGIN+HASH+BASE64", created
+with mode 0600; NAME.vkey the verifier key "ORIGIN+HASH+BASE64" (type 0x01),
+which is also printed on stdout: it goes on the "log" line of a trust
+policy's tlog-policy. Existing files are never overwritten.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if origin == "" {
+				return usagef("--origin is required")
+			}
+			if out == "" {
+				return usagef("--out NAME is required")
+			}
+			return a.generateNoteKey(notekey.TypeEd25519, origin, out)
+		},
+	}
+	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin (the key's name)")
+	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (NAME.key, NAME.vkey)")
+	return cmd
+}
+
+// generateNoteKey writes NAME.key and NAME.vkey and prints the vkey.
+func (a *app) generateNoteKey(typ byte, name, out string) error {
+	skey, vkey, err := notekey.GenerateKey(rand.Reader, typ, name)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	keyPath, vkeyPath := out+".key", out+".vkey"
+	for _, p := range []string{keyPath, vkeyPath} {
+		if _, err := os.Lstat(p); err == nil {
+			return failf("refusing to overwrite %s", p)
+		}
+	}
+	if err := atomicfile.WriteFileExclusive(keyPath, []byte(skey+"\n"), 0o600); err != nil {
+		return failf("writing %s: %v", keyPath, err)
+	}
+	if err := atomicfile.WriteFileExclusive(vkeyPath, []byte(vkey+"\n"), 0o644); err != nil {
+		os.Remove(keyPath) // do not leave half a key pair
+		return failf("writing %s: %v", vkeyPath, err)
+	}
+	fmt.Fprintln(a.stdout, vkey)
+	return nil
+}
+
+// Environment variables that hold a note private key when --key is not
+// given (CI secrets).
+const (
+	logKeyEnv     = "MCPRES_LOG_KEY"
+	witnessKeyEnv = "MCPRES_WITNESS_KEY"
+)
+
+// parseKeyText checks that data is one line holding one key, optionally
+// followed by one newline, and returns the key.
+func parseKeyText(data []byte) (string, error) {
+	if len(data) > maxKeyFileBytes {
+		return "", fmt.Errorf("more than %d bytes: not a key", maxKeyFileBytes)
+	}
+	s := strings.TrimSuffix(string(data), "\n")
+	if strings.ContainsAny(s, "\r\n\t ") || s == "" {
+		return "", errors.New("not a key (one line holding one key)")
+	}
+	return s, nil
+}
+
+// readKeyFile reads a one-line key file.
+func readKeyFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
+	if err != nil {
+		return "", err
+	}
+	return parseKeyText(data)
+}
+
+// loadNoteKeyText reads a signed-note private key given as PATH,
+// file:PATH or env:NAME (the key text in environment variable NAME, for CI
+// secrets), as --key of attest sign does; an empty spec means env:defEnv
+// when that variable is set. It warns when a key file is readable by other
+// users. It returns the key text and a label for messages; the key never
+// appears in messages.
+func (a *app) loadNoteKeyText(spec, defEnv string) (key, label string, err error) {
+	if spec == "" {
+		if _, ok := os.LookupEnv(defEnv); !ok {
+			return "", "", usagef("--key is required (or set $%s to the private key)", defEnv)
+		}
+		spec = "env:" + defEnv
+	}
+	if name, ok := strings.CutPrefix(spec, "env:"); ok {
+		if name == "" {
+			return "", "", usagef("--key env: needs a variable name, as in env:%s", defEnv)
+		}
+		data, ok := os.LookupEnv(name)
+		if !ok || data == "" {
+			return "", "", failf("private key: environment variable %s is not set or empty", name)
+		}
+		k, err := parseKeyText([]byte(data))
+		if err != nil {
+			return "", "", failf("private key $%s: %v", name, err)
+		}
+		return k, "$" + name, nil
+	}
+	path := strings.TrimPrefix(spec, "file:")
+	a.warnIfReadable(path)
+	k, err := readKeyFile(path)
+	if err != nil {
+		return "", "", failf("private key %s: %v", path, err)
+	}
+	return k, path, nil
+}
+
+// loadLogSigner reads a log's private key (see loadNoteKeyText).
+func (a *app) loadLogSigner(spec string) (*notekey.LogSigner, error) {
+	k, label, err := a.loadNoteKeyText(spec, logKeyEnv)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := notekey.ParseLogSigner(k)
+	if err != nil {
+		return nil, failf("log key %s: %v", label, err)
+	}
+	return signer, nil
+}
+
+// loadCosigner reads a witness's private key (see loadNoteKeyText).
+func (a *app) loadCosigner(spec string) (*notekey.Cosigner, error) {
+	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv)
+	if err != nil {
+		return nil, err
+	}
+	c, err := notekey.ParseCosigner(k)
+	if err != nil {
+		return nil, failf("witness key %s: %v", label, err)
+	}
+	return c, nil
+}
+
+func (a *app) warnIfReadable(path string) {
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		a.warnf("private key %s is readable by other users (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	}
+}
+
+// loadVerifierKey reads a vkey file with the given parser.
+func loadVerifierKey(what, path string, parse func(string) (*notekey.Verifier, error)) (*notekey.Verifier, error) {
+	s, err := readKeyFile(path)
+	if err != nil {
+		return nil, failf("%s %s: %v", what, path, err)
+	}
+	v, err := parse(s)
+	if err != nil {
+		return nil, failf("%s %s: %v", what, path, err)
+	}
+	return v, nil
+}
+
+// logVerifier returns the log key: --log-key if given, else the key
+// recorded by 'log init'.
+func logVerifier(dir, flag string) (*notekey.Verifier, error) {
+	if flag != "" {
+		return loadVerifierKey("log key", flag, notekey.ParseLogVerifier)
+	}
+	path := filepath.Join(dir, logVKeyFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, failf("%s has no recorded log key (%s): give the log's verifier key with --log-key", dir, logVKeyFile)
+	}
+	return loadVerifierKey("log key", path, notekey.ParseLogVerifier)
+}
+
+func logContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), logTimeout)
+}
+
+func (a *app) logInitCommand() *cobra.Command {
+	var dir, keyPath, origin string
+	cmd := &cobra.Command{
+		Use:   "init --dir DIR [--key LOG.key] [--origin ORIGIN]",
+		Short: "Create an empty log in a new directory",
+		Long: `Create an empty log in DIR with Tessera's POSIX driver: the tlog-tiles layout
+and a checkpoint of size 0 signed with the log key. DIR must not exist or be
+empty. The origin is the key's name; --origin, if given, must equal it.
+The key is a file (PATH or file:PATH), or env:NAME for a key held in an
+environment variable; without --key it is taken from $MCPRES_LOG_KEY.
+
+The log's verifier key is recorded in DIR/.mcpres/log.vkey (for 'log proof'
+and 'log add-cosignature') and printed on stdout.`,
+		Example: `  mcpres log keygen --origin example.org/mcpres-log --out log
+  mcpres log init --dir public/log --key log.key`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return usagef("--dir is required")
+			}
+			signer, err := a.loadLogSigner(keyPath)
+			if err != nil {
+				return err
+			}
+			if origin != "" && origin != signer.Name() {
+				return failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
+			}
+			if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+				return failf("refusing to create a log in %s: the directory is not empty", dir)
+			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return failf("%v", err)
+			}
+			ctx, cancel := logContext()
+			defer cancel()
+			lg := tlog.Open(posix.New(dir), signer.Verifier())
+			if _, err := lg.Init(ctx, signer); err != nil {
+				return failf("creating the log in %s: %v", dir, err)
+			}
+			vkey := signer.Verifier().String()
+			p := filepath.Join(dir, logVKeyFile)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return failf("%v", err)
+			}
+			if err := atomicfile.WriteFile(p, []byte(vkey+"\n"), 0o644, false); err != nil {
+				return failf("writing %s: %v", p, err)
+			}
+			fmt.Fprintln(a.stdout, vkey)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the log directory to create")
+	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
+	f.StringVar(&origin, "origin", "", "the log's origin, checked against the key's name")
+	return cmd
+}
+
+const logAddLong = `Append a bundle's log entry to the log and write a transparency reference.
+
+BUNDLE is a conformance bundle, or an attested bundle whose embedded bundle
+is logged. It is validated first: invalid evidence is never logged (exit 1).
+The entry is the canonical mcpres.transparency-entry/v1 document (subject,
+bundle digest, scenario fingerprint, execution instance digest). The
+command waits until a signed checkpoint covers it, then writes REF, the
+reference for 'mcpres attest sign --transparency REF', and with --proof the
+raw C2SP tlog-proof bytes. A checkpoint published by an append carries no
+cosignature yet: after witnesses cosign it, 'log proof' gives a reference
+that carries them. Logging the same bundle twice gives two entries.
+
+With --rekor-url the entry is also submitted to a Rekor (v1) instance, as a
+hashedrekord entry signed (Ed25519ph) by --rekor-key, a PKCS#8 PEM key.
+REF.rekor.json then receives a reference to that entry, whose proof bytes
+are the LogEntryAnon JSON Rekor returned: 'attest sign --transparency'
+takes it too, and 'mcpres-sigstore attest verify' verifies it offline. The
+upload is run by the mcpres-sigstore binary ($MCPRES_SIGSTORE, next to
+mcpres, or on PATH), which keeps the Rekor client out of mcpres. No
+verification command ever reaches it.
+
+The log key (--key PATH, file:PATH or env:NAME; default $MCPRES_LOG_KEY)
+must be the key of the log in DIR: it signs the new checkpoint.
+
+Outputs are written atomically and never replaced without --force; they
+are checked before anything is appended.`
+
+func (a *app) logAddCommand() *cobra.Command {
+	var dir, keyPath, out, proofOut, rekorURL, rekorKey string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "add --dir DIR [--key LOG.key] BUNDLE -o REF",
+		Short: "Log a bundle and write its transparency reference",
+		Long:  logAddLong,
+		Example: `  mcpres log add --dir public/log --key log.key bundle.json -o bundle.ref.json
+  mcpres attest sign bundle.json --key release.key --identity https://example.org/release \
+      --policy-id example/policy --transparency bundle.ref.json -o bundle.attested.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case dir == "":
+				return usagef("--dir is required")
+			case out == "":
+				return usagef("-o/--output is required")
+			case (rekorURL == "") != (rekorKey == ""):
+				return usagef("--rekor-url and --rekor-key go together")
+			}
+			outputs := []string{out}
+			if proofOut != "" {
+				outputs = append(outputs, proofOut)
+			}
+			if rekorURL != "" {
+				outputs = append(outputs, out+".rekor.json")
+			}
+			if err := checkOutputs(outputs, []string{args[0], keyPath}, force); err != nil {
+				return err
+			}
+			entry, err := a.bundleEntry(args[0])
+			if err != nil {
+				return err
+			}
+			signer, err := a.loadLogSigner(keyPath)
+			if err != nil {
+				return err
+			}
+			if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
+				v, err := loadVerifierKey("recorded log key", recorded, notekey.ParseLogVerifier)
+				if err != nil {
+					return err
+				}
+				if v.String() != signer.Verifier().String() {
+					return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
+				}
+			}
+			ctx, cancel := logContext()
+			defer cancel()
+			lg := tlog.Open(posix.New(dir), signer.Verifier())
+			p, err := lg.Add(ctx, signer, entry)
+			if err != nil {
+				return failf("logging %s: %v", args[0], err)
+			}
+			if err := a.writeReference(p, out, proofOut, []string{args[0], keyPath}, force); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %d of %s (tree size %d)\n", args[0], p.Index, lg.Origin(), p.Checkpoint.Size)
+			if rekorURL != "" {
+				sum := sha256.Sum256(entry)
+				return a.runSigstore("rekor", "upload", "--rekor-url="+rekorURL, "--key="+rekorKey,
+					"--expect-entry-sha256="+hex.EncodeToString(sum[:]), "--output="+out+".rekor.json",
+					"--force="+strconv.FormatBool(force), "--", args[0])
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
+	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required)")
+	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
+	f.BoolVar(&force, "force", false, "replace existing output files")
+	f.StringVar(&rekorURL, "rekor-url", "", "also submit the entry to this Rekor instance (runs mcpres-sigstore)")
+	f.StringVar(&rekorKey, "rekor-key", "", "private key (PKCS#8 PEM) that signs the Rekor entry")
+	return cmd
+}
+
+// checkOutputs refuses, before any work, outputs that exist (without
+// force), repeat, or name an input.
+func checkOutputs(outputs, inputs []string, force bool) error {
+	for i, o := range outputs {
+		for _, in := range inputs {
+			if in != "" && sameFile(in, o) {
+				return failf("refusing to write %s: it is an input of this command", o)
+			}
+		}
+		for _, p := range outputs[:i] {
+			if sameFile(p, o) {
+				return usagef("%s is given as two outputs", o)
+			}
+		}
+		if _, err := os.Lstat(o); err == nil && !force {
+			return failf("refusing to overwrite %s (use --force to replace it)", o)
+		}
+	}
+	return nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// bundleEntry reads and validates a conformance bundle (or the bundle of
+// an attested bundle) and returns its log entry bytes. Invalid evidence is
+// reported like 'mcpres validate' does and refused with exit 1.
+func (a *app) bundleEntry(path string) ([]byte, error) {
+	_, doc, err := canonjson.ReadFile(path)
+	if err != nil {
+		a.printInputInvalid(path, err, "text", false)
+		return nil, &exitError{exitInput}
+	}
+	b := doc
+	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+		b = doc.Get("bundle")
+		if !b.Is(canonjson.Object) {
+			a.printInputInvalid(path, errors.New("the attested bundle has no bundle object"), "text", false)
+			return nil, &exitError{exitInput}
+		}
+	}
+	r, err := validator.New().Bundle(b)
+	if err != nil {
+		a.printInputInvalid(path, err, "text", false)
+		return nil, &exitError{exitInput}
+	}
+	if !r.Valid {
+		a.printResult(path, r, "text", false)
+		fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
+		return nil, &exitError{exitInvalid}
+	}
+	entry, err := offline.EntryFor(b).Marshal()
+	if err != nil {
+		return nil, failf("%s: encoding the log entry: %v", path, err)
+	}
+	return entry, nil
+}
+
+// writeReference writes the reference JSON for p to out (stdout when out
+// is empty) and the raw proof bytes to proofOut when given.
+func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []string, force bool) error {
+	proofBytes := p.Marshal()
+	ref := attest.NewTransparencyReference(p.Checkpoint.Origin, p.EntryID(), proofBytes)
+	v, err := canonjson.FromGo(ref)
+	if err != nil {
+		return failf("encoding the reference: %v", err)
+	}
+	data, err := canonjson.Pretty(v)
+	if err != nil {
+		return failf("encoding the reference: %v", err)
+	}
+	if out == "" {
+		_, err := a.stdout.Write(data)
+		if err != nil {
+			return failf("%v", err)
+		}
+	} else if err := writeOutput(out, inputs, data, force); err != nil {
+		return err
+	}
+	if proofOut != "" {
+		return writeOutput(proofOut, inputs, proofBytes, force)
+	}
+	return nil
+}
+
+func (a *app) logProofCommand() *cobra.Command {
+	var dir, logKey, out, proofOut, index string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "proof --dir DIR --index N [-o REF]",
+		Short: "Write a fresh reference for entry N against the latest checkpoint",
+		Long: `Build a fresh inclusion proof for the entry at index N against the log's
+latest checkpoint, with every cosignature attached to it, and write the
+transparency reference to REF (stdout when -o is not given); with --proof
+also the raw C2SP tlog-proof bytes. The checkpoint is authenticated with the
+log key recorded by 'log init' or given with --log-key, and the proof is
+verified before it is written.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return usagef("--dir is required")
+			}
+			n, err := strconv.ParseUint(index, 10, 63)
+			if err != nil || strconv.FormatUint(n, 10) != index {
+				return usagef("--index %q is not a leaf index (a decimal number)", index)
+			}
+			var outputs []string
+			for _, o := range []string{out, proofOut} {
+				if o != "" {
+					outputs = append(outputs, o)
+				}
+			}
+			if err := checkOutputs(outputs, []string{logKey}, force); err != nil {
+				return err
+			}
+			v, err := logVerifier(dir, logKey)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := logContext()
+			defer cancel()
+			p, err := tlog.Open(posix.New(dir), v).Proof(ctx, n)
+			if err != nil {
+				return failf("proof of entry %d in %s: %v", n, dir, err)
+			}
+			return a.writeReference(p, out, proofOut, nil, force)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringVar(&index, "index", "", "the entry's leaf index")
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
+	f.StringVarP(&out, "output", "o", "", "where to write the reference (default: stdout)")
+	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
+	f.BoolVar(&force, "force", false, "replace existing output files")
+	return cmd
+}
+
+func (a *app) logAddCosignatureCommand() *cobra.Command {
+	var dir, logKey string
+	var witnessKeys []string
+	cmd := &cobra.Command{
+		Use:   "add-cosignature --dir DIR --witness-key W.vkey... COSIG...",
+		Short: "Attach witness cosignatures to the published checkpoint",
+		Long: `Attach collected witness cosignatures (files written by 'mcpres witness
+cosign': C2SP cosignature/v1 signature lines) to the log's published
+checkpoint, so that later 'log proof' references carry them.
+
+Each cosignature must be by one of the --witness-key keys (cosignature/v1
+verifier keys, type 0x04) and verify against the published checkpoint's
+body; one that does not is refused (exit 1): it is for another checkpoint
+(the log has grown since: cosign again) or corrupt. A second cosignature by
+a key that already cosigned (keys compared by fingerprint) is dropped with a
+warning. The checkpoint body and log signature are kept; the file is
+replaced atomically, and not at all if the log published a new checkpoint
+meanwhile.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return usagef("--dir is required")
+			}
+			if len(witnessKeys) == 0 {
+				return usagef("--witness-key is required (the keys the cosignatures are by)")
+			}
+			lv, err := logVerifier(dir, logKey)
+			if err != nil {
+				return err
+			}
+			var ws []*notekey.Verifier
+			for _, p := range witnessKeys {
+				w, err := loadVerifierKey("witness key", p, notekey.ParseWitnessVerifier)
+				if err != nil {
+					return err
+				}
+				ws = append(ws, w)
+			}
+			var inputs []witness.CosignatureInput
+			for _, p := range args {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return failf("%v", err)
+				}
+				inputs = append(inputs, witness.CosignatureInput{Source: p, Data: data})
+			}
+			ctx, cancel := logContext()
+			defer cancel()
+			var res *witness.AttachResult
+			cp, err := tlog.Open(posix.New(dir), lv).UpdateCheckpoint(ctx, func(cp *tlog.Checkpoint) ([]byte, error) {
+				var err error
+				res, err = witness.Attach(cp.Note, lv, ws, inputs)
+				if err != nil {
+					return nil, err
+				}
+				return res.Checkpoint, nil
+			})
+			if errors.Is(err, witness.ErrBadCosignature) {
+				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
+				return &exitError{exitInvalid}
+			}
+			if err != nil {
+				return failf("%v", err)
+			}
+			for _, d := range res.Dropped {
+				a.warnf("%s: dropped the cosignature by %s: %s", d.Source, d.Name, d.Reason)
+			}
+			fmt.Fprintf(a.stderr, "mcpres: checkpoint of %s at size %d: %d cosignature(s) added, %d witness key(s) now: %s\n",
+				cp.Origin, cp.Size, len(res.Added), len(res.Cosigners), witness.FormatCosigners(res.Cosigners))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringArrayVar(&witnessKeys, "witness-key", nil, "a witness's verifier key file (repeat for each witness)")
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
+	return cmd
+}
+
+// findSigstoreBinary returns $MCPRES_SIGSTORE, else mcpres-sigstore next to
+// this executable, else mcpres-sigstore on PATH.
+func findSigstoreBinary() (string, error) {
+	if p := os.Getenv(sigstoreBinaryEnv); p != "" {
+		return p, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "mcpres-sigstore")
+		if runtime.GOOS == "windows" {
+			p += ".exe"
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("mcpres-sigstore"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("the Rekor upload is in the mcpres-sigstore binary, which was not found next to mcpres, on PATH or in $" + sigstoreBinaryEnv +
+		" (go install github.com/mcpres/mcpres/cmd/mcpres-sigstore)")
+}
+
+// runSigstore runs mcpres-sigstore with args and the same streams; its exit
+// status becomes ours.
+func (a *app) runSigstore(args ...string) error {
+	bin, err := findSigstoreBinary()
+	if err != nil {
+		return failf("%v", err)
+	}
+	c := exec.Command(bin, args...)
+	c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
+	err = c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return &exitError{ee.ExitCode()} // mcpres-sigstore has printed why
+	}
+	if err != nil {
+		return failf("running %s: %v", bin, err)
+	}
+	return nil
+}

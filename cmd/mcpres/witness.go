@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/checkpoint"
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/witness"
+	"github.com/spf13/cobra"
+	"github.com/transparency-dev/tessera/api/layout"
+	"github.com/transparency-dev/tessera/client"
+)
+
+// witnessHTTPTimeout bounds each request to a remote log.
+const witnessHTTPTimeout = 30 * time.Second
+
+const witnessLong = `Witness transparency logs: cosign a log's checkpoint after checking that the
+log only ever grew (C2SP tlog-witness, cosignature/v1).
+
+A witness key is an Ed25519 signed-note key of type 0x04 ('witness keygen');
+its verifier key goes on a "witness" line of a trust policy's tlog-policy.
+The witness remembers, in a state file, the tree it last cosigned for each
+log; 'witness cosign' refuses a log that went backwards or forked.`
+
+func (a *app) witnessCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "witness",
+		Short: "Cosign transparency-log checkpoints as a witness",
+		Long:  witnessLong,
+	}
+	cmd.AddCommand(a.witnessKeygenCommand(), a.witnessCosignCommand())
+	return cmd
+}
+
+func (a *app) witnessKeygenCommand() *cobra.Command {
+	var name, out string
+	cmd := &cobra.Command{
+		Use:   "keygen --name NAME --out FILE",
+		Short: "Generate a witness key: FILE.key (private, 0600) and FILE.vkey (verifier key)",
+		Long: `Generate an Ed25519 cosignature/v1 witness key named NAME (by convention a
+schema-less URL such as "example.org/witness"; no spaces or "+").
+
+FILE.key receives the private key "PRIVATE+KEY+NAME+HASH+BASE64" (type 0x04),
+created with mode 0600; FILE.vkey the verifier key "NAME+HASH+BASE64", also
+printed on stdout. Existing files are never overwritten.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if name == "" {
+				return usagef("--name is required")
+			}
+			if out == "" {
+				return usagef("--out FILE is required")
+			}
+			return a.generateNoteKey(notekey.TypeCosignatureV1, name, out)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the witness's name (the key's name)")
+	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (FILE.key, FILE.vkey)")
+	return cmd
+}
+
+const witnessCosignLong = `Cosign the latest checkpoint of a log.
+
+LOG is a log directory or the http(s) URL of a tlog-tiles log. The checkpoint
+is authenticated with the log's verifier key (--log-key; its name is the
+log's origin) and compared with the tree this witness last cosigned for that
+origin, recorded in the state file: a smaller tree is refused, and so is a
+fork (the same size with another root hash, or a larger tree whose
+consistency proof, built from the log's tiles, does not verify). A refusal
+exits with status 1 and changes nothing.
+
+On success the state file is updated atomically first, then COSIG receives
+the cosignature/v1 signature line for 'mcpres log add-cosignature'.
+
+The witness key is a file (PATH or file:PATH), or env:NAME for a key held in
+an environment variable; without --key it is taken from $MCPRES_WITNESS_KEY.
+
+A log the state file does not know yet (or a missing state file) is only
+accepted with --init: its current checkpoint is then trusted on first use.
+--init never overrides a recorded state.`
+
+func (a *app) witnessCosignCommand() *cobra.Command {
+	var logArg, logKey, keyPath, statePath, out string
+	var initState, force bool
+	cmd := &cobra.Command{
+		Use:   "cosign --log DIR_OR_URL --log-key LOG.vkey --key WITNESS.key --state FILE -o COSIG",
+		Short: "Check a log's latest checkpoint against the witness state and cosign it",
+		Long:  witnessCosignLong,
+		Example: `  mcpres witness cosign --log https://example.org/log/ --log-key log.vkey \
+      --key witness.key --state witness.state.json -o log.cosig`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case logArg == "":
+				return usagef("--log is required")
+			case logKey == "":
+				return usagef("--log-key is required")
+			case statePath == "":
+				return usagef("--state is required")
+			case out == "":
+				return usagef("-o/--output is required")
+			}
+			if sameFile(statePath, out) {
+				return usagef("--state and -o name the same file")
+			}
+			if err := checkOutputs([]string{out}, []string{keyPath, logKey, statePath}, force); err != nil {
+				return err
+			}
+			lv, err := loadVerifierKey("log key", logKey, notekey.ParseLogVerifier)
+			if err != nil {
+				return err
+			}
+			w, err := a.loadCosigner(keyPath)
+			if err != nil {
+				return err
+			}
+			state, err := readWitnessState(statePath, lv.Name(), initState)
+			if err != nil {
+				return err
+			}
+			reader, err := openLogReader(logArg)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), logTimeout)
+			defer cancel()
+			prev := state.Get(lv.Name())
+			// The cosignature's timestamp: the one place this command
+			// reads the clock.
+			c, err := witness.Cosign(ctx, reader, lv, w, prev, time.Now())
+			if errors.Is(err, witness.ErrRefused) {
+				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
+				return &exitError{exitInvalid}
+			}
+			if err != nil {
+				return failf("%v", err)
+			}
+			// Record first: a cosignature is never published for a tree
+			// the state does not hold.
+			state.Put(c.State)
+			data, err := state.Marshal()
+			if err != nil {
+				return failf("%v", err)
+			}
+			if err := atomicfile.WriteFile(statePath, data, 0o644, true); err != nil {
+				return failf("writing the witness state %s: %v", statePath, err)
+			}
+			if err := writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
+				return err
+			}
+			from := "first use"
+			if c.From != nil {
+				from = fmt.Sprintf("consistent with size %d", c.From.Size)
+			}
+			fmt.Fprintf(a.stderr, "mcpres: cosigned %s at size %d (%s) as %s\n", c.State.Origin, c.State.Size, from, w.Name())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&logArg, "log", "", "the log: a directory or an http(s) URL")
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key file")
+	f.StringVar(&keyPath, "key", "", "the witness's private key: PATH, file:PATH or env:NAME (default: $"+witnessKeyEnv+")")
+	f.StringVar(&statePath, "state", "", "the witness state file (updated atomically)")
+	f.StringVarP(&out, "output", "o", "", "where to write the cosignature line (required)")
+	f.BoolVar(&initState, "init", false, "accept a log the state file does not know (trust on first use)")
+	f.BoolVar(&force, "force", false, "replace an existing output file")
+	return cmd
+}
+
+// readWitnessState reads the state file; a missing file or a log it does
+// not know is accepted only with --init.
+func readWitnessState(path, origin string, initState bool) (*witness.State, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !initState {
+			return nil, failf("witness state %s does not exist: pass --init to start witnessing %s from its current checkpoint (trust on first use)", path, origin)
+		}
+		return &witness.State{}, nil
+	}
+	if err != nil {
+		return nil, failf("witness state: %v", err)
+	}
+	s, err := witness.ParseState(data)
+	if err != nil {
+		return nil, failf("%s: %v", path, err)
+	}
+	if s.Get(origin) == nil && !initState {
+		return nil, failf("witness state %s has no record of log %s: pass --init to start witnessing it from its current checkpoint (trust on first use)", path, origin)
+	}
+	return s, nil
+}
+
+// openLogReader chooses how to read the log: an http(s) URL, or a
+// directory.
+func openLogReader(arg string) (witness.LogReader, error) {
+	if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
+		u, err := url.Parse(arg)
+		if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, usagef("--log %q is not a log URL (http or https, no credentials, query or fragment)", arg)
+		}
+		if !strings.HasSuffix(u.Path, "/") {
+			u.Path += "/"
+		}
+		return &httpLog{base: u, client: &http.Client{Timeout: witnessHTTPTimeout}}, nil
+	}
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil, failf("log %v", err)
+	}
+	if !st.IsDir() {
+		return nil, failf("log %s is not a directory (or an http(s) URL)", arg)
+	}
+	return client.FileFetcher{Root: arg}, nil
+}
+
+// httpLog reads a tlog-tiles log over HTTP, with size limits: a checkpoint
+// of at most checkpoint.MaxBytes, tiles of at most 8 KiB.
+type httpLog struct {
+	base   *url.URL
+	client *http.Client
+}
+
+const maxTileBytes = 256 * 32
+
+func (h *httpLog) ReadCheckpoint(ctx context.Context) ([]byte, error) {
+	return h.get(ctx, layout.CheckpointPath, checkpoint.MaxBytes)
+}
+
+func (h *httpLog) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
+	data, err := h.get(ctx, layout.TilePath(level, index, p), maxTileBytes)
+	if errors.Is(err, fs.ErrNotExist) && p > 0 {
+		// The partial tile may have been replaced by the full one.
+		return h.get(ctx, layout.TilePath(level, index, 0), maxTileBytes)
+	}
+	return data, err
+}
+
+func (h *httpLog) get(ctx context.Context, path string, max int64) ([]byte, error) {
+	u := h.base.JoinPath(path)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return nil, fmt.Errorf("GET %s: %w", u, fs.ErrNotExist)
+	default:
+		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("GET %s: more than %d bytes", u, max)
+	}
+	return data, nil
+}

@@ -1,0 +1,57 @@
+package notekey_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/mcpres/mcpres/internal/notekey"
+)
+
+// FuzzParseVerifier: one key, one encoding. A vkey that parses is exactly
+// the text its verifier formats back.
+func FuzzParseVerifier(f *testing.F) {
+	for _, typ := range []byte{notekey.TypeEd25519, notekey.TypeCosignatureV1} {
+		_, vkey, err := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x53}, 32)), typ, "example.org/fuzz")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(vkey)
+	}
+	f.Add("a+00000000+AQ==")
+	f.Fuzz(func(t *testing.T, vkey string) {
+		v, err := notekey.ParseVerifier(vkey)
+		if err != nil {
+			if v != nil {
+				t.Fatal("a verifier returned with an error")
+			}
+			return
+		}
+		if v.String() != vkey {
+			t.Fatalf("ParseVerifier(%q).String() = %q", vkey, v.String())
+		}
+	})
+}
+
+// FuzzParseSigner: a private key that parses gives a verifier whose vkey
+// parses, with the same name.
+func FuzzParseSigner(f *testing.F) {
+	for _, typ := range []byte{notekey.TypeEd25519, notekey.TypeCosignatureV1} {
+		skey, _, err := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x54}, 32)), typ, "example.org/fuzz")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(skey)
+	}
+	f.Fuzz(func(t *testing.T, skey string) {
+		if s, err := notekey.ParseLogSigner(skey); err == nil {
+			if _, err := notekey.ParseLogVerifier(s.Verifier().String()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c, err := notekey.ParseCosigner(skey); err == nil {
+			if _, err := notekey.ParseWitnessVerifier(c.Verifier().String()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

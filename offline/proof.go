@@ -1,0 +1,214 @@
+package offline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/transparency-dev/formats/log"
+	"github.com/transparency-dev/formats/proof"
+)
+
+// ProofHeader is the first line of a C2SP tlog-proof, newline included: proof
+// bytes that start with it are [KindTLogProof].
+const ProofHeader = "c2sp.org/tlog-proof@v1\n"
+
+// Limits of [ParseProof].
+const (
+	// MaxProofSize is the largest proof accepted: what a reference can
+	// carry (inclusionProofBase64 is at most 1,048,576 base64 characters).
+	MaxProofSize = 786432
+	// MaxProofHashes is the most inclusion hashes a tree of fewer than
+	// 2^64 leaves needs.
+	MaxProofHashes = 64
+)
+
+// A Kind is what proof bytes are, by their first bytes (see [DetectKind]).
+type Kind int
+
+const (
+	// KindOpaque is anything else: only its SHA-256 can be checked
+	// (upstream's DIGEST_ONLY meaning, REFERENCE §6.10).
+	KindOpaque Kind = iota
+	// KindTLogProof is a C2SP tlog-proof: the bytes start with
+	// [ProofHeader]. This package verifies it.
+	KindTLogProof
+	// KindRekorV1 is a Rekor v1 log entry (a LogEntryAnon JSON object):
+	// the first byte is "{". Package offline/rekor verifies it.
+	KindRekorV1
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindTLogProof:
+		return "c2sp.org/tlog-proof@v1"
+	case KindRekorV1:
+		return "Rekor v1 log entry"
+	}
+	return "opaque bytes"
+}
+
+// DetectKind tells the proof kinds apart by their first bytes: a
+// tlog-proof starts with [ProofHeader] ("c2sp.org/tlog-proof@v1\n"), a Rekor
+// v1 entry with "{" (no byte order mark or whitespace before it), anything
+// else is opaque.
+func DetectKind(b []byte) Kind {
+	switch {
+	case bytes.HasPrefix(b, []byte(ProofHeader)):
+		return KindTLogProof
+	case len(b) > 0 && b[0] == '{':
+		return KindRekorV1
+	}
+	return KindOpaque
+}
+
+// A Proof is a parsed mcpres tlog-proof: a C2SP tlog-proof whose extra data
+// is the log entry.
+type Proof struct {
+	// Index is the leaf index of the entry in the log.
+	Index uint64
+	// Hashes is the RFC 6962 inclusion proof of the leaf in the tree of
+	// the checkpoint's size.
+	Hashes [][sha256.Size]byte
+	// Checkpoint is the signed note: the log's signature and any witness
+	// cosignature/v1 lines.
+	Checkpoint []byte
+	// Entry is the leaf data: the canonical bytes of an
+	// mcpres.transparency-entry/v1 (see [ParseEntry]).
+	Entry []byte
+}
+
+// Marshal returns the tlog-proof bytes of p (transparency-dev/formats'
+// TLogProof.Marshal): what [ParseProof] reads back.
+func (p *Proof) Marshal() []byte {
+	return proof.TLogProof{Index: p.Index, Hashes: p.Hashes, Checkpoint: p.Checkpoint, ExtraData: p.Entry}.Marshal()
+}
+
+// ParseProof reads proof bytes strictly and returns the proof, or a nil
+// proof and a *[ProofError] (wrapping [ErrNotTLogProof] when the header is
+// missing). It checks the whole input first: at most [MaxProofSize] bytes,
+// the header, UTF-8, no control character but LF (a CR is reported as
+// such). Then the layout:
+//
+//	c2sp.org/tlog-proof@v1
+//	extra BASE64(entry)          required: the log entry, the leaf data
+//	index N                      decimal, no leading zeros
+//	BASE64(hash)                 0..64 lines, 32-byte hashes
+//	                             an empty line
+//	CHECKPOINT                   a signed note, to the end of the input
+//
+// transparency-dev/formats' TLogProof.Unmarshal is lenient (it reads lines
+// with bufio.Scanner, accepts CRLF, non-canonical base64 and leading zeros,
+// and appends a newline to the checkpoint), so ParseProof re-marshals what
+// it read and requires the input bytes back: one proof has one encoding.
+// The checkpoint must have the shape of a signed note (text, an empty line,
+// signature lines starting with "— " and ending in LF); its signatures and
+// body are checked by [Verify], not here.
+func ParseProof(b []byte) (*Proof, error) {
+	if len(b) > MaxProofSize {
+		return nil, &ProofError{Msg: fmt.Sprintf("%d bytes, more than the limit of %d", len(b), MaxProofSize)}
+	}
+	if bytes.HasPrefix(b, []byte(strings.TrimSuffix(ProofHeader, "\n")+"\r\n")) {
+		return nil, &ProofError{Msg: fmt.Sprintf("carriage return at byte %d: lines end with LF only", len(ProofHeader)-1)}
+	}
+	if !bytes.HasPrefix(b, []byte(ProofHeader)) {
+		return nil, &ProofError{Msg: fmt.Sprintf("%s (first line %q)", DetectKind(b), firstLine(b)), Err: ErrNotTLogProof}
+	}
+	if !utf8.Valid(b) {
+		return nil, &ProofError{Msg: "not valid UTF-8"}
+	}
+	for i, c := range b {
+		if c == '\r' {
+			return nil, &ProofError{Msg: fmt.Sprintf("carriage return at byte %d: lines end with LF only", i)}
+		}
+		if c < 0x20 && c != '\n' {
+			return nil, &ProofError{Msg: fmt.Sprintf("control character 0x%02x at byte %d", c, i)}
+		}
+	}
+	if !bytes.HasPrefix(b[len(ProofHeader):], []byte("extra ")) {
+		return nil, &ProofError{Msg: "no extra line after the header: an mcpres proof carries its log entry as extra data"}
+	}
+	var tp proof.TLogProof
+	if err := tp.Unmarshal(b); err != nil {
+		return nil, &ProofError{Msg: "malformed", Err: err}
+	}
+	if len(tp.Hashes) > MaxProofHashes {
+		return nil, &ProofError{Msg: fmt.Sprintf("%d inclusion hashes, more than the limit of %d", len(tp.Hashes), MaxProofHashes)}
+	}
+	if !bytes.Equal(tp.Marshal(), b) {
+		return nil, &ProofError{Msg: "not in canonical form (re-encoding gives other bytes: non-canonical base64, a leading zero, a missing empty line or trailing data)"}
+	}
+	if _, _, err := splitNote(tp.Checkpoint); err != nil {
+		return nil, &ProofError{Msg: "checkpoint", Err: err}
+	}
+	return &Proof{Index: tp.Index, Hashes: tp.Hashes, Checkpoint: tp.Checkpoint, Entry: tp.ExtraData}, nil
+}
+
+func firstLine(b []byte) string {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return truncate(strings.ToValidUTF8(string(b), "\uFFFD"), 40)
+}
+
+// A sigLine is one signature line of a signed note, unverified.
+type sigLine struct {
+	name string
+	hash uint32
+	sig  []byte
+}
+
+// splitNote checks the shape of a signed note (sumdb/note's rules without
+// verifying anything, and canonical base64 in signature lines, which
+// sumdb/note does not require: one signature has one encoding) and returns
+// its text and signature lines.
+func splitNote(n []byte) ([]byte, []sigLine, error) {
+	i := bytes.LastIndex(n, []byte("\n\n"))
+	if i < 0 {
+		return nil, nil, fmt.Errorf("not a signed note: no empty line before the signatures")
+	}
+	text, block := n[:i+1], n[i+2:]
+	if len(block) == 0 || block[len(block)-1] != '\n' {
+		return nil, nil, fmt.Errorf("not a signed note: no signature lines, or the last one does not end in LF")
+	}
+	var sigs []sigLine
+	for _, line := range strings.SplitAfter(string(block), "\n") {
+		if line == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "— ")
+		name, b64, _ := strings.Cut(rest, " ")
+		sig, err := base64.StdEncoding.DecodeString(b64)
+		if !ok || !validNoteName(name) || err != nil || len(sig) < 5 || base64.StdEncoding.EncodeToString(sig) != b64 {
+			return nil, nil, fmt.Errorf("malformed signature line %q", truncate(line, 40))
+		}
+		sigs = append(sigs, sigLine{name, binary.BigEndian.Uint32(sig), sig[4:]})
+	}
+	if len(sigs) > 100 {
+		return nil, nil, fmt.Errorf("%d signature lines, more than sumdb/note's limit of 100", len(sigs))
+	}
+	return text, sigs, nil
+}
+
+// parseCheckpointBody reads a checkpoint body strictly: formats'
+// Checkpoint.Unmarshal, then the re-encoding must give the text back (a
+// size without leading zeros, canonical base64) and the root hash must be
+// 32 bytes. Extension lines after the hash are allowed and ignored.
+func parseCheckpointBody(text []byte) (*log.Checkpoint, error) {
+	var cp log.Checkpoint
+	rest, err := cp.Unmarshal(text)
+	if err != nil {
+		return nil, &CheckpointError{Msg: "malformed body", Err: err}
+	}
+	if len(cp.Hash) != sha256.Size {
+		return nil, &CheckpointError{Msg: fmt.Sprintf("root hash is %d bytes, want %d", len(cp.Hash), sha256.Size)}
+	}
+	if !bytes.Equal(append(cp.Marshal(), rest...), text) {
+		return nil, &CheckpointError{Msg: "body is not in canonical form (a size with leading zeros or non-canonical base64)"}
+	}
+	return &cp, nil
+}

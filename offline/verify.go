@@ -1,0 +1,410 @@
+package offline
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/transparency-dev/formats/log"
+	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// Verified is what [Verify] established. It is returned if and only if
+// every step passed.
+type Verified struct {
+	Kind Kind
+	// LogID and EntryUUID are what the transparencyReference's logId and
+	// entryUuid must be (see [Verified.MatchesReference]): for a tlog-proof
+	// the checkpoint origin and the leaf index in decimal; for a Rekor v1
+	// entry the log ID (hex SHA-256 of the log key) and the hex leaf hash.
+	LogID     string
+	EntryUUID string
+	// Entry is the verified log entry; LeafHash its RFC 6962 leaf hash.
+	Entry    Entry
+	LeafHash []byte
+	Index    uint64
+	// Checkpoint is the verified checkpoint the leaf is included in.
+	Checkpoint Checkpoint
+}
+
+// MatchesReference checks a transparencyReference's logId and entryUuid
+// against the verified proof. A Rekor v1 entryUuid may also carry Rekor's
+// 16-hex-digit tree ID prefix (80 hex digits in all).
+func (v *Verified) MatchesReference(logID, entryUUID string) error {
+	if logID != v.LogID {
+		return fmt.Errorf("logId is %q, the verified log's is %q", logID, v.LogID)
+	}
+	if entryUUID == v.EntryUUID {
+		return nil
+	}
+	if v.Kind == KindRekorV1 && len(entryUUID) == 80 && strings.Trim(entryUUID, "0123456789abcdef") == "" && strings.HasSuffix(entryUUID, v.EntryUUID) {
+		return nil
+	}
+	return fmt.Errorf("entryUuid is %q, the verified entry's is %q", entryUUID, v.EntryUUID)
+}
+
+// A Checkpoint is a verified checkpoint and the witnesses counted on it.
+type Checkpoint struct {
+	Origin   string
+	Size     uint64
+	RootHash []byte
+	// LogKey is the NAME+HASH (8 hex digits) of the log key that signed.
+	LogKey string
+	// Witnesses are the witnesses of the trust whose cosignature verified,
+	// once each, in signature order. Each has its own key (keys are
+	// distinct in a checked Trust), so this counts distinct keys.
+	Witnesses []Cosigner
+	// Quorum is the rule that was satisfied ("none" when none is required).
+	Quorum string
+	// Repeated names witnesses with more than one cosignature line, counted
+	// once; Ignored counts signature lines by keys not in the trust.
+	Repeated []string
+	Ignored  int
+}
+
+// A Cosigner is a counted witness cosignature.
+type Cosigner struct {
+	Name        string // the policy's name
+	Fingerprint string // lowercase hex SHA-256 of the witness key's SPKI DER
+	Time        uint64 // the cosignature's timestamp, Unix seconds, as the witness wrote it
+}
+
+// A KindVerifier verifies proof bytes of a kind this package leaves to
+// another one (KindRekorV1: package offline/rekor), with the same contract
+// as [Verify].
+type KindVerifier interface {
+	Kind() Kind
+	Verify(proof []byte, want Entry, trust Trust) (*Verified, error)
+}
+
+// Check checks t as every verification does, and returns the *TrustError,
+// if any.
+func (t Trust) Check() error {
+	_, err := t.check()
+	return err
+}
+
+// Verify verifies tlog-proof bytes against the entry this bundle must have
+// (want; its SchemaVersion is not read) and the trust, with no network and
+// no clock, in this order, each failing with its own error type:
+//
+//  1. the trust is usable (*[TrustError]);
+//  2. [ParseProof] (*[ProofError]);
+//  3. the extra data is a canonical mcpres.transparency-entry/v1
+//     (*[EntryError]) whose subject.name, subject.sha256,
+//     evidenceBundleDigest, scenarioFingerprint and executionInstanceDigest
+//     equal want's, compared in this order (*[BindingError] naming the
+//     first that differs);
+//  4. the leaf hash is the RFC 6962 hash SHA-256(0x00 ‖ entry bytes);
+//  5. a signature line of the checkpoint is by an Ed25519 log key of the
+//     trust, matched by key name and hash (*[UnknownLogError]);
+//  6. the checkpoint opens with sumdb/note.Open under that log key and
+//     every witness key (a line by one of them that does not verify:
+//     *[SignatureError]; a malformed note: *[CheckpointError]), then
+//     formats' log.ParseCheckpoint with the log's origin (*[OriginError])
+//     and a strict body (*[CheckpointError]);
+//  7. merkle's proof.VerifyInclusion of the leaf at the proof's index in the
+//     checkpoint's tree size and root hash (*[InclusionError]);
+//  8. the cosignature/v1 signatures of witness keys are counted once per
+//     key (a repeated line from the same key counts once, by sumdb/note
+//     and by key fingerprint) and the quorum rule is applied
+//     (*[QuorumError]: "cosignatures: 1 of 2 required (WB missing)").
+//
+// The witness timestamps are reported, not judged: no clock is read.
+// Verify does not compare the reference's logId and entryUuid: call
+// [Verified.MatchesReference].
+func Verify(proofBytes []byte, want Entry, trust Trust) (*Verified, error) {
+	s, err := trust.check()
+	if err != nil {
+		return nil, err
+	}
+	p, err := ParseProof(proofBytes)
+	if err != nil {
+		return nil, err
+	}
+	entry, err := checkEntry(p.Entry, want)
+	if err != nil {
+		return nil, err
+	}
+	leaf := rfc6962.DefaultHasher.HashLeaf(p.Entry)
+	_, lines, _ := splitNote(p.Checkpoint) // checked by ParseProof
+	lg, err := s.findLog(lines)
+	if err != nil {
+		return nil, err
+	}
+	cp, counted, err := s.openCheckpoint(p.Checkpoint, lg.Origin, lg.v)
+	if err != nil {
+		return nil, err
+	}
+	if err := VerifyInclusion(p.Index, cp.Size, leaf, hashSlices(p.Hashes), cp.RootHash); err != nil {
+		return nil, err
+	}
+	if err := s.applyQuorum(cp, counted); err != nil {
+		return nil, err
+	}
+	return &Verified{
+		Kind: KindTLogProof, LogID: cp.Origin, EntryUUID: strconv.FormatUint(p.Index, 10),
+		Entry: entry, LeafHash: leaf, Index: p.Index, Checkpoint: *cp,
+	}, nil
+}
+
+// VerifyCheckpoint is steps 6 and 8 of [Verify] for a checkpoint on its
+// own: it verifies signed with logKey (a verifier of the log's key, of any
+// signature type sumdb/note can use) and the witness keys of trust,
+// requires the origin, and applies the quorum. trust.Logs is not read.
+// Package offline/rekor uses it for Rekor checkpoints.
+func VerifyCheckpoint(signed []byte, origin string, logKey note.Verifier, trust Trust) (*Checkpoint, error) {
+	s, err := trust.check()
+	if err != nil {
+		return nil, err
+	}
+	cp, counted, err := s.openCheckpoint(signed, origin, logKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.applyQuorum(cp, counted); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+func (s *trustSet) applyQuorum(cp *Checkpoint, counted map[string]bool) error {
+	if e := s.evaluate(counted); e != nil {
+		e.Repeated, e.Ignored = cp.Repeated, cp.Ignored
+		return e
+	}
+	cp.Quorum = s.quorum
+	if cp.Quorum == "" {
+		cp.Quorum = "none"
+	}
+	return nil
+}
+
+// VerifyInclusion checks an RFC 6962 inclusion proof with merkle's
+// proof.VerifyInclusion (rfc6962.DefaultHasher), after requiring 32-byte
+// hashes (merkle does not check the size of proof elements). Any failure
+// is an *[InclusionError].
+func VerifyInclusion(index, size uint64, leafHash []byte, hashes [][]byte, root []byte) error {
+	for i, h := range hashes {
+		if len(h) != sha256.Size {
+			return &InclusionError{Index: index, Size: size, Err: fmt.Errorf("proof hash %d is %d bytes, want %d", i, len(h), sha256.Size)}
+		}
+	}
+	if len(root) != sha256.Size {
+		return &InclusionError{Index: index, Size: size, Err: fmt.Errorf("root hash is %d bytes, want %d", len(root), sha256.Size)}
+	}
+	if err := proof.VerifyInclusion(rfc6962.DefaultHasher, index, size, leafHash, hashes, root); err != nil {
+		return &InclusionError{Index: index, Size: size, Err: err}
+	}
+	return nil
+}
+
+func hashSlices(hs [][sha256.Size]byte) [][]byte {
+	out := make([][]byte, len(hs))
+	for i := range hs {
+		out[i] = hs[i][:]
+	}
+	return out
+}
+
+// checkEntry is step 3 of Verify.
+func checkEntry(data []byte, want Entry) (Entry, error) {
+	e, err := ParseEntry(data)
+	if err != nil {
+		return Entry{}, &EntryError{Err: err}
+	}
+	for _, f := range []struct{ name, got, want string }{
+		{"subject.name", e.Subject.Name, want.Subject.Name},
+		{"subject.sha256", e.Subject.Sha256, want.Subject.Sha256},
+		{"evidenceBundleDigest", e.EvidenceBundleDigest, want.EvidenceBundleDigest},
+		{"scenarioFingerprint", e.ScenarioFingerprint, want.ScenarioFingerprint},
+		{"executionInstanceDigest", e.ExecutionInstanceDigest, want.ExecutionInstanceDigest},
+	} {
+		if f.got != f.want {
+			return Entry{}, &BindingError{Field: f.name, Got: f.got, Want: f.want}
+		}
+	}
+	return e, nil
+}
+
+// findLog is step 5 of Verify: the Ed25519 log whose key name and hash a
+// signature line carries.
+func (s *trustSet) findLog(lines []sigLine) (*trustedLog, error) {
+	for _, l := range lines {
+		for i := range s.logs {
+			if k := s.logs[i].key; s.logs[i].v != nil && l.name == k.Name && l.hash == k.Hash {
+				return &s.logs[i], nil
+			}
+		}
+	}
+	return nil, unknownLog(lines)
+}
+
+// openCheckpoint is step 6 of Verify and the counting of step 8: it returns
+// the checkpoint and the names of the witnesses counted.
+func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Verifier) (*Checkpoint, map[string]bool, error) {
+	text, lines, err := splitNote(signed)
+	if err != nil {
+		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
+	}
+	n, err := note.Open(signed, s.verifiers(logKey))
+	if err != nil {
+		var inv *note.InvalidSignatureError
+		var unv *note.UnverifiedNoteError
+		switch {
+		case errors.As(err, &inv):
+			role := "log"
+			for _, w := range s.witnesses {
+				if w.key.Name == inv.Name && w.key.Hash == inv.Hash {
+					role = fmt.Sprintf("witness %q", w.Name)
+				}
+			}
+			return nil, nil, &SignatureError{Name: inv.Name, KeyHash: inv.Hash, Role: role, Err: err}
+		case errors.As(err, &unv):
+			return nil, nil, unknownLog(lines)
+		}
+		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
+	}
+	logSigned := false
+	for _, sig := range n.Sigs {
+		logSigned = logSigned || (sig.Name == logKey.Name() && sig.Hash == logKey.KeyHash())
+	}
+	if !logSigned {
+		return nil, nil, unknownLog(lines)
+	}
+	// Authenticated: now parse, with formats' ParseCheckpoint enforcing the
+	// origin. It wraps its errors with %v, so the origin case is told apart
+	// by reading the (authenticated) body here.
+	if _, _, _, err := log.ParseCheckpoint(signed, origin, logKey); err != nil {
+		var body log.Checkpoint
+		if _, uerr := body.Unmarshal(text); uerr == nil && body.Origin != origin {
+			return nil, nil, &OriginError{Got: body.Origin, Want: origin}
+		}
+		return nil, nil, &CheckpointError{Msg: "rejected by log.ParseCheckpoint", Err: err}
+	}
+	body, err := parseCheckpointBody(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	cp := &Checkpoint{Origin: body.Origin, Size: body.Size, RootHash: body.Hash, LogKey: fmt.Sprintf("%s+%08x", logKey.Name(), logKey.KeyHash())}
+	counted := map[string]bool{}
+	byFP := map[string]bool{}
+	for _, sig := range n.Sigs {
+		w := s.witnessFor(sig.Name, sig.Hash)
+		if w == nil {
+			continue
+		}
+		fp := w.key.Fingerprint()
+		if byFP[fp] { // unreachable: sumdb/note drops repeats and keys are distinct
+			continue
+		}
+		byFP[fp], counted[w.Name] = true, true
+		cp.Witnesses = append(cp.Witnesses, Cosigner{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig.Base64)})
+	}
+	seen := map[string]int{}
+	for _, l := range lines {
+		if w := s.witnessFor(l.name, l.hash); w != nil {
+			if seen[w.Name]++; seen[w.Name] == 2 {
+				cp.Repeated = append(cp.Repeated, w.Name)
+			}
+		}
+	}
+	cp.Ignored = len(n.UnverifiedSigs)
+	return cp, counted, nil
+}
+
+func unknownLog(lines []sigLine) error {
+	e := &UnknownLogError{}
+	for _, l := range lines {
+		e.Signers = append(e.Signers, fmt.Sprintf("%s+%08x", l.name, l.hash))
+	}
+	return e
+}
+
+func (s *trustSet) witnessFor(name string, hash uint32) *trustedWitness {
+	for i := range s.witnesses {
+		if k := s.witnesses[i].key; k.Name == name && k.Hash == hash {
+			return &s.witnesses[i]
+		}
+	}
+	return nil
+}
+
+// cosignatureTime reads the timestamp of a verified cosignature/v1 line.
+func cosignatureTime(b64 string) uint64 {
+	b, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(b) < 4+8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b[4:])
+}
+
+// CheckBinding is what `attest sign --transparency` checks before signing,
+// with no key at all: the proof bytes are a strict tlog-proof ([ParseProof])
+// whose entry binds bundle (the value of a valid conformance bundle, see
+// [EntryFor]) and whose inclusion proof leads to the root hash of its
+// checkpoint. The checkpoint's signatures are not verified (that needs the
+// verifier's policy; [Verify] does it). Bytes of another kind fail with an
+// error wrapping [ErrNotTLogProof], which a caller may accept as a
+// digest-only reference.
+func CheckBinding(proofBytes []byte, bundle *canonjson.Value) error {
+	p, err := ParseProof(proofBytes)
+	if err != nil {
+		return err
+	}
+	if _, err := checkEntry(p.Entry, EntryFor(bundle)); err != nil {
+		return err
+	}
+	text, _, _ := splitNote(p.Checkpoint) // checked by ParseProof
+	cp, err := parseCheckpointBody(text)
+	if err != nil {
+		return err
+	}
+	return VerifyInclusion(p.Index, cp.Size, rfc6962.DefaultHasher.HashLeaf(p.Entry), hashSlices(p.Hashes), cp.Hash)
+}
+
+// CheckReference is [CheckBinding] for a whole transparencyReference: the
+// proof binds bundle, and logID and entryUUID are the proof's checkpoint
+// origin and leaf index ([ReferenceIDs]). It is what `attest sign
+// --transparency` runs; an error wrapping [ErrNotTLogProof] means the
+// proof is of another kind and only its digest can be checked at signing
+// time.
+func CheckReference(logID, entryUUID string, proofBytes []byte, bundle *canonjson.Value) error {
+	if err := CheckBinding(proofBytes, bundle); err != nil {
+		return err
+	}
+	wantLog, wantUUID, err := ReferenceIDs(proofBytes)
+	if err != nil {
+		return err
+	}
+	if logID != wantLog {
+		return fmt.Errorf("logId is %q, the checkpoint origin is %q", logID, wantLog)
+	}
+	if entryUUID != wantUUID {
+		return fmt.Errorf("entryUuid is %q, the leaf index is %q", entryUUID, wantUUID)
+	}
+	return nil
+}
+
+// ReferenceIDs returns the logId (the checkpoint origin) and entryUuid (the
+// leaf index in decimal) a transparencyReference carrying these tlog-proof
+// bytes must have. The origin is read without verifying the checkpoint.
+func ReferenceIDs(proofBytes []byte) (logID, entryUUID string, err error) {
+	p, err := ParseProof(proofBytes)
+	if err != nil {
+		return "", "", err
+	}
+	text, _, _ := splitNote(p.Checkpoint)
+	cp, err := parseCheckpointBody(text)
+	if err != nil {
+		return "", "", err
+	}
+	return cp.Origin, strconv.FormatUint(p.Index, 10), nil
+}

@@ -1,0 +1,380 @@
+package tlog
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/checkpoint"
+	"github.com/transparency-dev/formats/proof"
+	mproof "github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/api/layout"
+	"github.com/transparency-dev/tessera/client"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// Tuning of the appender. The CLI appends one entry per process and waits
+// for it, so batches are flushed at once and checkpoints published as soon
+// as Tessera's POSIX driver allows.
+const (
+	// CheckpointInterval is the shortest interval between two published
+	// checkpoints (the POSIX driver's minimum).
+	CheckpointInterval = 100 * time.Millisecond
+	// PollInterval is how often Add and Init read the checkpoint while
+	// they wait for one that covers their work.
+	PollInterval = 20 * time.Millisecond
+	// MaxEntrySize is the largest entry accepted: the tlog-tiles limit of
+	// one entry in an entry bundle.
+	MaxEntrySize = tessera.DefaultEntrySizeLimit
+)
+
+var (
+	// ErrExists is returned by Init when the storage already holds a log.
+	ErrExists = errors.New("tlog: a log already exists there")
+	// ErrNoLog is returned when the storage has no published checkpoint.
+	ErrNoLog = errors.New("tlog: no log there (no published checkpoint)")
+	// ErrWrongKey is returned when a signing key is not the log's key.
+	ErrWrongKey = errors.New("tlog: the signing key is not the log's key")
+	// ErrCheckpointChanged is returned (wrapped) by
+	// Storage.ReplaceCheckpoint, and so by UpdateCheckpoint, when the
+	// published checkpoint changed in the meantime.
+	ErrCheckpointChanged = errors.New("tlog: the published checkpoint changed meanwhile")
+	// ErrIndex is returned (wrapped) by Proof for an index the latest
+	// checkpoint does not cover.
+	ErrIndex = errors.New("tlog: index not covered by the latest checkpoint")
+)
+
+// Storage is where a log lives, as this package needs it. Implementations
+// are drivers (package tlog/posix); this package never imports one.
+type Storage interface {
+	// Driver returns the Tessera driver that appends to this storage. It
+	// is called once per Init or Add, with a context that is cancelled
+	// when that call returns.
+	Driver(ctx context.Context) (tessera.Driver, error)
+	// ReadCheckpoint returns the published checkpoint note. When none is
+	// published it MUST return an error matching fs.ErrNotExist.
+	ReadCheckpoint(ctx context.Context) ([]byte, error)
+	// ReadTile returns the hash tile at tile level and index, of width p
+	// (0 for a full tile), falling back to the full tile when the partial
+	// one is gone, as tessera/client.TileFetcherFunc specifies.
+	ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error)
+	// ReadEntryBundle returns an entry bundle with the same conventions.
+	ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error)
+	// ReplaceCheckpoint publishes next in place of the published
+	// checkpoint, provided the published checkpoint is still prev byte for
+	// byte; otherwise it MUST fail with an error wrapping
+	// ErrCheckpointChanged and change nothing. The replacement MUST be
+	// atomic for readers and excluded against the driver's own publishing.
+	ReplaceCheckpoint(ctx context.Context, prev, next []byte) error
+}
+
+// Checkpoint is an authenticated, parsed checkpoint: origin, size, root
+// hash, the note text, the note as published, and its signatures.
+type Checkpoint = checkpoint.Checkpoint
+
+// ParseCheckpoint authenticates a checkpoint note with the log key and
+// parses it strictly (see package internal/checkpoint): the log signature
+// must verify, the origin must be the key's name, the size and root hash
+// must be canonical. Cosignatures are left unverified (UnverifiedSigs).
+func ParseCheckpoint(data []byte, logKey note.Verifier) (*Checkpoint, error) {
+	return checkpoint.Open(data, logKey)
+}
+
+// A Log is a transparency log in some Storage, identified by its
+// verifier key. Its methods are safe for concurrent use; a process should
+// use one Log per storage location, since Tessera's POSIX locks exclude
+// other processes but not other goroutines of the same process.
+type Log struct {
+	store  Storage
+	key    note.Verifier
+	origin string
+	mu     sync.Mutex // serialises appending and checkpoint replacement
+}
+
+// Open returns the log in store whose checkpoints are signed by key; the
+// log's origin is key.Name(). It reads nothing: a missing or foreign log
+// is reported by the first operation.
+func Open(store Storage, key note.Verifier) *Log {
+	return &Log{store: store, key: key, origin: key.Name()}
+}
+
+// Origin returns the log's origin, its key's name.
+func (l *Log) Origin() string { return l.origin }
+
+// checkSigner makes sure signer is the private half of the log's key, by
+// signing a probe and verifying it: a name and hash match alone would not
+// catch a mismatched key file.
+func (l *Log) checkSigner(signer note.Signer) error {
+	if signer.Name() != l.key.Name() || signer.KeyHash() != l.key.KeyHash() {
+		return fmt.Errorf("%w: key %s+%08x, log key %s+%08x", ErrWrongKey, signer.Name(), signer.KeyHash(), l.key.Name(), l.key.KeyHash())
+	}
+	probe := []byte("mcpres tlog signer probe\n" + l.origin + "\n")
+	sig, err := signer.Sign(probe)
+	if err != nil {
+		return fmt.Errorf("tlog: signing with the log key: %w", err)
+	}
+	if !l.key.Verify(probe, sig) {
+		return fmt.Errorf("%w: the private key does not match the verifier key %s+%08x", ErrWrongKey, l.key.Name(), l.key.KeyHash())
+	}
+	return nil
+}
+
+// appendOptions configures Tessera for one short-lived appender: batches of
+// one, the fastest checkpoints, and no republication of an unchanged tree
+// (which would drop attached cosignatures).
+func appendOptions(signer note.Signer) *tessera.AppendOptions {
+	return tessera.NewAppendOptions().
+		WithCheckpointSigner(signer).
+		WithBatching(1, tessera.DefaultBatchMaxAge).
+		WithCheckpointInterval(CheckpointInterval).
+		WithCheckpointRepublishInterval(0)
+}
+
+// Init creates a new, empty log: Tessera lays out the storage and publishes
+// a checkpoint of size 0 signed by signer, which must be the private half
+// of the log's key. It fails with ErrExists if a checkpoint is already
+// published there.
+func (l *Log) Init(ctx context.Context, signer note.Signer) (*Checkpoint, error) {
+	if err := l.checkSigner(signer); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.store.ReadCheckpoint(ctx); err == nil {
+		return nil, ErrExists
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("tlog: reading the checkpoint: %w", err)
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	drv, err := l.store.Driver(actx)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: opening the storage: %w", err)
+	}
+	_, shutdown, reader, err := tessera.NewAppender(actx, drv, appendOptions(signer))
+	if err != nil {
+		return nil, fmt.Errorf("tlog: creating the log: %w", err)
+	}
+	defer shutdown(ctx)
+	for {
+		data, err := reader.ReadCheckpoint(actx)
+		if err == nil {
+			return checkpoint.Open(data, l.key)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("tlog: reading the first checkpoint: %w", err)
+		}
+		select {
+		case <-actx.Done():
+			return nil, fmt.Errorf("tlog: waiting for the first checkpoint: %w", actx.Err())
+		case <-time.After(PollInterval):
+		}
+	}
+}
+
+// Checkpoint reads and authenticates the published checkpoint. It fails
+// with ErrNoLog when there is none.
+func (l *Log) Checkpoint(ctx context.Context) (*Checkpoint, error) {
+	data, err := l.store.ReadCheckpoint(ctx)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNoLog
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tlog: reading the checkpoint: %w", err)
+	}
+	cp, err := checkpoint.Open(data, l.key)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: published checkpoint: %w", err)
+	}
+	return cp, nil
+}
+
+// Add appends data as one entry, signing the new checkpoint with signer
+// (the log key's private half), waits until a published checkpoint covers
+// the entry, and returns a proof of it against the latest checkpoint.
+//
+// The entry is durable once Add returns a proof. If Add fails after Tessera
+// accepted the entry, the entry may still be in the log; Proof with its
+// index (found by reading the log) gives its proof. Without Tessera's
+// antispam option, which needs a database, appending the same data twice
+// gives two entries.
+func (l *Log) Add(ctx context.Context, signer note.Signer, data []byte) (*Proof, error) {
+	if len(data) == 0 || len(data) > MaxEntrySize {
+		return nil, fmt.Errorf("tlog: an entry is 1..%d bytes, got %d", MaxEntrySize, len(data))
+	}
+	if err := l.checkSigner(signer); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// The log must exist and be ours: NewAppender would otherwise create
+	// a new log in an empty location.
+	if _, err := l.Checkpoint(ctx); err != nil {
+		return nil, err
+	}
+	index, err := l.append(ctx, signer, data)
+	if err != nil {
+		return nil, err
+	}
+	p, err := l.proof(ctx, index)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: entry %d appended, but: %w", index, err)
+	}
+	if !bytes.Equal(p.Entry, data) {
+		return nil, fmt.Errorf("tlog: entry %d in the log is not the data appended", index)
+	}
+	return p, nil
+}
+
+// append adds one entry and returns its index once a published checkpoint
+// covers it.
+func (l *Log) append(ctx context.Context, signer note.Signer, data []byte) (uint64, error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	drv, err := l.store.Driver(actx)
+	if err != nil {
+		return 0, fmt.Errorf("tlog: opening the storage: %w", err)
+	}
+	appender, shutdown, reader, err := tessera.NewAppender(actx, drv, appendOptions(signer))
+	if err != nil {
+		return 0, fmt.Errorf("tlog: opening the appender: %w", err)
+	}
+	awaiter := tessera.NewPublicationAwaiter(actx, reader.ReadCheckpoint, PollInterval)
+	idx, _, err := awaiter.Await(actx, appender.Add(actx, tessera.NewEntry(data)))
+	if err != nil {
+		return 0, fmt.Errorf("tlog: appending: %w", err)
+	}
+	// Every future has resolved and the checkpoint covers it: Shutdown
+	// returns at once, and makes sure no later Add can slip in.
+	if err := shutdown(actx); err != nil {
+		return 0, fmt.Errorf("tlog: closing the appender after entry %d: %w", idx.Index, err)
+	}
+	return idx.Index, nil
+}
+
+// Proof returns a fresh proof for the entry at index against the latest
+// published checkpoint (with whatever cosignatures it carries).
+func (l *Log) Proof(ctx context.Context, index uint64) (*Proof, error) {
+	return l.proof(ctx, index)
+}
+
+func (l *Log) proof(ctx context.Context, index uint64) (*Proof, error) {
+	cp, err := l.Checkpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if index >= cp.Size {
+		return nil, fmt.Errorf("%w: index %d, checkpoint size %d", ErrIndex, index, cp.Size)
+	}
+	pb, err := client.NewProofBuilder(ctx, cp.Size, l.store.ReadTile)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: proof builder: %w", err)
+	}
+	hashes, err := pb.InclusionProof(ctx, index)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: inclusion proof of entry %d in tree size %d: %w", index, cp.Size, err)
+	}
+	bundle, err := client.GetEntryBundle(ctx, l.store.ReadEntryBundle, index/layout.EntryBundleWidth, cp.Size)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: reading entry %d: %w", index, err)
+	}
+	i := index % layout.EntryBundleWidth
+	if i >= uint64(len(bundle.Entries)) {
+		return nil, fmt.Errorf("tlog: entry bundle %d has %d entries, want more than %d", index/layout.EntryBundleWidth, len(bundle.Entries), i)
+	}
+	p := &Proof{Index: index, Hashes: hashes, Entry: bytes.Clone(bundle.Entries[i]), Checkpoint: cp}
+	// Check our own output: a corrupt tile or bundle must not become a
+	// published proof.
+	if err := p.Verify(); err != nil {
+		return nil, fmt.Errorf("tlog: the log's tiles give a proof that does not verify: %w", err)
+	}
+	return p, nil
+}
+
+// UpdateCheckpoint replaces the published checkpoint with what update
+// returns for it, typically the same note with cosignature lines added.
+// The result must be a checkpoint note with the same text, signed by the
+// log key. The replacement is atomic, and fails with ErrCheckpointChanged
+// (wrapped) if the log published another checkpoint meanwhile.
+func (l *Log) UpdateCheckpoint(ctx context.Context, update func(cp *Checkpoint) ([]byte, error)) (*Checkpoint, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cp, err := l.Checkpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	next, err := update(cp)
+	if err != nil {
+		return nil, err
+	}
+	ncp, err := checkpoint.Open(next, l.key)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: updated checkpoint: %w", err)
+	}
+	if ncp.Text != cp.Text {
+		return nil, errors.New("tlog: the updated checkpoint has another body than the published one")
+	}
+	if err := l.store.ReplaceCheckpoint(ctx, cp.Note, next); err != nil {
+		return nil, fmt.Errorf("tlog: publishing the updated checkpoint: %w", err)
+	}
+	return ncp, nil
+}
+
+// A Proof proves that Entry is the leaf at Index of the tree the
+// Checkpoint commits to.
+type Proof struct {
+	Index uint64
+	// Hashes is the RFC 6962 inclusion proof from the leaf to the root.
+	Hashes [][]byte
+	// Entry is the leaf data.
+	Entry []byte
+	// Checkpoint is the signed checkpoint, with its cosignatures.
+	Checkpoint *Checkpoint
+}
+
+// Verify checks the inclusion proof: SHA-256(0x00 ‖ Entry) at Index,
+// combined with Hashes, gives the checkpoint's root for its size. It does
+// not check signatures (the Checkpoint was authenticated when read).
+func (p *Proof) Verify() error {
+	for i, h := range p.Hashes {
+		if len(h) != sha256.Size {
+			return fmt.Errorf("proof hash %d is %d bytes, want %d", i, len(h), sha256.Size)
+		}
+	}
+	leaf := rfc6962.DefaultHasher.HashLeaf(p.Entry)
+	return mproof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, p.Checkpoint.Size, leaf, p.Hashes, p.Checkpoint.Hash)
+}
+
+// TLogProof returns the proof as a C2SP tlog-proof value: the index, the
+// inclusion hashes, the checkpoint note and the entry as extra data.
+func (p *Proof) TLogProof() proof.TLogProof {
+	hs := make([][sha256.Size]byte, len(p.Hashes))
+	for i, h := range p.Hashes {
+		copy(hs[i][:], h)
+	}
+	return proof.TLogProof{Index: p.Index, Hashes: hs, Checkpoint: p.Checkpoint.Note, ExtraData: p.Entry}
+}
+
+// Marshal returns the C2SP tlog-proof encoding of the proof:
+//
+//	c2sp.org/tlog-proof@v1
+//	extra BASE64(entry)
+//	index DECIMAL
+//	BASE64(hash)        (one line per inclusion proof hash)
+//
+//	CHECKPOINT NOTE     (body, blank line, signature lines)
+//
+// These are the bytes a transparency reference embeds.
+func (p *Proof) Marshal() []byte { return p.TLogProof().Marshal() }
+
+// EntryID returns the reference's entry identifier: the leaf index in
+// decimal.
+func (p *Proof) EntryID() string { return strconv.FormatUint(p.Index, 10) }

@@ -1,0 +1,118 @@
+// Package posix stores a tlog log in a directory, with Tessera's POSIX
+// driver (github.com/transparency-dev/tessera/storage/posix). It is the
+// driver the mcpres CLI chooses.
+//
+// The directory is a C2SP tlog-tiles log that any static web server can
+// serve as it is:
+//
+//	checkpoint                  the latest signed checkpoint (and cosignatures)
+//	tile/L/N[.p/W]              hash tiles
+//	tile/entries/N[.p/W]        entry bundles
+//	.state/                     Tessera's private state (tree state, locks)
+//
+// Tessera's POSIX driver serialises writers with fcntl locks in .state, so
+// several processes may append to one directory. [Storage.ReplaceCheckpoint]
+// takes the same lock Tessera takes to publish (".state/publish.lock" in
+// Tessera v1.0.4, the pinned version) before it replaces the checkpoint.
+package posix
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/api/layout"
+	"github.com/transparency-dev/tessera/client"
+	tposix "github.com/transparency-dev/tessera/storage/posix"
+)
+
+// publishLock is the lock file Tessera v1.0.4's POSIX driver holds while it
+// publishes a checkpoint (storage/posix/files.go, publishLock in stateDir).
+const publishLock = ".state/publish.lock"
+
+// Storage is a log directory. It implements tlog.Storage.
+type Storage struct {
+	dir   string
+	files client.FileFetcher
+}
+
+var _ tlog.Storage = (*Storage)(nil)
+
+// New returns the storage in directory dir (created by tlog's Init).
+func New(dir string) *Storage {
+	return &Storage{dir: dir, files: client.FileFetcher{Root: dir}}
+}
+
+// Dir returns the log directory.
+func (s *Storage) Dir() string { return s.dir }
+
+// Driver returns Tessera's POSIX driver on the directory. No witness is
+// configured, so the driver never uses its HTTP client.
+func (s *Storage) Driver(ctx context.Context) (tessera.Driver, error) {
+	return tposix.New(ctx, tposix.Config{Path: s.dir})
+}
+
+// ReadCheckpoint reads the checkpoint file.
+func (s *Storage) ReadCheckpoint(ctx context.Context) ([]byte, error) {
+	return s.files.ReadCheckpoint(ctx)
+}
+
+// ReadTile reads a hash tile, falling back to the full tile.
+func (s *Storage) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
+	return s.files.ReadTile(ctx, level, index, p)
+}
+
+// ReadEntryBundle reads an entry bundle, falling back to the full bundle.
+func (s *Storage) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error) {
+	return s.files.ReadEntryBundle(ctx, index, p)
+}
+
+// ReplaceCheckpoint writes next in place of the checkpoint file if that
+// file still holds prev, under Tessera's publish lock. The file is replaced
+// atomically (a new file renamed over it). The lock excludes other
+// processes only: a process must not run this while one of its own
+// appenders on the same directory is open (tlog.Log takes care of that).
+func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) error {
+	unlock, err := s.lock(publishLock)
+	if err != nil {
+		return fmt.Errorf("locking %s: %w", publishLock, err)
+	}
+	defer unlock()
+	cur, err := s.ReadCheckpoint(ctx)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(cur, prev) {
+		return tlog.ErrCheckpointChanged
+	}
+	return atomicfile.WriteFile(filepath.Join(s.dir, layout.CheckpointPath), next, 0o644, true)
+}
+
+// lock takes an exclusive fcntl lock on the file name (relative to the log
+// directory), as Tessera's lockFile does, and returns its release.
+func (s *Storage) lock(name string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
+	for {
+		err = syscall.FcntlFlock(f.Fd(), syscall.F_SETLKW, &lk)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	// Closing the file releases the lock.
+	return func() { f.Close() }, nil
+}

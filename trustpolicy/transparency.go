@@ -1,0 +1,138 @@
+package trustpolicy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/validator"
+)
+
+// Trust converts the tlog policy into what package offline verifies
+// against: each log with its key name as its checkpoint origin (C2SP
+// tlog-checkpoint: the key name is the origin), each witness under its
+// policy name, the groups and the quorum.
+func (t *TLogPolicy) Trust() offline.Trust {
+	var tr offline.Trust
+	for _, l := range t.Logs {
+		tr.Logs = append(tr.Logs, offline.Log{Origin: l.Key.Name, VKey: l.Key.String()})
+	}
+	for _, w := range t.Witnesses {
+		tr.Witnesses = append(tr.Witnesses, offline.Witness{Name: w.Name, VKey: w.Key.String()})
+	}
+	for _, g := range t.Groups {
+		tr.Groups = append(tr.Groups, offline.Group{Name: g.Name, Threshold: g.Threshold, Members: g.Members})
+	}
+	tr.Quorum = t.Quorum
+	return tr
+}
+
+// LoaderWith is [Loader] with verifiers for proof kinds package offline
+// does not verify itself: cmd/mcpres-sigstore passes offline/rekor's, so
+// that its policies verify Rekor v1 entries; mcpres links no such verifier
+// and reports a Rekor entry as DIGEST_ONLY.
+func LoaderWith(kinds ...offline.KindVerifier) attest.PolicyLoader {
+	return func(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []validator.SchemaError, error) {
+		p, problems := Load(doc, val)
+		if len(problems) > 0 {
+			return nil, schemaErrors(problems), nil
+		}
+		return p.WithKindVerifiers(kinds...), nil, nil
+	}
+}
+
+// WithKindVerifiers returns a copy of p that also verifies the proof kinds
+// of kinds (see [LoaderWith]).
+func (p *Policy) WithKindVerifiers(kinds ...offline.KindVerifier) *Policy {
+	c := *p
+	c.kinds = map[offline.Kind]offline.KindVerifier{}
+	for k, v := range p.kinds {
+		c.kinds[k] = v
+	}
+	for _, v := range kinds {
+		c.kinds[v.Kind()] = v
+	}
+	return &c
+}
+
+// verifyReference verifies an envelope's transparency reference offline
+// against the tlog policy. It returns the verified proof, or an error, or
+// (nil, nil) for a proof kind this binary has no verifier for (a Rekor v1
+// entry in mcpres).
+func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offline.Verified, error) {
+	want := offline.Entry{
+		SchemaVersion:           offline.EntrySchema,
+		Subject:                 offline.EntrySubject{Name: f.SubjectName, Sha256: f.SubjectDigest},
+		EvidenceBundleDigest:    f.EvidenceBundleDigest,
+		ScenarioFingerprint:     f.ScenarioFingerprint,
+		ExecutionInstanceDigest: f.ExecutionInstanceDigest,
+	}
+	kind := offline.DetectKind(proof)
+	var v *offline.Verified
+	var err error
+	switch kv, ok := p.kinds[kind]; {
+	case ok:
+		v, err = kv.Verify(proof, want, *p.trust)
+	case kind == offline.KindRekorV1:
+		return nil, nil
+	default: // a tlog-proof, or opaque bytes that ParseProof rejects
+		v, err = offline.Verify(proof, want, *p.trust)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := v.MatchesReference(f.Transparency.LogID, f.Transparency.EntryUUID); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// describe is the note of one verified reference.
+func describe(i int, v *offline.Verified) string {
+	cp := &v.Checkpoint
+	s := fmt.Sprintf("envelope %d: %s leaf %d of %q (tree size %d, log key %s)", i, v.Kind, v.Index, cp.Origin, cp.Size, cp.LogKey)
+	var ws []string
+	for _, c := range cp.Witnesses {
+		ws = append(ws, c.Name+" "+c.Fingerprint)
+	}
+	if len(ws) == 0 {
+		ws = []string{"none"}
+	}
+	return s + fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), cp.Quorum)
+}
+
+// transparencyNote explains the transparency part of the derivation and
+// reports whether at least one reference was verified offline.
+func (p *Policy) transparencyNote(fs []attest.EnvelopeFacts, evs []attest.EnvelopeEvaluation) (string, bool) {
+	digestOnly, verified := 0, 0
+	var what []string
+	for i := range min(len(fs), len(evs)) {
+		switch evs[i].Transparency {
+		case attest.TransparencyDigestOnly:
+			digestOnly++
+			if p.tlog != nil {
+				what = append(what, fmt.Sprintf("envelope %d: a %s, which this program does not verify (mcpres-sigstore does): DIGEST_ONLY", i, offline.KindRekorV1))
+			}
+		case attest.TransparencyVerifiedOffline:
+			verified++
+			// Described again from the proof: a Policy keeps no state
+			// between the calls of one verification.
+			proof, err := attest.DecodeStrictBase64(fs[i].Transparency.InclusionProofBase64)
+			if err == nil {
+				if v, err := p.verifyReference(&fs[i], proof); err == nil && v != nil {
+					what = append(what, describe(i, v))
+				}
+			}
+		}
+	}
+	if p.tlog == nil {
+		return fmt.Sprintf("transparency: the policy has no transparency section, so a reference is only digest-checked (%d DIGEST_ONLY) and TRANSPARENCY_RECORDED is not derivable", digestOnly), false
+	}
+	note := fmt.Sprintf("transparency: %d of %d envelopes' references verified offline against the policy's tlog policy", verified, len(evs))
+	if len(what) > 0 {
+		note += " (" + strings.Join(what, "; ") + ")"
+	}
+	return note, verified > 0
+}

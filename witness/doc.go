@@ -1,0 +1,49 @@
+// Package witness cosigns transparency-log checkpoints (C2SP tlog-witness,
+// tlog-cosignature) and attaches collected cosignatures to a checkpoint.
+//
+// # Cosigning
+//
+// [Cosign] is what a witness does for one log: read the log's latest
+// checkpoint, authenticate it with the log's key, compare it with the
+// [LogState] the witness recorded when it last cosigned, prove consistency,
+// and sign. It refuses, with an error wrapping [ErrRefused]:
+//
+//   - a checkpoint that is not signed by the log key or not for its origin
+//     ([ErrBadCheckpoint]);
+//   - a smaller tree than the one last cosigned ([ErrRollback]);
+//   - the same size with another root hash, or a larger tree whose
+//     consistency proof from the recorded tree does not verify ([ErrFork]).
+//
+// The consistency proof is built from the log's own hash tiles (C2SP
+// tlog-tiles), which are authenticated against the new checkpoint's root
+// before use (golang.org/x/mod/sumdb/tlog.TileHashReader), and verified with
+// transparency-dev/merkle's proof.VerifyConsistency. The result carries the
+// cosignature line and the new state; the caller MUST record the state
+// (atomically) before it publishes the cosignature, so that a witness never
+// signs two different trees of one size.
+//
+// A first cosignature for a log (no recorded state) trusts the checkpoint
+// on first use; the CLI asks for that explicitly (--init).
+//
+// # State
+//
+// A [State] is a small JSON document ([StateSchema]) listing, per log
+// origin, the size and root hash last cosigned:
+//
+//	{"schemaVersion": "mcpres.witness-state/v1",
+//	 "logs": [{"origin": "example.org/log", "size": 2, "rootHash": "BASE64"}]}
+//
+// # Attaching cosignatures
+//
+// [Attach] adds cosignature lines to a checkpoint note after verifying each
+// against the checkpoint body with the witness keys given; a second
+// cosignature by a key (compared by key fingerprint, not by name) is
+// dropped. [Cosigners] lists the distinct witness keys whose cosignatures
+// on a checkpoint verify.
+//
+// # Network
+//
+// The package opens no connection and reads no clock: the log is read
+// through a [LogReader] the caller chooses (a directory, or an HTTP
+// client), and the cosignature time is an argument.
+package witness
