@@ -121,6 +121,26 @@ func (t Trust) Check() error {
 // Verify does not compare the reference's logId and entryUuid: call
 // [Verified.MatchesReference].
 func Verify(proofBytes []byte, want Entry, trust Trust) (*Verified, error) {
+	return verify(proofBytes, want, trust, nil)
+}
+
+// A Claim is what a transparency reference says about its proof: the log
+// (checkpoint origin) and the entry (leaf index in decimal).
+type Claim struct {
+	LogID     string
+	EntryUUID string
+}
+
+// VerifyClaimed is [Verify] for a proof that a transparency reference
+// carries: the reference's entryUuid must name the proof's leaf index, and
+// its logId the origin of the checkpoint, which is checked as soon as the
+// checkpoint is authenticated, before the inclusion proof, so that a
+// checkpoint of another (even trusted) log is reported as such.
+func VerifyClaimed(proofBytes []byte, want Entry, claim Claim, trust Trust) (*Verified, error) {
+	return verify(proofBytes, want, trust, &claim)
+}
+
+func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified, error) {
 	s, err := trust.check()
 	if err != nil {
 		return nil, err
@@ -133,6 +153,9 @@ func Verify(proofBytes []byte, want Entry, trust Trust) (*Verified, error) {
 	if err != nil {
 		return nil, err
 	}
+	if claim != nil && claim.EntryUUID != strconv.FormatUint(p.Index, 10) {
+		return nil, fmt.Errorf("entryUuid is %q, the proof is for leaf index %d", claim.EntryUUID, p.Index)
+	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(p.Entry)
 	_, lines, _ := splitNote(p.Checkpoint) // checked by ParseProof
 	lg, err := s.findLog(lines)
@@ -142,6 +165,9 @@ func Verify(proofBytes []byte, want Entry, trust Trust) (*Verified, error) {
 	cp, counted, err := s.openCheckpoint(p.Checkpoint, lg.Origin, lg.v)
 	if err != nil {
 		return nil, err
+	}
+	if claim != nil && claim.LogID != cp.Origin {
+		return nil, fmt.Errorf("logId is %q, the checkpoint's origin is %q", claim.LogID, cp.Origin)
 	}
 	if err := VerifyInclusion(p.Index, cp.Size, leaf, hashSlices(p.Hashes), cp.RootHash); err != nil {
 		return nil, err

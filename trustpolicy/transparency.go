@@ -78,7 +78,7 @@ func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offlin
 	case kind == offline.KindRekorV1:
 		return nil, nil
 	default: // a tlog-proof, or opaque bytes that ParseProof rejects
-		v, err = offline.Verify(proof, want, *p.trust)
+		v, err = offline.VerifyClaimed(proof, want, offline.Claim{LogID: f.Transparency.LogID, EntryUUID: f.Transparency.EntryUUID}, *p.trust)
 	}
 	if err != nil {
 		return nil, err

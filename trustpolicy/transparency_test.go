@@ -156,8 +156,8 @@ func TestTransparencyTampers(t *testing.T) {
 		{"quorum not met", f.ref(2, f.wa), "cosignatures: 1 of 2 required (WB missing)"},
 		{"the same witness key twice", f.ref(2, f.wa, f.wa.At(1767229200)), "cosignatures: 1 of 2 required (WB missing); repeated cosignatures counted once: WA"},
 		{"log key not in policy", attest.NewTransparencyReference(tlogOrigin, "2", otherLog.Proof(2, f.wa, f.wb).Marshal()), "checkpoint is not signed by a log key of the policy"},
-		{"logId is not the origin", withIDs(f.ref(2, f.wa, f.wb), "test-log", "2"), `logId is "test-log", the verified log's is "` + tlogOrigin + `"`},
-		{"entryUuid is not the index", withIDs(f.ref(2, f.wa, f.wb), tlogOrigin, "test-entry-0001"), `entryUuid is "test-entry-0001", the verified entry's is "2"`},
+		{"logId is not the origin", withIDs(f.ref(2, f.wa, f.wb), "test-log", "2"), `logId is "test-log", the checkpoint's origin is "` + tlogOrigin + `"`},
+		{"entryUuid is not the index", withIDs(f.ref(2, f.wa, f.wb), tlogOrigin, "test-entry-0001"), `entryUuid is "test-entry-0001", the proof is for leaf index 2`},
 		{"opaque proof bytes", attesttest.TestTransparency(), "tlog-proof: opaque bytes"},
 	}
 	for _, tt := range tests {

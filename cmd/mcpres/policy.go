@@ -55,6 +55,7 @@ func (a *app) policyCommand() *cobra.Command {
 		a.policyRevokeCommand(),
 		a.policyCheckCommand(),
 		a.policyExportCommand(),
+		a.policySetTransparencyCommand(),
 		a.policyTufCommand(),
 	)
 	return cmd
@@ -297,6 +298,47 @@ Witnesses are counted by key fingerprint, never by name, and the primary
 		},
 	}
 	s.register(cmd, false)
+	return cmd
+}
+
+func (a *app) policySetTransparencyCommand() *cobra.Command {
+	var remove bool
+	cmd := &cobra.Command{
+		Use:   "set-transparency FILE TLOG-POLICY | --remove FILE",
+		Short: "Set the logs and checkpoint witnesses transparency references are verified against",
+		Long: `Set transparency.tlogPolicy to the text of the file TLOG-POLICY (log, witness,
+group and quorum lines with signed-note verifier keys, as printed by
+mcpres log keygen and mcpres witness keygen; see docs/trust-policy.md).
+Transparency references are then verified offline against those logs and
+witnesses, and TRANSPARENCY_RECORDED is derived only for references that
+verify. --remove deletes the section.`,
+		Example: `  mcpres policy set-transparency policy.json tlog-policy.txt`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if remove {
+				return cobra.ExactArgs(1)(cmd, args)
+			}
+			return cobra.ExactArgs(2)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var text string
+			if !remove {
+				b, err := os.ReadFile(args[1])
+				if err != nil {
+					return failf("%v", err)
+				}
+				text = string(b)
+			}
+			return a.editPolicy(args[0], func(d *trustpolicy.Document) (string, error) {
+				if remove {
+					d.Transparency = nil
+					return "transparency section removed", nil
+				}
+				d.Transparency = &trustpolicy.Transparency{TLogPolicy: text}
+				return "transparency section set from " + args[1], nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&remove, "remove", false, "remove the transparency section")
 	return cmd
 }
 
