@@ -49,6 +49,11 @@ type Result struct {
 	Diagnostics  []string
 	SchemaErrors []SchemaError
 	Detail       string
+	// Extra holds the mode-specific members that follow schemaErrors in
+	// the result object (REFERENCE §5.5–§5.7: importStatus, result,
+	// profileStatus, …), in order; nil for the other kinds and for every
+	// invalid result.
+	Extra []canonjson.Member
 }
 
 func pass() Result {
@@ -74,11 +79,11 @@ func (r Result) Value() *canonjson.Value {
 			canonjson.Member{Key: "message", Value: canonjson.NewString(e.Message)},
 		)
 	}
-	return canonjson.NewObject(
-		canonjson.Member{Key: "valid", Value: canonjson.NewBool(r.Valid)},
-		canonjson.Member{Key: "diagnostics", Value: canonjson.NewArray(diags...)},
-		canonjson.Member{Key: "schemaErrors", Value: canonjson.NewArray(errs...)},
-	)
+	return canonjson.NewObject(append([]canonjson.Member{
+		{Key: "valid", Value: canonjson.NewBool(r.Valid)},
+		{Key: "diagnostics", Value: canonjson.NewArray(diags...)},
+		{Key: "schemaErrors", Value: canonjson.NewArray(errs...)},
+	}, r.Extra...)...)
 }
 
 // An InputError aborts validation: the input cannot be evaluated at all.

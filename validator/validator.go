@@ -60,6 +60,9 @@ func (v *Validator) schemaErrors(name string, doc *canonjson.Value) []SchemaErro
 // and conformance bundles v0.2.0 (and any document of unknown kind) with
 // the core v0.2 rules.
 func (v *Validator) Document(doc *canonjson.Value) (Result, error) {
+	if r, ok, err := v.documentKind(doc, DocumentOptions{}); ok {
+		return r, err
+	}
 	switch sv := doc.Get("schemaVersion"); {
 	case sv.Is(canonjson.String) && sv.Str == SchemaVersionV01Bundle:
 		return v.BundleV01(doc)

@@ -114,6 +114,7 @@ or a usage error.`,
 	root.AddCommand(
 		a.versionCommand(),
 		a.validateCommand(),
+		a.officialCommand(),
 		a.sealCommand(),
 		a.canonicalizeCommand(),
 		a.keyCommand(),

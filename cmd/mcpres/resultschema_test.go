@@ -41,6 +41,15 @@ func TestResultSchemaMatchesOutput(t *testing.T) {
 
 	stdout, _, _ := runCLI(t, "validate", "--with-file", "../../testdata/bundles/example.json", filepath.Join(broken, "x.json"), "../../testdata/drafts/example.draft.json")
 	check(t, stdout)
+	stdout, _, _ = runCLI(t, "validate", "--with-file", "--profiles", "../../testdata/profile/sets/examples", "../../testdata/official",
+		"../../testdata/profile/example-full-2026-07-28.json", "../../testdata/profile/example-experimental-identity.json",
+		"../../testdata/oauth/standin-2026-07-28.json", "../../testdata/oauth/raw-token-in-evidence.json")
+	check(t, stdout)
+	for _, kind := range []string{`"importStatus"`, `"profileStatus"`, `"securityCertificationClaim"`} {
+		if !strings.Contains(stdout, kind) {
+			t.Errorf("the mixed run printed no %s result", kind)
+		}
+	}
 
 	cat, err := os.ReadFile(filepath.Join(attestFixtures, "catalog.json"))
 	if err != nil {

@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/official"
+	"github.com/mcpres/mcpres/validator/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -30,12 +33,20 @@ With --format text each result is one line for people, with the reason;
 --format markdown prints a table for a CI step summary. With several files a
 summary of the outcomes follows (on stderr for json).
 
+Official conformance attachments, profile evaluations and OAuth boundary
+evaluations are detected the same way. Profile and OAuth evaluations are
+checked against the manifests in --profiles DIR (default $MCPRES_PROFILES:
+every *.json entry, read strictly), official attachments against the raw
+tool output of --original-result FILE when given. A valid result of these
+kinds adds its members after schemaErrors.
+
 Exit status: 0 when every file is valid, 1 when a file fails a check, 2 when
 a file cannot be read or evaluated (the worst status wins).`
 
 func (a *app) validateCommand() *cobra.Command {
 	var format string
 	var withFile, recursive bool
+	var profilesDir, originalPath string
 	cmd := &cobra.Command{
 		Use:   "validate FILE|DIR...",
 		Short: "Validate MCP-RES documents",
@@ -52,9 +63,13 @@ func (a *app) validateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			opts, err := a.documentOptions(profilesDir, originalPath, format, withFile)
+			if err != nil {
+				return err
+			}
 			val := validator.New()
 			worst := a.runBatch(paths, format, withFile, func(path string) report {
-				return a.validateReport(val, path)
+				return a.validateReport(val, path, opts)
 			})
 			if worst != exitValid {
 				return &exitError{worst}
@@ -65,6 +80,8 @@ func (a *app) validateCommand() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text or markdown")
 	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result`)
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
+	cmd.Flags().StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
+	cmd.Flags().StringVar(&originalPath, "original-result", "", "raw official conformance tool output that official attachments must bind")
 	return cmd
 }
 
@@ -76,13 +93,38 @@ func checkFormat(format string) error {
 	return usagef("--format must be json or text, not %q", format)
 }
 
+// documentOptions loads --profiles and --original-result once, for every
+// file. A profile directory that cannot be listed is a command error (exit
+// 2); an original result that breaks the file rules (regular file, not a
+// symbolic link, at most 64 MiB) prints MCP_RES_INPUT_INVALID and exits 2
+// before any file is validated.
+func (a *app) documentOptions(profilesDir, originalPath, format string, withFile bool) (validator.DocumentOptions, error) {
+	var opts validator.DocumentOptions
+	if profilesDir != "" {
+		set, err := profile.LoadDir(profilesDir)
+		if err != nil {
+			return opts, failf("--profiles: %v", err)
+		}
+		opts.Profiles = set
+	}
+	if originalPath != "" {
+		o, err := official.ReadOriginalResult(originalPath)
+		if err != nil {
+			a.printInputInvalid(originalPath, asValidatorInputError(err), format, withFile)
+			return opts, &exitError{exitInput}
+		}
+		opts.OriginalResult = o
+	}
+	return opts, nil
+}
+
 // validateReport validates one file.
-func (a *app) validateReport(val *validator.Validator, path string) report {
+func (a *app) validateReport(val *validator.Validator, path string, opts validator.DocumentOptions) report {
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
 		return inputInvalidReport(path, err)
 	}
-	r, err := val.Document(doc)
+	r, err := val.DocumentWith(doc, opts)
 	if err != nil {
 		return inputInvalidReport(path, err)
 	}
@@ -120,7 +162,7 @@ func resultReport(path string, r validator.Result) report {
 	rep := report{path: path, obj: r.Value(), diags: r.Diagnostics, detail: r.Detail}
 	if r.Valid {
 		rep.code, rep.outcome = exitValid, outcomeValid
-		rep.text = []string{path + ": VALID"}
+		rep.text = []string{path + ": VALID" + extraText(r.Extra)}
 		return rep
 	}
 	rep.code, rep.outcome = exitInvalid, outcomeInvalid
@@ -133,6 +175,20 @@ func resultReport(path string, r validator.Result) report {
 		rep.text = append(rep.text, fmt.Sprintf("  %s: %s (%s)", p, e.Message, e.Keyword))
 	}
 	return rep
+}
+
+// extraText renders the mode-specific members of a valid result for
+// --format text, e.g. " (importStatus COMPLETE, officialCertificationClaim false)".
+func extraText(extra []canonjson.Member) string {
+	if len(extra) == 0 {
+		return ""
+	}
+	parts := make([]string, len(extra))
+	for i, m := range extra {
+		b, _ := canonjson.Compact(m.Value)
+		parts[i] = m.Key + " " + strings.Trim(string(b), `"`)
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func (a *app) printInputInvalid(path string, err error, format string, withFile bool) {

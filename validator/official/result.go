@@ -1,0 +1,113 @@
+package official
+
+import (
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator/schema"
+)
+
+// Diagnostic codes of the official attachment validator and importer
+// (REFERENCE §5.5, §5.8).
+const (
+	CodeInputInvalid                = "MCP_RES_INPUT_INVALID"
+	CodeSchemaInvalid               = "MCP_RES_OFFICIAL_ATTACHMENT_SCHEMA_INVALID"
+	CodeRequirementRevisionMismatch = "MCP_RES_OFFICIAL_REQUIREMENT_REVISION_MISMATCH"
+	CodeLegNotExecuted              = "MCP_RES_OFFICIAL_LEG_NOT_EXECUTED"
+	CodeInventoryMismatch           = "MCP_RES_OFFICIAL_INVENTORY_MISMATCH"
+	CodeExpectedFailureRewritten    = "MCP_RES_OFFICIAL_EXPECTED_FAILURE_REWRITTEN"
+	CodeStaleBaselineMismatch       = "MCP_RES_OFFICIAL_STALE_BASELINE_MISMATCH"
+	CodeResultDigestMismatch        = "MCP_RES_OFFICIAL_RESULT_DIGEST_MISMATCH"
+	CodeMappingOverclaim            = "MCP_RES_OFFICIAL_MAPPING_OVERCLAIM"
+	CodeStatusMismatch              = "MCP_RES_OFFICIAL_STATUS_MISMATCH"
+
+	// Importer only.
+	CodeImportInputInvalid = "MCP_RES_OFFICIAL_INPUT_INVALID"
+	CodeCoverageIncomplete = "MCP_RES_OFFICIAL_COVERAGE_INCOMPLETE"
+)
+
+// Schema names (validator/schema) and the document's schemaVersion.
+const (
+	SchemaName          = "official-conformance-attachment"
+	ImportConfigSchema  = "mcpres-official-import-config-v1"
+	SchemaVersion       = "mcp-res.official-conformance-attachment/0.2.0"
+	ImportConfigVersion = "mcpres.official-import-config/v1"
+)
+
+// Import statuses (REFERENCE §8.1).
+const (
+	StatusComplete   = "COMPLETE"
+	StatusIncomplete = "INCOMPLETE"
+	StatusInvalid    = "INVALID"
+)
+
+// Result is the outcome of validating one attachment. Valid is true iff
+// Diagnostics is empty; an invalid result has exactly one code. Detail
+// explains the failing check for people (not part of the upstream object).
+// ImportStatus is the attachment's importStatus, set only when Valid.
+type Result struct {
+	Valid        bool
+	Diagnostics  []string
+	SchemaErrors []schema.Error
+	Detail       string
+	ImportStatus string
+}
+
+func fail(code, detail string) Result {
+	return Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
+}
+
+// Extra returns the mode-specific members that follow schemaErrors in the
+// result object (REFERENCE §5.5): importStatus and officialCertificationClaim
+// (always false) when valid, none otherwise.
+func (r Result) Extra() []canonjson.Member {
+	if !r.Valid {
+		return nil
+	}
+	return []canonjson.Member{
+		{Key: "importStatus", Value: canonjson.NewString(r.ImportStatus)},
+		{Key: "officialCertificationClaim", Value: canonjson.NewBool(false)},
+	}
+}
+
+// Value renders the upstream result object: {"valid","diagnostics",
+// "schemaErrors"} followed by Extra.
+func (r Result) Value() *canonjson.Value {
+	return resultValue(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
+}
+
+func resultValue(valid bool, diags []string, errs []schema.Error, extra []canonjson.Member) *canonjson.Value {
+	d := make([]*canonjson.Value, len(diags))
+	for i, c := range diags {
+		d[i] = canonjson.NewString(c)
+	}
+	e := make([]*canonjson.Value, len(errs))
+	for i, se := range errs {
+		e[i] = canonjson.NewObject(
+			canonjson.Member{Key: "instancePath", Value: canonjson.NewString(se.InstancePath)},
+			canonjson.Member{Key: "keyword", Value: canonjson.NewString(se.Keyword)},
+			canonjson.Member{Key: "message", Value: canonjson.NewString(se.Message)},
+		)
+	}
+	return canonjson.NewObject(append([]canonjson.Member{
+		{Key: "valid", Value: canonjson.NewBool(valid)},
+		{Key: "diagnostics", Value: canonjson.NewArray(d...)},
+		{Key: "schemaErrors", Value: canonjson.NewArray(e...)},
+	}, extra...)...)
+}
+
+// An InputError aborts validation: the input cannot be evaluated at all
+// (MCP_RES_INPUT_INVALID, exit status 2). Package validator converts it to
+// its own *validator.InputError.
+type InputError struct {
+	Reason string
+}
+
+func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
+
+// An ImportError is a refusal of Import: Code is
+// MCP_RES_OFFICIAL_INPUT_INVALID or MCP_RES_OFFICIAL_COVERAGE_INCOMPLETE.
+type ImportError struct {
+	Code   string
+	Reason string
+}
+
+func (e *ImportError) Error() string { return e.Code + ": " + e.Reason }

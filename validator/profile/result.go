@@ -1,0 +1,109 @@
+package profile
+
+import (
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator/schema"
+)
+
+// Diagnostic codes of the profile evaluation validator (REFERENCE §5.6,
+// §5.8).
+const (
+	CodeInputInvalid           = "MCP_RES_INPUT_INVALID"
+	CodeSchemaInvalid          = "MCP_RES_PROFILE_SCHEMA_INVALID"
+	CodeManifestInvalid        = "MCP_RES_PROFILE_MANIFEST_INVALID"
+	CodeManifestUnknown        = "MCP_RES_PROFILE_MANIFEST_UNKNOWN"
+	CodeRevisionUnsupported    = "MCP_RES_PROFILE_REVISION_UNSUPPORTED"
+	CodeManifestDigestMismatch = "MCP_RES_PROFILE_MANIFEST_DIGEST_MISMATCH"
+	CodeDigestMismatch         = "MCP_RES_PROFILE_DIGEST_MISMATCH"
+	CodeCoverageMismatch       = "MCP_RES_PROFILE_COVERAGE_MISMATCH"
+	CodeRemoteTargetUnreviewed = "MCP_RES_PROFILE_REMOTE_TARGET_UNREVIEWED"
+	CodePropertyNotReached     = "MCP_RES_PROFILE_PROPERTY_NOT_REACHED"
+	CodeOutcomeMismatch        = "MCP_RES_PROFILE_OUTCOME_MISMATCH"
+	CodeNegativeControlMissing = "MCP_RES_PROFILE_NEGATIVE_CONTROL_MISSING"
+	CodeWrongReason            = "MCP_RES_PROFILE_WRONG_REASON"
+	CodeCleanupIncomplete      = "MCP_RES_PROFILE_CLEANUP_INCOMPLETE"
+	CodeTestFixtureOverclaim   = "MCP_RES_PROFILE_TEST_FIXTURE_OVERCLAIM"
+	CodeResultMismatch         = "MCP_RES_PROFILE_RESULT_MISMATCH"
+)
+
+// Schema names (validator/schema) and schemaVersion constants.
+const (
+	SchemaName            = "profile-evaluation"
+	ManifestSchemaName    = "reliability-profile-manifest"
+	SchemaVersion         = "mcp-res.profile-evaluation/0.2.0"
+	ManifestSchemaVersion = "mcp-res.reliability-profile-manifest/0.2.0"
+	StatusProvisional     = "PROVISIONAL"
+	StatusExperimental    = "EXPERIMENTAL"
+	ResultPass            = "PASS"
+	ResultIncomplete      = "INCOMPLETE"
+)
+
+// Result is the outcome of validating one evaluation. Valid is true iff
+// Diagnostics is empty; an invalid result has exactly one code. Detail
+// explains the failing check for people (not part of the upstream object).
+// When Valid, Derived is the derived result (PASS or INCOMPLETE),
+// ProfileStatus the manifest's status and ClaimScope the scope's claim.
+type Result struct {
+	Valid         bool
+	Diagnostics   []string
+	SchemaErrors  []schema.Error
+	Detail        string
+	Derived       string
+	ProfileStatus string
+	ClaimScope    string
+}
+
+func fail(code, detail string) Result {
+	return Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
+}
+
+// Extra returns the members that follow schemaErrors in the result object
+// (REFERENCE §5.6): result, profileStatus and claimScope when valid, none
+// otherwise.
+func (r Result) Extra() []canonjson.Member {
+	if !r.Valid {
+		return nil
+	}
+	return []canonjson.Member{
+		{Key: "result", Value: canonjson.NewString(r.Derived)},
+		{Key: "profileStatus", Value: canonjson.NewString(r.ProfileStatus)},
+		{Key: "claimScope", Value: canonjson.NewString(r.ClaimScope)},
+	}
+}
+
+// Value renders the upstream result object: {"valid","diagnostics",
+// "schemaErrors"} followed by Extra.
+func (r Result) Value() *canonjson.Value {
+	return ResultValue(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
+}
+
+// ResultValue renders {"valid","diagnostics","schemaErrors"} followed by
+// extra, in that member order (REFERENCE §5.0).
+func ResultValue(valid bool, diags []string, errs []schema.Error, extra []canonjson.Member) *canonjson.Value {
+	d := make([]*canonjson.Value, len(diags))
+	for i, c := range diags {
+		d[i] = canonjson.NewString(c)
+	}
+	e := make([]*canonjson.Value, len(errs))
+	for i, se := range errs {
+		e[i] = canonjson.NewObject(
+			canonjson.Member{Key: "instancePath", Value: canonjson.NewString(se.InstancePath)},
+			canonjson.Member{Key: "keyword", Value: canonjson.NewString(se.Keyword)},
+			canonjson.Member{Key: "message", Value: canonjson.NewString(se.Message)},
+		)
+	}
+	return canonjson.NewObject(append([]canonjson.Member{
+		{Key: "valid", Value: canonjson.NewBool(valid)},
+		{Key: "diagnostics", Value: canonjson.NewArray(d...)},
+		{Key: "schemaErrors", Value: canonjson.NewArray(e...)},
+	}, extra...)...)
+}
+
+// An InputError aborts validation: the input cannot be evaluated at all
+// (MCP_RES_INPUT_INVALID, exit status 2). Package validator converts it to
+// its own *validator.InputError.
+type InputError struct {
+	Reason string
+}
+
+func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
