@@ -10,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the attestation validator (REFERENCE §5.8).
@@ -213,7 +214,7 @@ func (v *verification) checks() error {
 		return err
 	}
 	if errs := v.o.Validator.SchemaErrors(validator.SchemaAttestedBundle, v.wrapper); len(errs) > 0 { // G2
-		return v.failSchema("attested bundle: "+schemaDetail(errs), errs)
+		return v.failSchema("attested bundle: "+schema.Summary(errs), errs)
 	}
 	v.bundle = v.wrapper.Get("bundle")
 	core, err := v.o.Validator.Bundle(v.bundle) // G3
@@ -317,7 +318,7 @@ func (v *verification) loadPolicy() error {
 		return err
 	}
 	if len(errs) > 0 {
-		return v.failSchema("trust policy: "+schemaDetail(errs), prefixErrors(errs, "policy"))
+		return v.failSchema("trust policy: "+schema.Summary(errs), prefixErrors(errs, "policy"))
 	}
 	v.policy = p
 	id, version := p.ID(), p.Version()
@@ -337,19 +338,6 @@ func prefixErrors(errs []validator.SchemaError, doc string) []validator.SchemaEr
 		out[i].Message = doc + ": " + out[i].Message
 	}
 	return out
-}
-
-func schemaDetail(errs []validator.SchemaError) string {
-	e := errs[0]
-	p := e.InstancePath
-	if p == "" {
-		p = "(root)"
-	}
-	s := fmt.Sprintf("%s: %s (%s)", p, e.Message, e.Keyword)
-	if len(errs) > 1 {
-		s += fmt.Sprintf(" and %d more", len(errs)-1)
-	}
-	return s
 }
 
 // envelope runs E1–E14 on envelope i (schema-valid at this point).
@@ -407,7 +395,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		return v.fail(CodeSchemaInvalid, where+"payload is not the canonical encoding of the statement")
 	}
 	if errs := v.o.Validator.SchemaErrors(validator.SchemaStatement, parsed); len(errs) > 0 { // E9
-		return v.failSchema(where+"statement: "+schemaDetail(errs), prefixErrors(errs, fmt.Sprintf("envelope %d statement", i)))
+		return v.failSchema(where+"statement: "+schema.Summary(errs), prefixErrors(errs, fmt.Sprintf("envelope %d statement", i)))
 	}
 	var st statement
 	if err := canonjson.Unmarshal(parsed, &st); err != nil {

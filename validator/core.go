@@ -8,6 +8,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Bundle validates a parsed mcp-res.conformance-bundle/0.2.0 exactly as
@@ -25,7 +26,7 @@ func (v *Validator) Bundle(doc *canonjson.Value) (Result, error) {
 		return r, err
 	}
 	if errs := v.schemaErrors(schemaBundle, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schemaDetail(errs))
+		r := fail(CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -47,19 +48,6 @@ func (v *Validator) Bundle(doc *canonjson.Value) (Result, error) {
 		}
 	}
 	return pass(), nil
-}
-
-func schemaDetail(errs []SchemaError) string {
-	e := errs[0]
-	p := e.InstancePath
-	if p == "" {
-		p = "(root)"
-	}
-	s := fmt.Sprintf("%s: %s (%s)", p, e.Message, e.Keyword)
-	if len(errs) > 1 {
-		s += fmt.Sprintf(" and %d more", len(errs)-1)
-	}
-	return s
 }
 
 // coreCheck carries one bundle through the semantic checks. Each check

@@ -61,7 +61,7 @@ const (
 // the original bundle.
 func (v *Validator) MigrationResult(doc *canonjson.Value) (Result, error) {
 	if errs := v.SchemaErrors(schema.MigrationResult, doc); len(errs) > 0 {
-		r := fail(CodeMigrationSchemaInvalid, schemaDetail(errs))
+		r := fail(CodeMigrationSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}

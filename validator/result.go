@@ -2,6 +2,7 @@ package validator
 
 import (
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the core v0.2 validator (REFERENCE §5.8).
@@ -34,11 +35,7 @@ const (
 
 // A SchemaError is one schema violation: an RFC 6901 pointer to the
 // instance, the failing keyword and a human-readable message.
-type SchemaError struct {
-	InstancePath string `json:"instancePath"`
-	Keyword      string `json:"keyword"`
-	Message      string `json:"message"`
-}
+type SchemaError = schema.Error
 
 // Result is the outcome of validating one document (REFERENCE §5.0).
 // Valid is true iff Diagnostics is empty. Detail is a human-readable

@@ -110,7 +110,7 @@ func (v *Validator) BundleV01(doc *canonjson.Value) (Result, error) {
 		}
 	}
 	if errs := v.v01SchemaErrors(doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schemaDetail(errs))
+		r := fail(CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}

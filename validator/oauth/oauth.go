@@ -178,7 +178,7 @@ func New(schemas *schema.Set) *Validator { return &Validator{pv: profile.New(sch
 // non-nil error is always an *InputError and the Result is then zero.
 func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, error) {
 	if errs := v.pv.SchemaErrors(SchemaName, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schemaDetail(errs))
+		r := fail(CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -214,17 +214,4 @@ func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, er
 		}
 	}
 	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}, Derived: c.derived}, nil
-}
-
-func schemaDetail(errs []schema.Error) string {
-	e := errs[0]
-	p := e.InstancePath
-	if p == "" {
-		p = "(root)"
-	}
-	s := fmt.Sprintf("%s: %s (%s)", p, e.Message, e.Keyword)
-	if len(errs) > 1 {
-		s += fmt.Sprintf(" and %d more", len(errs)-1)
-	}
-	return s
 }

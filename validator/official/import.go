@@ -2,6 +2,7 @@ package official
 
 import (
 	"fmt"
+	"github.com/mcpres/mcpres/validator/schema"
 	"slices"
 	"strings"
 
@@ -54,7 +55,7 @@ type ArtifactDigest struct {
 // schema error.
 func (v *Validator) ParseImportConfig(doc *canonjson.Value) (*ImportConfig, error) {
 	if errs := v.schemaSet().Validate(ImportConfigSchema, doc); len(errs) > 0 {
-		return nil, &InputError{Reason: "import configuration: " + schemaDetail(errs)}
+		return nil, &InputError{Reason: "import configuration: " + schema.Summary(errs)}
 	}
 	var cfg ImportConfig
 	if err := canonjson.Unmarshal(doc, &cfg); err != nil {

@@ -164,7 +164,7 @@ type OriginalResult struct {
 // *InputError and the Result is then zero.
 func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error) {
 	if errs := v.schemaSet().Validate(SchemaName, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schemaDetail(errs))
+		r := fail(CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -189,19 +189,6 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 		Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{},
 		ImportStatus: a.ImportStatus,
 	}, nil
-}
-
-func schemaDetail(errs []schema.Error) string {
-	e := errs[0]
-	p := e.InstancePath
-	if p == "" {
-		p = "(root)"
-	}
-	s := fmt.Sprintf("%s: %s (%s)", p, e.Message, e.Keyword)
-	if len(errs) > 1 {
-		s += fmt.Sprintf(" and %d more", len(errs)-1)
-	}
-	return s
 }
 
 // attachmentCheck carries one decoded attachment through steps 2–10. Each

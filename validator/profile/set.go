@@ -201,7 +201,7 @@ func (v *Validator) checkSet(set *Set) (map[string]*Manifest, error) {
 			return bad("unreadable: %v", e.err)
 		}
 		if errs := v.schemaSet().Validate(ManifestSchemaName, e.doc); len(errs) > 0 {
-			return bad("schema-invalid: %s", schemaDetail(errs))
+			return bad("schema-invalid: %s", schema.Summary(errs))
 		}
 		var md manifestDoc
 		if err := canonjson.Unmarshal(e.doc, &md); err != nil {

@@ -119,7 +119,7 @@ func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []schema.Err
 // an *InputError and the Result is then zero.
 func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 	if errs := v.schemaSet().Validate(SchemaName, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schemaDetail(errs))
+		r := fail(CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -158,19 +158,6 @@ func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 		Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{},
 		Derived: c.derived, ProfileStatus: m.Status, ClaimScope: ev.Scope.Claim,
 	}, nil
-}
-
-func schemaDetail(errs []schema.Error) string {
-	e := errs[0]
-	p := e.InstancePath
-	if p == "" {
-		p = "(root)"
-	}
-	s := fmt.Sprintf("%s: %s (%s)", p, e.Message, e.Keyword)
-	if len(errs) > 1 {
-		s += fmt.Sprintf(" and %d more", len(errs)-1)
-	}
-	return s
 }
 
 // evaluationCheck carries one evaluation through steps 4–11.

@@ -48,6 +48,24 @@ type Error struct {
 	Message      string `json:"message"`
 }
 
+// Summary describes a non-empty list of errors in one line: the first
+// error's location, message and keyword, and how many more there are.
+func Summary(errs []Error) string {
+	if len(errs) == 0 {
+		return "no schema errors"
+	}
+	e := errs[0]
+	p := e.InstancePath
+	if p == "" {
+		p = "(root)"
+	}
+	s := fmt.Sprintf("%s: %s (%s)", p, e.Message, e.Keyword)
+	if len(errs) > 1 {
+		s += fmt.Sprintf(" and %d more", len(errs)-1)
+	}
+	return s
+}
+
 func (e Error) Error() string {
 	return fmt.Sprintf("%s at %q: %s", e.Keyword, e.InstancePath, e.Message)
 }
