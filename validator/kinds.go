@@ -86,17 +86,12 @@ func kindResult(valid bool, diags []string, errs []schema.Error, detail string, 
 	return out
 }
 
+// kindInputError returns the kind packages' aborts (all *InputError, the
+// shared outcome type) unchanged, and wraps anything else.
 func kindInputError(err error) error {
-	var oe *official.InputError
-	var pe *profile.InputError
-	var ae *oauth.InputError
-	switch {
-	case errors.As(err, &oe):
-		return &InputError{Reason: oe.Reason}
-	case errors.As(err, &pe):
-		return &InputError{Reason: pe.Reason}
-	case errors.As(err, &ae):
-		return &InputError{Reason: ae.Reason}
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
 	}
 	return &InputError{Reason: err.Error()}
 }

@@ -2,12 +2,13 @@ package validator
 
 import (
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator/outcome"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the core v0.2 validator (REFERENCE §5.8).
 const (
-	CodeInputInvalid                = "MCP_RES_INPUT_INVALID"
+	CodeInputInvalid                = outcome.CodeInputInvalid
 	CodeSelfAssertedClaim           = "MCP_RES_SELF_ASSERTED_CLAIM"
 	CodeVacuousNegativeControl      = "MCP_RES_VACUOUS_NEGATIVE_CONTROL"
 	CodeNegativePrerequisiteMissing = "MCP_RES_NEGATIVE_PREREQUISITE_MISSING"
@@ -62,31 +63,11 @@ func fail(code, detail string) Result {
 }
 
 // Value renders the upstream-compatible result object
-// {"valid","diagnostics","schemaErrors"} in that member order.
+// {"valid","diagnostics","schemaErrors"} followed by Extra.
 func (r Result) Value() *canonjson.Value {
-	diags := make([]*canonjson.Value, len(r.Diagnostics))
-	for i, d := range r.Diagnostics {
-		diags[i] = canonjson.NewString(d)
-	}
-	errs := make([]*canonjson.Value, len(r.SchemaErrors))
-	for i, e := range r.SchemaErrors {
-		errs[i] = canonjson.NewObject(
-			canonjson.Member{Key: "instancePath", Value: canonjson.NewString(e.InstancePath)},
-			canonjson.Member{Key: "keyword", Value: canonjson.NewString(e.Keyword)},
-			canonjson.Member{Key: "message", Value: canonjson.NewString(e.Message)},
-		)
-	}
-	return canonjson.NewObject(append([]canonjson.Member{
-		{Key: "valid", Value: canonjson.NewBool(r.Valid)},
-		{Key: "diagnostics", Value: canonjson.NewArray(diags...)},
-		{Key: "schemaErrors", Value: canonjson.NewArray(errs...)},
-	}, r.Extra...)...)
+	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra)
 }
 
 // An InputError aborts validation: the input cannot be evaluated at all.
 // It is reported as MCP_RES_INPUT_INVALID with exit status 2.
-type InputError struct {
-	Reason string
-}
-
-func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
+type InputError = outcome.InputError

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"fmt"
+	"github.com/mcpres/mcpres/validator/outcome"
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
@@ -11,7 +12,7 @@ import (
 
 // Diagnostic codes of the OAuth boundary validator (REFERENCE §5.7, §5.8).
 const (
-	CodeInputInvalid              = "MCP_RES_INPUT_INVALID"
+	CodeInputInvalid              = outcome.CodeInputInvalid
 	CodeSchemaInvalid             = "MCP_RES_OAUTH_SCHEMA_INVALID"
 	CodeManifestInvalid           = "MCP_RES_OAUTH_MANIFEST_INVALID"
 	CodeRevisionUnsupported       = "MCP_RES_OAUTH_REVISION_UNSUPPORTED"
@@ -149,17 +150,12 @@ func (r Result) Extra() []canonjson.Member {
 // Value renders the upstream result object: {"valid","diagnostics",
 // "schemaErrors"} followed by Extra.
 func (r Result) Value() *canonjson.Value {
-	return profile.ResultValue(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
+	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
 }
 
 // An InputError aborts validation: the input cannot be evaluated at all
-// (MCP_RES_INPUT_INVALID, exit status 2). Package validator converts it to
-// its own *validator.InputError.
-type InputError struct {
-	Reason string
-}
-
-func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
+// (MCP_RES_INPUT_INVALID, exit status 2).
+type InputError = outcome.InputError
 
 // A Validator validates OAuth boundary evaluations. It is safe for
 // concurrent use.

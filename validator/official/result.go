@@ -2,13 +2,14 @@ package official
 
 import (
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator/outcome"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the official attachment validator and importer
 // (REFERENCE §5.5, §5.8).
 const (
-	CodeInputInvalid                = "MCP_RES_INPUT_INVALID"
+	CodeInputInvalid                = outcome.CodeInputInvalid
 	CodeSchemaInvalid               = "MCP_RES_OFFICIAL_ATTACHMENT_SCHEMA_INVALID"
 	CodeRequirementRevisionMismatch = "MCP_RES_OFFICIAL_REQUIREMENT_REVISION_MISMATCH"
 	CodeLegNotExecuted              = "MCP_RES_OFFICIAL_LEG_NOT_EXECUTED"
@@ -71,37 +72,12 @@ func (r Result) Extra() []canonjson.Member {
 // Value renders the upstream result object: {"valid","diagnostics",
 // "schemaErrors"} followed by Extra.
 func (r Result) Value() *canonjson.Value {
-	return resultValue(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
-}
-
-func resultValue(valid bool, diags []string, errs []schema.Error, extra []canonjson.Member) *canonjson.Value {
-	d := make([]*canonjson.Value, len(diags))
-	for i, c := range diags {
-		d[i] = canonjson.NewString(c)
-	}
-	e := make([]*canonjson.Value, len(errs))
-	for i, se := range errs {
-		e[i] = canonjson.NewObject(
-			canonjson.Member{Key: "instancePath", Value: canonjson.NewString(se.InstancePath)},
-			canonjson.Member{Key: "keyword", Value: canonjson.NewString(se.Keyword)},
-			canonjson.Member{Key: "message", Value: canonjson.NewString(se.Message)},
-		)
-	}
-	return canonjson.NewObject(append([]canonjson.Member{
-		{Key: "valid", Value: canonjson.NewBool(valid)},
-		{Key: "diagnostics", Value: canonjson.NewArray(d...)},
-		{Key: "schemaErrors", Value: canonjson.NewArray(e...)},
-	}, extra...)...)
+	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
 }
 
 // An InputError aborts validation: the input cannot be evaluated at all
-// (MCP_RES_INPUT_INVALID, exit status 2). Package validator converts it to
-// its own *validator.InputError.
-type InputError struct {
-	Reason string
-}
-
-func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
+// (MCP_RES_INPUT_INVALID, exit status 2).
+type InputError = outcome.InputError
 
 // An ImportError is a refusal of Import: Code is
 // MCP_RES_OFFICIAL_INPUT_INVALID or MCP_RES_OFFICIAL_COVERAGE_INCOMPLETE.

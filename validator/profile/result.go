@@ -2,13 +2,14 @@ package profile
 
 import (
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator/outcome"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the profile evaluation validator (REFERENCE §5.6,
 // §5.8).
 const (
-	CodeInputInvalid           = "MCP_RES_INPUT_INVALID"
+	CodeInputInvalid           = outcome.CodeInputInvalid
 	CodeSchemaInvalid          = "MCP_RES_PROFILE_SCHEMA_INVALID"
 	CodeManifestInvalid        = "MCP_RES_PROFILE_MANIFEST_INVALID"
 	CodeManifestUnknown        = "MCP_RES_PROFILE_MANIFEST_UNKNOWN"
@@ -74,36 +75,9 @@ func (r Result) Extra() []canonjson.Member {
 // Value renders the upstream result object: {"valid","diagnostics",
 // "schemaErrors"} followed by Extra.
 func (r Result) Value() *canonjson.Value {
-	return ResultValue(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
-}
-
-// ResultValue renders {"valid","diagnostics","schemaErrors"} followed by
-// extra, in that member order (REFERENCE §5.0).
-func ResultValue(valid bool, diags []string, errs []schema.Error, extra []canonjson.Member) *canonjson.Value {
-	d := make([]*canonjson.Value, len(diags))
-	for i, c := range diags {
-		d[i] = canonjson.NewString(c)
-	}
-	e := make([]*canonjson.Value, len(errs))
-	for i, se := range errs {
-		e[i] = canonjson.NewObject(
-			canonjson.Member{Key: "instancePath", Value: canonjson.NewString(se.InstancePath)},
-			canonjson.Member{Key: "keyword", Value: canonjson.NewString(se.Keyword)},
-			canonjson.Member{Key: "message", Value: canonjson.NewString(se.Message)},
-		)
-	}
-	return canonjson.NewObject(append([]canonjson.Member{
-		{Key: "valid", Value: canonjson.NewBool(valid)},
-		{Key: "diagnostics", Value: canonjson.NewArray(d...)},
-		{Key: "schemaErrors", Value: canonjson.NewArray(e...)},
-	}, extra...)...)
+	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
 }
 
 // An InputError aborts validation: the input cannot be evaluated at all
-// (MCP_RES_INPUT_INVALID, exit status 2). Package validator converts it to
-// its own *validator.InputError.
-type InputError struct {
-	Reason string
-}
-
-func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
+// (MCP_RES_INPUT_INVALID, exit status 2).
+type InputError = outcome.InputError
