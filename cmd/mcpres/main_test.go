@@ -186,3 +186,24 @@ func TestCLIVersion(t *testing.T) {
 		t.Errorf("version: exit %d, %q", code, stdout)
 	}
 }
+
+// A path that is not valid UTF-8 is printed with U+FFFD, never by
+// corrupting another member of the result object.
+func TestCLIInvalidUTF8Path(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "bad-\xff.json")
+	if err := os.WriteFile(name, []byte(`{`), 0o644); err != nil {
+		t.Skipf("file system refuses non-UTF-8 names: %v", err)
+	}
+	missing := filepath.Join(dir, "missing-\xff.json") // the OS error quotes the path
+	for _, args := range [][]string{{"validate", name}, {"validate", "--with-file", name}, {"validate", missing}} {
+		stdout, _, code := runCLI(t, args...)
+		v, err := canonjson.Parse([]byte(stdout))
+		if code != exitInput || err != nil || v.Get("valid").Kind != canonjson.Bool || v.Get("valid").Bool {
+			t.Errorf("%v: exit %d, %s (%v)", args, code, stdout, err)
+		}
+		if args[1] == "--with-file" && !strings.Contains(v.Get("file").Str, "bad-\uFFFD.json") {
+			t.Errorf("file member = %q", v.Get("file").Str)
+		}
+	}
+}

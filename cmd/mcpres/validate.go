@@ -205,9 +205,30 @@ func (a *app) printJSON(path string, obj *canonjson.Value, withFile bool) {
 	}
 	out, err := canonjson.Compact(obj)
 	if err != nil {
-		// Paths that are not valid UTF-8 cannot be printed as JSON strings.
-		obj.Members[0].Value = canonjson.NewString(strings.ToValidUTF8(path, "\uFFFD"))
-		out, _ = canonjson.Compact(obj)
+		// A path (or an error message quoting one) that is not valid UTF-8
+		// has no JSON string form: print it with U+FFFD replacements.
+		out, _ = canonjson.Compact(validUTF8(obj))
 	}
 	a.stdout.Write(append(out, '\n'))
+}
+
+// validUTF8 returns a copy of v whose strings and keys are valid UTF-8.
+func validUTF8(v *canonjson.Value) *canonjson.Value {
+	c := v.Clone()
+	var fix func(*canonjson.Value)
+	fix = func(x *canonjson.Value) {
+		if x == nil {
+			return
+		}
+		x.Str = strings.ToValidUTF8(x.Str, "\uFFFD")
+		for _, it := range x.Items {
+			fix(it)
+		}
+		for i := range x.Members {
+			x.Members[i].Key = strings.ToValidUTF8(x.Members[i].Key, "\uFFFD")
+			fix(x.Members[i].Value)
+		}
+	}
+	fix(c)
+	return c
 }
