@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
@@ -33,6 +34,8 @@ With --format text each result is one line for people, with the reason;
 --format markdown prints a table for a CI step summary. With several files a
 summary of the outcomes follows (on stderr for json).
 
+Attested bundles are verified as by attest verify without a policy (at
+most SIGNED can be derived; use attest verify --policy for trust).
 Official conformance attachments, profile evaluations and OAuth boundary
 evaluations are detected the same way. Profile and OAuth evaluations are
 checked against the manifests in --profiles DIR (default $MCPRES_PROFILES:
@@ -123,6 +126,15 @@ func (a *app) validateReport(val *validator.Validator, path string, opts validat
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
 		return inputInvalidReport(path, err)
+	}
+	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+		// An attested bundle is verified as one, with no trust policy (so
+		// at most SIGNED can be derived; attest verify --policy does more).
+		r, err := attest.Verify(doc, attest.Options{EvaluatedAt: nowMillis(), Validator: val})
+		if err != nil {
+			return inputInvalidReport(path, err)
+		}
+		return attestReport(path, r)
 	}
 	r, err := val.DocumentWith(doc, opts)
 	if err != nil {
