@@ -4,6 +4,10 @@
 package jsontest
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,3 +127,55 @@ func child(t testing.TB, v *canonjson.Value, tok, ptr string) *canonjson.Value {
 
 // Text is the SHA-256 of a label, for fixed identities in test documents.
 func Text(label string) string { return canonjson.TextDigest(label + "\n") }
+
+// SyncCorpus compares a generated corpus (relative slash paths to bytes)
+// with the committed folder dir (README.md aside), failing the test for
+// every stale, missing or extra file; with update it rewrites dir to hold
+// exactly files instead. regenerate is the command that does that.
+func SyncCorpus(t *testing.T, dir string, files map[string][]byte, update bool, regenerate string) {
+	t.Helper()
+	existing := map[string]bool{}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			if rel != "README.md" {
+				existing[filepath.ToSlash(rel)] = true
+			}
+		}
+		return nil
+	})
+	if update {
+		for rel := range existing {
+			if _, keep := files[rel]; !keep {
+				if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for rel, data := range files {
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	names := make([]string, 0, len(files))
+	for rel := range files {
+		names = append(names, rel)
+	}
+	slices.Sort(names)
+	for _, rel := range names {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil || string(got) != string(files[rel]) {
+			t.Errorf("%s is stale or missing; regenerate with %s", rel, regenerate)
+		}
+		delete(existing, rel)
+	}
+	for rel := range existing {
+		t.Errorf("%s is not produced by the corpus builder; remove it or regenerate with %s", rel, regenerate)
+	}
+}

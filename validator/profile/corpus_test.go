@@ -2,8 +2,7 @@ package profile_test
 
 import (
 	"flag"
-	"io/fs"
-	"os"
+	"github.com/mcpres/mcpres/internal/jsontest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -165,58 +164,8 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
-// syncCorpus compares files with dir (README.md aside), or with -update
-// rewrites dir to hold exactly files.
-func syncCorpus(t *testing.T, dir string, files map[string][]byte) {
-	t.Helper()
-	existing := map[string]bool{}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			if rel != "README.md" {
-				existing[filepath.ToSlash(rel)] = true
-			}
-		}
-		return nil
-	})
-	if *update {
-		for rel := range existing {
-			if _, keep := files[rel]; !keep {
-				if err := os.Remove(filepath.Join(dir, rel)); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		for rel, data := range files {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return
-	}
-	names := make([]string, 0, len(files))
-	for rel := range files {
-		names = append(names, rel)
-	}
-	slices.Sort(names)
-	for _, rel := range names {
-		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil || string(got) != string(files[rel]) {
-			t.Errorf("%s is stale or missing; regenerate with go test ./validator/profile -run TestCorpusFiles -update", rel)
-		}
-		delete(existing, rel)
-	}
-	for rel := range existing {
-		t.Errorf("%s is not produced by the corpus builder; remove it or regenerate with -update", rel)
-	}
-}
-
 func TestCorpusFiles(t *testing.T) {
-	syncCorpus(t, corpusDir, corpusFiles(t))
+	jsontest.SyncCorpus(t, corpusDir, corpusFiles(t), *update, "go test ./validator/profile -run TestCorpusFiles -update")
 }
 
 func strs(v *canonjson.Value) []string {
