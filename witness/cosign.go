@@ -140,24 +140,7 @@ func Cosign(ctx context.Context, r LogReader, logKey note.Verifier, w *notekey.C
 			}
 		}
 	}
-	signed, err := note.Sign(&note.Note{Text: cp.Text}, w.At(now))
-	if err != nil {
-		return nil, fmt.Errorf("witness: signing: %w", err)
-	}
-	// note.Sign returns the text, a blank line and the signature line.
-	line := signed[len(cp.Text)+1:]
-	c := &Cosignature{
-		Checkpoint:       cp,
-		Line:             line,
-		Time:             time.Unix(now.Unix(), 0).UTC(),
-		State:            LogState{Origin: origin, Size: cp.Size, Hash: bytes.Clone(cp.Hash)},
-		ConsistencyProof: cproof,
-	}
-	if prev != nil {
-		from := *prev
-		c.From = &from
-	}
-	return c, nil
+	return sign(cp, w, prev, cproof, now)
 }
 
 func b64(h []byte) string { return base64.StdEncoding.EncodeToString(h) }

@@ -1,0 +1,324 @@
+// Package witnessclient is the log's side of C2SP tlog-witness: it sends
+// each new checkpoint of an mcpres log to the witnesses of a tlog policy
+// (the "witness NAME VKEY URL" lines, parsed by package trustpolicy) and
+// collects their cosignatures.
+//
+// Each witness gets a POST URL/add-checkpoint with the consistency proof
+// from the size it last cosigned, as this client knows it (or, before it
+// has heard from the witness, from a hint: the log's previous size). A 409
+// Conflict answer (text/x.tlog.size) gives the witness's size, and the
+// request is sent again once with a proof from that size. The witnesses are
+// asked in parallel, each with its own deadline ([Options.Timeout]), so a
+// witness that is down delays the log by at most that deadline; whatever
+// was obtained is attached, and the verifier's quorum decides whether it
+// is enough (a log never fails because a witness does not answer).
+//
+// Every cosignature line a witness returns is ignored unless it is by that
+// witness's key and verifies against the checkpoint (C2SP tlog-witness:
+// the client MUST ignore cosignatures from unknown keys).
+//
+// Tessera v1.0.4 has a witness client too (tessera.WithWitnesses and
+// tessera.NewWitnessGroupFromPolicy, over its internal witness gateway).
+// It is not used for sending: its policy parser counts a witness reachable
+// through two group members twice, needs a URL on every witness line, and
+// its gateway stops asking witnesses once its own (mis)count of the policy
+// is satisfied. Its proof builder (tessera/client.ProofBuilder) is used for
+// the consistency proofs ([TileProofs]).
+package witnessclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/checkpoint"
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/witness"
+	"github.com/transparency-dev/tessera/client"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// DefaultTimeout is the default deadline of one witness, 409 retry
+// included.
+const DefaultTimeout = 5 * time.Second
+
+// maxResponseBytes bounds a witness's answer.
+const maxResponseBytes = 64 << 10
+
+// maxAttempts is how many requests one witness gets per checkpoint: the
+// first, and one after a 409 that gave its size.
+const maxAttempts = 2
+
+// A Witness is a witness to ask.
+type Witness struct {
+	// Name is the tlog policy's name for it.
+	Name string
+	// Key is its cosignature/v1 verifier key.
+	Key *notekey.Verifier
+	// URL is its submission prefix: requests go to URL/add-checkpoint.
+	URL string
+}
+
+// A ProofFunc returns the RFC 6962 consistency proof from tree size from
+// to tree size to of the log (0 < from < to).
+type ProofFunc func(ctx context.Context, from, to uint64) ([][]byte, error)
+
+// TileProofs returns a ProofFunc that builds proofs from the log's hash
+// tiles with Tessera's client.ProofBuilder (tlog.Storage.ReadTile is a
+// client.TileFetcherFunc).
+func TileProofs(readTile client.TileFetcherFunc) ProofFunc {
+	return func(ctx context.Context, from, to uint64) ([][]byte, error) {
+		pb, err := client.NewProofBuilder(ctx, to, readTile)
+		if err != nil {
+			return nil, err
+		}
+		return pb.ConsistencyProof(ctx, from, to)
+	}
+}
+
+// Options configure a Client.
+type Options struct {
+	// HTTPClient sends the requests; nil: a client with no overall
+	// timeout (the per-witness deadline applies).
+	HTTPClient *http.Client
+	// Timeout is the deadline of each witness per checkpoint; 0:
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// A Client asks witnesses for cosignatures. It remembers, per witness, the
+// size the witness last cosigned, so a long-running log (log serve) sends
+// the right proof at once; it is safe for concurrent use, but checkpoints
+// of one log should be sent in order.
+type Client struct {
+	http    *http.Client
+	timeout time.Duration
+	remotes []*remote
+}
+
+type remote struct {
+	Witness
+	endpoint string
+	mu       sync.Mutex
+	size     uint64
+	known    bool
+}
+
+// New returns a client for ws. Every witness needs a key of type
+// cosignature/v1, an http or https URL, and a name of its own.
+func New(ws []Witness, opts Options) (*Client, error) {
+	c := &Client{http: opts.HTTPClient, timeout: opts.Timeout}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	names := map[string]bool{}
+	for _, w := range ws {
+		if w.Key == nil || w.Key.Type() != notekey.TypeCosignatureV1 {
+			return nil, fmt.Errorf("witnessclient: witness %q: not a cosignature/v1 key", w.Name)
+		}
+		if names[w.Name] {
+			return nil, fmt.Errorf("witnessclient: witness %q is listed twice", w.Name)
+		}
+		names[w.Name] = true
+		u, err := url.Parse(w.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("witnessclient: witness %q: URL %q is not an http(s) URL without credentials, query or fragment", w.Name, w.URL)
+		}
+		c.remotes = append(c.remotes, &remote{Witness: w, endpoint: u.JoinPath("add-checkpoint").String()})
+	}
+	return c, nil
+}
+
+// Hint sets the size assumed for witnesses the client has not heard from
+// yet (typically the log's size before the new checkpoint): a wrong hint
+// costs one 409 round trip.
+func (c *Client) Hint(size uint64) {
+	for _, r := range c.remotes {
+		r.mu.Lock()
+		if !r.known {
+			r.size = size
+		}
+		r.mu.Unlock()
+	}
+}
+
+// A Failure is a witness that gave no cosignature.
+type Failure struct {
+	Name string
+	Err  error
+}
+
+// A Result is what Cosign obtained.
+type Result struct {
+	// Cosignatures are the verified cosignature lines, in witness order,
+	// each "— NAME BASE64\n", as witness.CosignatureInput values (Source
+	// is the witness's name) ready for witness.Attach.
+	Cosignatures []witness.CosignatureInput
+	// Failures are the witnesses that gave none, in witness order.
+	Failures []Failure
+}
+
+// Cosign sends the checkpoint note cp, which must verify with logKey, to
+// every witness in parallel and returns the cosignatures obtained. It
+// fails only when cp does not verify; a witness that fails is a Failure.
+func (c *Client) Cosign(ctx context.Context, cp []byte, logKey note.Verifier, proof ProofFunc) (*Result, error) {
+	ck, err := checkpoint.Open(cp, logKey)
+	if err != nil {
+		return nil, fmt.Errorf("witnessclient: %w", err)
+	}
+	type out struct {
+		line []byte
+		err  error
+	}
+	outs := make([]out, len(c.remotes))
+	var wg sync.WaitGroup
+	for i, r := range c.remotes {
+		wg.Go(func() {
+			wctx, cancel := context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+			outs[i].line, outs[i].err = c.ask(wctx, r, ck, proof)
+		})
+	}
+	wg.Wait()
+	res := &Result{}
+	for i, r := range c.remotes {
+		if outs[i].err != nil {
+			res.Failures = append(res.Failures, Failure{Name: r.Name, Err: outs[i].err})
+			continue
+		}
+		res.Cosignatures = append(res.Cosignatures, witness.CosignatureInput{Source: r.Name, Data: outs[i].line})
+	}
+	return res, nil
+}
+
+// ask obtains one witness's cosignature of ck.
+func (c *Client) ask(ctx context.Context, r *remote, ck *checkpoint.Checkpoint, proof ProofFunc) ([]byte, error) {
+	r.mu.Lock() // one checkpoint at a time per witness
+	defer r.mu.Unlock()
+	old := r.size
+	if old > ck.Size {
+		old = 0 // a stale hint; the witness's 409 will tell
+	}
+	for attempt := 1; ; attempt++ {
+		req := &witness.AddRequest{OldSize: old, Checkpoint: ck.Note}
+		if old > 0 && old < ck.Size {
+			p, err := proof(ctx, old, ck.Size)
+			if err != nil {
+				return nil, fmt.Errorf("consistency proof from size %d to %d: %w", old, ck.Size, err)
+			}
+			req.Proof = p
+		}
+		status, ctype, body, err := c.post(ctx, r.endpoint, req.Marshal())
+		if err != nil {
+			return nil, err
+		}
+		switch status {
+		case http.StatusOK:
+			line, err := cosignatureLine(body, r.Key, ck)
+			if err != nil {
+				return nil, err
+			}
+			r.size, r.known = ck.Size, true
+			return line, nil
+		case http.StatusConflict:
+			size, err := parseSize(ctype, body)
+			if err != nil {
+				return nil, fmt.Errorf("409 Conflict: %w", err)
+			}
+			r.size, r.known = size, true
+			switch {
+			case size > ck.Size:
+				return nil, fmt.Errorf("409 Conflict: the witness has cosigned size %d, larger than this checkpoint's %d (has the log lost entries?)", size, ck.Size)
+			case size == old:
+				return nil, fmt.Errorf("409 Conflict at the size %d it reports: the witness cosigned another tree of size %d (a fork?)", size, size)
+			case attempt == maxAttempts:
+				return nil, fmt.Errorf("409 Conflict again: the witness now reports size %d", size)
+			}
+			old = size
+		default:
+			return nil, fmt.Errorf("%d %s: %s", status, http.StatusText(status), excerpt(body))
+		}
+	}
+}
+
+func (c *Client) post(ctx context.Context, u string, body []byte) (int, string, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return 0, "", nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	if len(data) > maxResponseBytes {
+		return 0, "", nil, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), data, nil
+}
+
+// cosignatureLine picks from a 200 answer the line by key and verifies it
+// against the checkpoint body; lines by other keys are ignored.
+func cosignatureLine(body []byte, key *notekey.Verifier, ck *checkpoint.Checkpoint) ([]byte, error) {
+	if len(body) == 0 || body[len(body)-1] != '\n' {
+		return nil, errors.New("200 answer is not signature lines ending in a newline")
+	}
+	for line := range bytes.SplitAfterSeq(body, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if !bytes.HasPrefix(line, []byte("— ")) {
+			return nil, errors.New("200 answer has a line that is not a signature line")
+		}
+		n, err := note.Open(append([]byte(ck.Text+"\n"), line...), note.VerifierList(key))
+		if err != nil {
+			var unv *note.UnverifiedNoteError
+			if errors.As(err, &unv) {
+				continue // another key's cosignature
+			}
+			return nil, fmt.Errorf("cosignature does not verify against the checkpoint: %v", err)
+		}
+		if len(n.Sigs) == 1 {
+			return bytes.Clone(line), nil
+		}
+	}
+	return nil, fmt.Errorf("200 answer has no cosignature by %s+%08x", key.Name(), key.KeyHash())
+}
+
+// parseSize reads a text/x.tlog.size body: a decimal size and a newline.
+func parseSize(ctype string, body []byte) (uint64, error) {
+	if ctype != witnessSizeType {
+		return 0, fmt.Errorf("content type %q, want %s", ctype, witnessSizeType)
+	}
+	s, ok := strings.CutSuffix(string(body), "\n")
+	n, err := strconv.ParseUint(s, 10, 64)
+	if !ok || err != nil || strconv.FormatUint(n, 10) != s {
+		return 0, fmt.Errorf("body %q is not a decimal size and a newline", excerpt(body))
+	}
+	return n, nil
+}
+
+const witnessSizeType = "text/x.tlog.size"
+
+func excerpt(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
+}

@@ -1,0 +1,53 @@
+package witnessclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/witness"
+	"github.com/transparency-dev/tessera/client"
+)
+
+// WitnessLog asks the witnesses to cosign the published checkpoint of lg
+// (whose key is logKey; readTile reads its hash tiles) and attaches the
+// cosignatures obtained with lg.UpdateCheckpoint, through witness.Attach,
+// which verifies each again and keeps one per key. It returns the
+// checkpoint as published afterwards and what each witness did. With no
+// cosignature obtained, the checkpoint is left as it is. It fails with
+// tlog.ErrCheckpointChanged (wrapped) when the log published another
+// checkpoint meanwhile.
+//
+// This is the hook a long-running log calls after each new checkpoint.
+func (c *Client) WitnessLog(ctx context.Context, lg *tlog.Log, logKey *notekey.Verifier, readTile client.TileFetcherFunc) (*tlog.Checkpoint, *Result, error) {
+	cp, err := lg.Checkpoint(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := c.Cosign(ctx, cp.Note, logKey, TileProofs(readTile))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(res.Cosignatures) == 0 {
+		return cp, res, nil
+	}
+	keys := make([]*notekey.Verifier, len(c.remotes))
+	for i, r := range c.remotes {
+		keys[i] = r.Key
+	}
+	ncp, err := lg.UpdateCheckpoint(ctx, func(cur *tlog.Checkpoint) ([]byte, error) {
+		if cur.Text != cp.Text {
+			return nil, fmt.Errorf("%w: size %d was cosigned, size %d is published", tlog.ErrCheckpointChanged, cp.Size, cur.Size)
+		}
+		a, err := witness.Attach(cur.Note, logKey, keys, res.Cosignatures)
+		if err != nil {
+			return nil, err
+		}
+		return a.Checkpoint, nil
+	})
+	if err != nil {
+		return nil, res, err
+	}
+	return ncp, res, nil
+}

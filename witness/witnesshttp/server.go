@@ -1,0 +1,241 @@
+// Package witnesshttp serves a witness over the C2SP tlog-witness HTTP
+// API: POST /add-checkpoint, on top of package witness's rules
+// (witness.AddCheckpoint), with the state kept in a directory.
+//
+// Package witness itself opens no connection; this package is its network
+// face, kept apart so that the verification and authoring paths never link
+// an HTTP server.
+//
+// # Answers
+//
+//	200 text/plain          the cosignature line(s), "— NAME BASE64\n"
+//	400                     a malformed request, an old size larger than the
+//	                        checkpoint's, or a proof from size 0
+//	403                     the checkpoint is not signed by the log's key
+//	404                     a log (origin) this witness does not serve, or
+//	                        another path
+//	405                     not a POST
+//	409 text/x.tlog.size    the old size is not the size last cosigned (the
+//	                        body gives it), or the same size with another root
+//	413                     a body larger than witness.MaxAddRequestBytes
+//	422                     the consistency proof does not verify
+//	500                     the state could not be read or written: nothing
+//	                        was cosigned
+//
+// # State
+//
+// Each log's state is a witness.State document (one log) in the state
+// directory, named "log-" + hex SHA-256 of the origin + ".json", replaced
+// atomically (write a temporary file, fsync, rename, fsync the directory)
+// before the cosignature is returned. Requests for one log are serialised
+// (check and update are one step, as the protocol requires); requests for
+// different logs run in parallel. A log with no state file has never been
+// cosigned: its first request must say "old 0" (trust on first use).
+package witnesshttp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/witness"
+)
+
+// Time limits of the server (see [Server.HTTPServer]).
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	ReadTimeout       = 30 * time.Second
+	WriteTimeout      = 30 * time.Second
+	IdleTimeout       = 120 * time.Second
+	MaxHeaderBytes    = 16 << 10
+)
+
+// ContentTypeSize is the content type of a 409 answer's body.
+const ContentTypeSize = "text/x.tlog.size"
+
+// A Server answers add-checkpoint requests for a set of logs.
+type Server struct {
+	cosigner *notekey.Cosigner
+	logs     map[string]*notekey.Verifier // origin → log key
+	dir      string
+	now      func() time.Time
+	log      *slog.Logger
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // origin → the lock of its state
+}
+
+// New returns a server that cosigns with cosigner the checkpoints of logs
+// (Ed25519 log keys; a key's name is the log's origin, one key per origin),
+// keeping state in dir (which must exist). now is the clock of the
+// cosignature timestamps; logger receives one line per decision (nil: none).
+func New(cosigner *notekey.Cosigner, logs []*notekey.Verifier, dir string, now func() time.Time, logger *slog.Logger) (*Server, error) {
+	if len(logs) == 0 {
+		return nil, errors.New("witnesshttp: no log to witness")
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("witnesshttp: state directory: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("witnesshttp: state directory %s is not a directory", dir)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cosigner: cosigner, logs: map[string]*notekey.Verifier{}, dir: dir, now: now, log: logger, locks: map[string]*sync.Mutex{}}
+	for _, l := range logs {
+		if l.Type() != notekey.TypeEd25519 {
+			return nil, fmt.Errorf("witnesshttp: log key %s is a %s, want an Ed25519 log key", l, notekey.TypeName(l.Type()))
+		}
+		if prev, dup := s.logs[l.Name()]; dup {
+			return nil, fmt.Errorf("witnesshttp: two keys for log %q: %s and %s", l.Name(), prev, l)
+		}
+		s.logs[l.Name()] = l
+		s.locks[l.Name()] = &sync.Mutex{}
+	}
+	return s, nil
+}
+
+// HTTPServer returns an http.Server for s on addr with the package's time
+// and header limits.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("/add-checkpoint", s)
+	return &http.Server{
+		Addr:              addr,
+		Handler:           mux,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+	}
+}
+
+// StatePath is the state file of the log with this origin in dir.
+func StatePath(dir, origin string) string {
+	sum := sha256.Sum256([]byte(origin))
+	return filepath.Join(dir, "log-"+hex.EncodeToString(sum[:])+".json")
+}
+
+// ServeHTTP answers POST add-checkpoint (see the package documentation).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "add-checkpoint is a POST", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(witness.MaxAddRequestBytes)))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("request body larger than %d bytes", witness.MaxAddRequestBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading the request body failed", http.StatusBadRequest)
+		return
+	}
+	status, contentType, answer := s.add(body)
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(answer)
+}
+
+// add decides one request: the HTTP status, content type and body.
+func (s *Server) add(body []byte) (int, string, []byte) {
+	text := func(status int, format string, args ...any) (int, string, []byte) {
+		return status, "text/plain; charset=utf-8", fmt.Appendf(nil, format+"\n", args...)
+	}
+	req, err := witness.ParseAddRequest(body)
+	if err != nil {
+		return text(http.StatusBadRequest, "%v", err)
+	}
+	origin, _, _ := bytes.Cut(req.Checkpoint, []byte("\n"))
+	logKey, ok := s.logs[string(origin)]
+	if !ok {
+		return text(http.StatusNotFound, "this witness does not witness log %q", truncate(origin, 128))
+	}
+	lock := s.locks[logKey.Name()]
+	lock.Lock()
+	defer lock.Unlock()
+	path := StatePath(s.dir, logKey.Name())
+	prev, err := readState(path, logKey.Name())
+	if err != nil {
+		s.log.Error("witness state", "origin", logKey.Name(), "error", err)
+		return text(http.StatusInternalServerError, "the witness state could not be read")
+	}
+	c, err := witness.AddCheckpoint(req, logKey, s.cosigner, prev, s.now())
+	var conflict *witness.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		s.log.Info("conflict", "origin", logKey.Name(), "oldSize", req.OldSize, "witnessSize", conflict.Size, "fork", conflict.Fork)
+		return http.StatusConflict, ContentTypeSize, []byte(strconv.FormatUint(conflict.Size, 10) + "\n")
+	case errors.Is(err, witness.ErrMalformedRequest):
+		return text(http.StatusBadRequest, "%v", err)
+	case errors.Is(err, witness.ErrBadCheckpoint):
+		return text(http.StatusForbidden, "%v", err)
+	case errors.Is(err, witness.ErrBadProof):
+		s.log.Warn("consistency proof does not verify", "origin", logKey.Name(), "error", err)
+		return text(http.StatusUnprocessableEntity, "%v", err)
+	case err != nil:
+		s.log.Error("add-checkpoint", "origin", logKey.Name(), "error", err)
+		return text(http.StatusInternalServerError, "%v", err)
+	}
+	// Record first: a cosignature is never returned for a tree the state
+	// does not hold.
+	state := &witness.State{}
+	state.Put(c.State)
+	data, err := state.Marshal()
+	if err == nil {
+		err = atomicfile.WriteFile(path, data, 0o644, true)
+	}
+	if err != nil {
+		s.log.Error("writing the witness state", "origin", logKey.Name(), "error", err)
+		return text(http.StatusInternalServerError, "the witness state could not be written: nothing was cosigned")
+	}
+	s.log.Info("cosigned", "origin", logKey.Name(), "size", c.State.Size, "from", req.OldSize)
+	return http.StatusOK, "text/plain; charset=utf-8", c.Line
+}
+
+// readState reads the recorded state of one log: nil when there is no
+// state file (never cosigned).
+func readState(path, origin string) (*witness.LogState, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := witness.ParseState(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	l := st.Get(origin)
+	if l == nil || len(st.Logs) != 1 {
+		return nil, fmt.Errorf("%s: not the state of log %q alone", path, origin)
+	}
+	return l, nil
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
