@@ -35,3 +35,24 @@ func FuzzParseState(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseAddRequest: a request that parses marshals back to the same
+// bytes (one encoding per request), and a failure returns no request.
+// Seeds in testdata/fuzz/FuzzParseAddRequest.
+func FuzzParseAddRequest(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := witness.ParseAddRequest(data)
+		if err != nil {
+			if r != nil {
+				t.Fatal("a request returned with an error")
+			}
+			return
+		}
+		if out := r.Marshal(); !bytes.Equal(out, data) {
+			t.Fatalf("round trip differs:\n%q\n%q", data, out)
+		}
+		if len(r.Proof) > witness.MaxProofLines || (r.OldSize == 0 && len(r.Proof) > 0) || len(r.Checkpoint) == 0 {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}

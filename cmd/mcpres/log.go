@@ -398,6 +398,14 @@ raw C2SP tlog-proof bytes. A checkpoint published by an append carries no
 cosignature yet: after witnesses cosign it, 'log proof' gives a reference
 that carries them. Logging the same bundle twice gives two entries.
 
+With --witness-policy FILE (a tlog policy whose "witness NAME VKEY URL"
+lines give each witness's C2SP tlog-witness URL), the new checkpoint is
+sent to every witness with a URL, in parallel, each within
+--witness-timeout; the cosignatures obtained are attached to the published
+checkpoint and carried by REF. A witness that fails or does not answer in
+time is a warning: the verifier's quorum decides whether what was obtained
+is enough.
+
 With --rekor-url the entry is also submitted to a Rekor (v1) instance, as a
 hashedrekord entry signed (Ed25519ph) by --rekor-key, a PKCS#8 PEM key.
 REF.rekor.json then receives a reference to that entry, whose proof bytes
@@ -416,8 +424,9 @@ are checked before anything is appended.`
 func (a *app) logAddCommand() *cobra.Command {
 	var dir, keyPath, out, proofOut, rekorURL, rekorKey string
 	var force bool
+	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "add --dir DIR [--key LOG.key] BUNDLE -o REF",
+		Use:   "add --dir DIR [--key LOG.key] [--witness-policy FILE] BUNDLE -o REF",
 		Short: "Log a bundle and write its transparency reference",
 		Long:  logAddLong,
 		Example: `  mcpres log add --dir public/log --key log.key bundle.json -o bundle.ref.json
@@ -460,12 +469,26 @@ func (a *app) logAddCommand() *cobra.Command {
 					return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
 				}
 			}
+			wc, err := wp.client(a, signer.Verifier())
+			if err != nil {
+				return err
+			}
 			ctx, cancel := logContext()
 			defer cancel()
 			lg := tlog.Open(posix.New(dir), signer.Verifier())
+			if wc != nil {
+				if before, err := lg.Checkpoint(ctx); err == nil {
+					wc.Hint(before.Size) // what the witnesses last saw, most likely
+				}
+			}
 			p, err := lg.Add(ctx, signer, entry)
 			if err != nil {
 				return failf("logging %s: %v", args[0], err)
+			}
+			if wc != nil {
+				if p.Checkpoint, err = a.collectCosignatures(ctx, wc, dir, lg, signer.Verifier()); err != nil {
+					return err
+				}
 			}
 			if err := a.writeReference(p, out, proofOut, []string{args[0], keyPath}, force); err != nil {
 				return err
@@ -488,6 +511,7 @@ func (a *app) logAddCommand() *cobra.Command {
 	f.BoolVar(&force, "force", false, "replace existing output files")
 	f.StringVar(&rekorURL, "rekor-url", "", "also submit the entry to this Rekor instance (runs mcpres-sigstore)")
 	f.StringVar(&rekorKey, "rekor-key", "", "private key (PKCS#8 PEM) that signs the Rekor entry")
+	wp.register(cmd)
 	return cmd
 }
 
@@ -581,15 +605,20 @@ func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []strin
 func (a *app) logProofCommand() *cobra.Command {
 	var dir, logKey, out, proofOut, index string
 	var force bool
+	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "proof --dir DIR --index N [-o REF]",
+		Use:   "proof --dir DIR --index N [--witness-policy FILE] [-o REF]",
 		Short: "Write a fresh reference for entry N against the latest checkpoint",
 		Long: `Build a fresh inclusion proof for the entry at index N against the log's
 latest checkpoint, with every cosignature attached to it, and write the
 transparency reference to REF (stdout when -o is not given); with --proof
 also the raw C2SP tlog-proof bytes. The checkpoint is authenticated with the
 log key recorded by 'log init' or given with --log-key, and the proof is
-verified before it is written.`,
+verified before it is written.
+
+With --witness-policy FILE, the witnesses with a URL in that tlog policy are
+first asked to cosign the latest checkpoint (as 'log add' does), and the
+reference carries what they gave.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
@@ -612,9 +641,24 @@ verified before it is written.`,
 			if err != nil {
 				return err
 			}
+			wc, err := wp.client(a, v)
+			if err != nil {
+				return err
+			}
 			ctx, cancel := logContext()
 			defer cancel()
-			p, err := tlog.Open(posix.New(dir), v).Proof(ctx, n)
+			lg := tlog.Open(posix.New(dir), v)
+			if wc != nil {
+				cp, err := lg.Checkpoint(ctx)
+				if err != nil {
+					return failf("%s: %v", dir, err)
+				}
+				wc.Hint(cp.Size) // a witness that is behind answers 409 with its size
+				if _, err := a.collectCosignatures(ctx, wc, dir, lg, v); err != nil {
+					return err
+				}
+			}
+			p, err := lg.Proof(ctx, n)
 			if err != nil {
 				return failf("proof of entry %d in %s: %v", n, dir, err)
 			}
@@ -624,6 +668,7 @@ verified before it is written.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
+	wp.register(cmd)
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
 	f.StringVarP(&out, "output", "o", "", "where to write the reference (default: stdout)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")

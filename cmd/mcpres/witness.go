@@ -38,7 +38,7 @@ func (a *app) witnessCommand() *cobra.Command {
 		Short: "Cosign transparency-log checkpoints as a witness",
 		Long:  witnessLong,
 	}
-	cmd.AddCommand(a.witnessKeygenCommand(), a.witnessCosignCommand())
+	cmd.AddCommand(a.witnessKeygenCommand(), a.witnessCosignCommand(), a.witnessServeCommand())
 	return cmd
 }
 

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/tlog/witnessclient"
+	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/spf13/cobra"
+)
+
+// witnessPolicyFlags are the flags of the commands that collect
+// cosignatures themselves.
+type witnessPolicyFlags struct {
+	policy  string
+	timeout time.Duration
+}
+
+func (w *witnessPolicyFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&w.policy, "witness-policy", "", "a tlog policy whose \"witness NAME VKEY URL\" lines name the witnesses to ask for cosignatures (C2SP tlog-witness)")
+	cmd.Flags().DurationVar(&w.timeout, "witness-timeout", witnessclient.DefaultTimeout, "the deadline of each witness")
+}
+
+// client parses the witness policy (mcpres's own strict parser, which
+// counts each witness once) and returns a client for the witnesses that
+// have a URL; nil without --witness-policy.
+func (w *witnessPolicyFlags) client(a *app, logKey *notekey.Verifier) (*witnessclient.Client, error) {
+	if w.policy == "" {
+		return nil, nil
+	}
+	if w.timeout <= 0 {
+		return nil, usagef("--witness-timeout must be positive")
+	}
+	data, err := os.ReadFile(w.policy)
+	if err != nil {
+		return nil, failf("witness policy: %v", err)
+	}
+	pol, errs := trustpolicy.ParseTLogPolicy(string(data))
+	if len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", w.policy, e)
+		}
+		return nil, failf("witness policy %s is not a valid tlog policy", w.policy)
+	}
+	listed := false
+	for _, l := range pol.Logs {
+		listed = listed || l.Key.String() == logKey.String()
+	}
+	if !listed {
+		a.warnf("witness policy %s does not list this log's key %s: a verifier using it will not trust this log", w.policy, logKey)
+	}
+	var ws []witnessclient.Witness
+	for _, pw := range pol.Witnesses {
+		if pw.URL == "" {
+			a.warnf("witness policy %s: witness %q has no URL: not asked", w.policy, pw.Name)
+			continue
+		}
+		k, err := notekey.ParseWitnessVerifier(pw.Key.String())
+		if err != nil {
+			return nil, failf("witness policy %s: witness %q: %v", w.policy, pw.Name, err)
+		}
+		ws = append(ws, witnessclient.Witness{Name: pw.Name, Key: k, URL: pw.URL})
+	}
+	if len(ws) == 0 {
+		return nil, failf("witness policy %s has no witness with a URL to ask", w.policy)
+	}
+	return witnessclient.New(ws, witnessclient.Options{Timeout: w.timeout})
+}
+
+// collectCosignatures asks the witnesses to cosign the published checkpoint
+// of the log in dir and attaches what they give; a witness that fails is a
+// warning, never an error: the verifier's quorum decides.
+func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, dir string, lg *tlog.Log, logKey *notekey.Verifier) (*tlog.Checkpoint, error) {
+	cp, res, err := c.WitnessLog(ctx, lg, logKey, posix.New(dir).ReadTile)
+	if err != nil {
+		return nil, failf("collecting cosignatures: %v", err)
+	}
+	for _, f := range res.Failures {
+		a.warnf("witness %s gave no cosignature: %v", f.Name, f.Err)
+	}
+	names := ""
+	for i, s := range res.Cosignatures {
+		if i > 0 {
+			names += ", "
+		}
+		names += s.Source
+	}
+	if names == "" {
+		names = "none"
+	}
+	fmt.Fprintf(a.stderr, "mcpres: checkpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)\n",
+		cp.Origin, cp.Size, len(res.Cosignatures), len(res.Cosignatures)+len(res.Failures), names)
+	return cp, nil
+}

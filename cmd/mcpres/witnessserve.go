@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/witness/witnesshttp"
+	"github.com/spf13/cobra"
+)
+
+// witnessDefaultListen is where 'witness serve' listens unless told
+// otherwise: the loopback interface only.
+const witnessDefaultListen = "127.0.0.1:7380"
+
+const witnessServeLong = `Serve the C2SP tlog-witness HTTP API: POST /add-checkpoint.
+
+A log (any C2SP tlog-witness client: an mcpres log with --witness-policy, a
+Tessera log with witnesses, Sigsum's) sends its new checkpoint with the
+consistency proof from the size this witness last cosigned; the witness
+checks the checkpoint with the log's key (--log, one verifier key file per
+log, repeatable; the key's name is the log's origin), checks that the log
+only grew, records the new size and root atomically in the state directory
+(write, fsync, rename), and answers its cosignature/v1 line. It never
+cosigns a rollback or a fork. Requests for one log are handled one at a
+time.
+
+Answers: 200 the cosignature; 400 a malformed request (or an old size
+larger than the checkpoint's); 403 not signed by the log's key; 404 a log
+this witness does not witness; 409 (text/x.tlog.size) the old size is not
+the size last cosigned, whose value is the body; 413 a body too large; 422
+the consistency proof does not verify; 500 the state could not be updated
+(nothing was cosigned).
+
+A log the state directory has no record of is accepted from "old 0" (trust
+on first use, as the protocol defines). The witness listens on
+` + witnessDefaultListen + ` unless --listen says otherwise; put a TLS
+front end before it to serve other hosts. It runs until interrupted
+(SIGINT or SIGTERM).`
+
+func (a *app) witnessServeCommand() *cobra.Command {
+	var listen, keyPath, stateDir string
+	var logKeys []string
+	cmd := &cobra.Command{
+		Use:   "serve --key WITNESS.key --state DIR --log LOG.vkey... [--listen ADDR]",
+		Short: "Serve the C2SP tlog-witness API (POST /add-checkpoint)",
+		Long:  witnessServeLong,
+		Example: `  mcpres witness serve --key witness.key --state witness-state \
+      --log log.vkey --listen 127.0.0.1:7380`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case stateDir == "":
+				return usagef("--state DIR is required")
+			case len(logKeys) == 0:
+				return usagef("--log is required (the verifier key file of each log to witness)")
+			}
+			w, err := a.loadCosigner(keyPath)
+			if err != nil {
+				return err
+			}
+			var logs []*notekey.Verifier
+			for _, p := range logKeys {
+				v, err := loadVerifierKey("log key", p, notekey.ParseLogVerifier)
+				if err != nil {
+					return err
+				}
+				logs = append(logs, v)
+			}
+			if err := os.MkdirAll(stateDir, 0o755); err != nil {
+				return failf("state directory: %v", err)
+			}
+			logger := slog.New(slog.NewTextHandler(a.stderr, nil))
+			// The cosignature timestamps: the one clock this command reads.
+			srv, err := witnesshttp.New(w, logs, stateDir, time.Now, logger)
+			if err != nil {
+				return failf("%v", err)
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return failf("listening on %s: %v", listen, err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			hs := srv.HTTPServer(listen)
+			done := make(chan error, 1)
+			go func() { done <- hs.Serve(ln) }()
+			fmt.Fprintf(a.stderr, "mcpres: witness %s serving %d log(s) on http://%s/add-checkpoint\n", w.Name(), len(logs), ln.Addr())
+			select {
+			case err := <-done:
+				return failf("serving: %v", err)
+			case <-ctx.Done():
+			}
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return failf("shutting down: %v", err)
+			}
+			fmt.Fprintf(a.stderr, "mcpres: witness stopped\n")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", witnessDefaultListen, "the address to listen on")
+	f.StringVar(&keyPath, "key", "", "the witness's private key: PATH, file:PATH or env:NAME (default: $"+witnessKeyEnv+")")
+	f.StringVar(&stateDir, "state", "", "the state directory (created if missing)")
+	f.StringArrayVar(&logKeys, "log", nil, "a log's verifier key file (repeat for each log)")
+	return cmd
+}
