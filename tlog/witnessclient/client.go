@@ -122,7 +122,7 @@ func New(ws []Witness, opts Options) (*Client, error) {
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
 	}
-	names := map[string]bool{}
+	names, keys := map[string]bool{}, map[string]string{}
 	for _, w := range ws {
 		if w.Key == nil || w.Key.Type() != notekey.TypeCosignatureV1 {
 			return nil, fmt.Errorf("witnessclient: witness %q: not a cosignature/v1 key", w.Name)
@@ -131,6 +131,10 @@ func New(ws []Witness, opts Options) (*Client, error) {
 			return nil, fmt.Errorf("witnessclient: witness %q is listed twice", w.Name)
 		}
 		names[w.Name] = true
+		if prev, dup := keys[w.Key.Fingerprint()]; dup {
+			return nil, fmt.Errorf("witnessclient: witnesses %q and %q have the same key", prev, w.Name)
+		}
+		keys[w.Key.Fingerprint()] = w.Name
 		u, err := url.Parse(w.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 			return nil, fmt.Errorf("witnessclient: witness %q: URL %q is not an http(s) URL without credentials, query or fragment", w.Name, w.URL)

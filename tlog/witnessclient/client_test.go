@@ -1,0 +1,272 @@
+package witnessclient_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/tlog/witnessclient"
+	"github.com/mcpres/mcpres/witness"
+	"github.com/mcpres/mcpres/witness/witnesshttp"
+	"k8s.io/klog/v2"
+)
+
+// Fixed key seeds: test keys only.
+var (
+	testOnlyLogSeed      = bytes.Repeat([]byte{0x51}, 32)
+	testOnlyWitnessSeed  = bytes.Repeat([]byte{0x52}, 32)
+	testOnlyWitness2Seed = bytes.Repeat([]byte{0x53}, 32)
+)
+
+var testNow = time.Date(2026, 8, 27, 18, 5, 0, 0, time.UTC)
+
+func TestMain(m *testing.M) {
+	klog.SetLogger(logr.Discard()) // Tessera's logging, in tests only
+	os.Exit(m.Run())
+}
+
+type fixture struct {
+	dir       string
+	log       *tlog.Log
+	logSigner *notekey.LogSigner
+	logKey    *notekey.Verifier
+}
+
+func ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func newLog(t testing.TB) *fixture {
+	t.Helper()
+	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(testOnlyLogSeed), notekey.TypeEd25519, "example.org/witnessclient-test-log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{dir: filepath.Join(t.TempDir(), "log")}
+	f.logSigner, _ = notekey.ParseLogSigner(skey)
+	f.logKey, _ = notekey.ParseLogVerifier(vkey)
+	f.log = tlog.Open(posix.New(f.dir), f.logKey)
+	if _, err := f.log.Init(ctx(t), f.logSigner); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) add(t testing.TB, entries ...string) {
+	t.Helper()
+	for _, e := range entries {
+		if _, err := f.log.Add(ctx(t), f.logSigner, []byte(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func cosigner(t testing.TB, seed []byte, name string) (*notekey.Cosigner, *notekey.Verifier) {
+	t.Helper()
+	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(seed), notekey.TypeCosignatureV1, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := notekey.ParseCosigner(skey)
+	v, _ := notekey.ParseWitnessVerifier(vkey)
+	return c, v
+}
+
+// startWitness serves an mcpres witness of f's log on 127.0.0.1.
+func startWitness(t testing.TB, f *fixture, c *notekey.Cosigner) (*httptest.Server, string) {
+	t.Helper()
+	state := t.TempDir()
+	s, err := witnesshttp.New(c, []*notekey.Verifier{f.logKey}, state, func() time.Time { return testNow }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.HTTPServer("").Handler)
+	t.Cleanup(srv.Close)
+	return srv, state
+}
+
+func witnessLog(t testing.TB, c *witnessclient.Client, f *fixture) (*tlog.Checkpoint, *witnessclient.Result) {
+	t.Helper()
+	cp, res, err := c.WitnessLog(ctx(t), f.log, f.logKey, posix.New(f.dir).ReadTile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp, res
+}
+
+func cosigners(t testing.TB, f *fixture, cp *tlog.Checkpoint, ws ...*notekey.Verifier) []string {
+	t.Helper()
+	cs, err := witness.Cosigners(cp.Note, f.logKey, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// TestFollowsTheLog: two mcpres witnesses cosign each new checkpoint, the
+// client sends the proof from the size each last cosigned, recovers from a
+// wrong hint with one 409, and a witness that forgot (a new state) is
+// caught up from its reported size.
+func TestFollowsTheLog(t *testing.T) {
+	f := newLog(t)
+	w1, w1v := cosigner(t, testOnlyWitnessSeed, "example.org/w1")
+	w2, w2v := cosigner(t, testOnlyWitness2Seed, "example.org/w2")
+	s1, _ := startWitness(t, f, w1)
+	var posts2 atomic.Int32
+	s2, _ := startWitness(t, f, w2)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts2.Add(1)
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, s2.URL+r.URL.Path, r.Body)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(counting.Close)
+	c, err := witnessclient.New([]witnessclient.Witness{
+		{Name: "w1", Key: w1v, URL: s1.URL},
+		{Name: "w2", Key: w2v, URL: counting.URL + "/"},
+	}, witnessclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, res := witnessLog(t, c, f) // the empty tree, first use
+	if len(res.Failures) != 0 || len(res.Cosignatures) != 2 {
+		t.Fatalf("size 0: %+v", res)
+	}
+	f.add(t, "a", "b", "c")
+	cp, res = witnessLog(t, c, f)
+	if got := cosigners(t, f, cp, w1v, w2v); len(res.Failures) != 0 || strings.Join(got, ",") != "example.org/w1,example.org/w2" || cp.Size != 3 {
+		t.Fatalf("size 3: %+v, cosigners %v", res, got)
+	}
+	if n := posts2.Load(); n != 2 {
+		t.Fatalf("%d requests to w2 for two checkpoints, want 2 (the client knows its size)", n)
+	}
+	// A fresh client with a wrong hint: one 409 each, then cosigned.
+	f.add(t, "d")
+	c2, _ := witnessclient.New([]witnessclient.Witness{{Name: "w2", Key: w2v, URL: counting.URL}}, witnessclient.Options{})
+	c2.Hint(1)
+	cp, res = witnessLog(t, c2, f)
+	if len(res.Cosignatures) != 1 || posts2.Load() != 4 || cp.Size != 4 {
+		t.Fatalf("after a wrong hint: %+v, %d requests", res, posts2.Load())
+	}
+	// Cosigning again what is already cosigned adds nothing twice.
+	cp, res = witnessLog(t, c2, f)
+	if got := cosigners(t, f, cp, w1v, w2v); len(got) != 1 || strings.Count(string(cp.Note), "— example.org/w2 ") != 1 {
+		t.Fatalf("again: %v\n%s", got, cp.Note)
+	}
+	_ = res
+}
+
+// TestFailures: a witness that is down, one that hangs, one that answers
+// garbage or a cosignature by another key, and one whose state is ahead
+// of the log each give a Failure; the healthy witness's cosignature is
+// still attached, and the hanging one costs at most its deadline.
+func TestFailures(t *testing.T) {
+	f := newLog(t)
+	f.add(t, "a")
+	w1, w1v := cosigner(t, testOnlyWitnessSeed, "example.org/w1")
+	_, w2v := cosigner(t, testOnlyWitness2Seed, "example.org/w2")
+	good, _ := startWitness(t, f, w1)
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); hang.Close() })
+	answer := func(status int, ctype, body string) string {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ctype)
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(s.Close)
+		return s.URL
+	}
+	// w1's real line, served by an impostor claiming to be w2.
+	w1Line := func() string {
+		cp, _ := f.log.Checkpoint(ctx(t))
+		c, err := witness.AddCheckpoint(&witness.AddRequest{Checkpoint: cp.Note}, f.logKey, w1, nil, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(c.Line)
+	}()
+	ws := []witnessclient.Witness{
+		{Name: "good", Key: w1v, URL: good.URL},
+		{Name: "down", Key: w2v, URL: down.URL},
+		{Name: "hang", Key: w2v, URL: hang.URL},
+		{Name: "garbage", Key: w2v, URL: answer(200, "text/plain", "hello\n")},
+		{Name: "impostor", Key: w2v, URL: answer(200, "text/plain", w1Line)},
+		{Name: "ahead", Key: w2v, URL: answer(409, "text/x.tlog.size", "99\n")},
+		{Name: "bad409", Key: w2v, URL: answer(409, "text/plain", "0\n")},
+		{Name: "teapot", Key: w2v, URL: answer(418, "text/plain", "no")},
+	}
+	if _, err := witnessclient.New(ws, witnessclient.Options{}); err == nil || !strings.Contains(err.Error(), "same key") {
+		t.Fatalf("one key for several witnesses: %v", err)
+	}
+	for i := 1; i < len(ws); i++ {
+		_, ws[i].Key = cosigner(t, bytes.Repeat([]byte{byte(0x60 + i)}, 32), "example.org/w"+ws[i].Name)
+	}
+	ws[4].Key = w2v
+	c, err := witnessclient.New(ws, witnessclient.Options{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	cp, res := witnessLog(t, c, f)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v with a 500ms deadline per witness", d)
+	}
+	if len(res.Cosignatures) != 1 || res.Cosignatures[0].Source != "good" || len(cosigners(t, f, cp, w1v)) != 1 {
+		t.Fatalf("cosignatures: %+v", res.Cosignatures)
+	}
+	want := map[string]string{
+		"down":     "connect",
+		"hang":     "deadline",
+		"garbage":  "not a signature line",
+		"impostor": "no cosignature by example.org/w2",
+		"ahead":    "larger than this checkpoint",
+		"bad409":   "content type",
+		"teapot":   "418",
+	}
+	if len(res.Failures) != len(want) {
+		t.Fatalf("failures: %+v", res.Failures)
+	}
+	for _, fl := range res.Failures {
+		if !strings.Contains(fl.Err.Error(), want[fl.Name]) {
+			t.Errorf("%s: %v; want %q", fl.Name, fl.Err, want[fl.Name])
+		}
+	}
+	if !errors.Is(res.Failures[1].Err, context.DeadlineExceeded) && !strings.Contains(res.Failures[1].Err.Error(), "deadline") {
+		t.Errorf("hang: %v", res.Failures[1].Err)
+	}
+}

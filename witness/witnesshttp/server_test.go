@@ -1,0 +1,226 @@
+package witnesshttp_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/witness"
+	"github.com/mcpres/mcpres/witness/witnesshttp"
+	"github.com/transparency-dev/tessera/client"
+	"golang.org/x/mod/sumdb/note"
+	"k8s.io/klog/v2"
+)
+
+func TestMain(m *testing.M) {
+	klog.SetLogger(logr.Discard()) // Tessera's logging, in tests only
+	os.Exit(m.Run())
+}
+
+var testNow = time.Date(2026, 8, 27, 18, 5, 0, 0, time.UTC)
+
+func ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func keys(t testing.TB, typ byte, seed byte, name string) (string, string) {
+	t.Helper()
+	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{seed}, 32)), typ, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return skey, vkey
+}
+
+type post struct {
+	status int
+	ctype  string
+	body   string
+}
+
+func do(t testing.TB, url, method string, body []byte) post {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx(t), method, url, bytes.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return post{resp.StatusCode, resp.Header.Get("Content-Type"), string(b)}
+}
+
+// TestAnswers: every answer of the protocol, each for its own reason, and
+// the state file follows the cosignatures.
+func TestAnswers(t *testing.T) {
+	skey, vkey := keys(t, notekey.TypeEd25519, 0x71, "example.org/witnesshttp-test-log")
+	ls, _ := notekey.ParseLogSigner(skey)
+	lv, _ := notekey.ParseLogVerifier(vkey)
+	wskey, wvkey := keys(t, notekey.TypeCosignatureV1, 0x72, "example.org/witnesshttp-w")
+	w, _ := notekey.ParseCosigner(wskey)
+	wv, _ := notekey.ParseWitnessVerifier(wvkey)
+	_, otherVKey := keys(t, notekey.TypeEd25519, 0x73, "example.org/other-log")
+	ov, _ := notekey.ParseLogVerifier(otherVKey)
+	oskey, _ := keys(t, notekey.TypeEd25519, 0x74, "example.org/witnesshttp-test-log")
+	imp, _ := notekey.ParseLogSigner(oskey)
+
+	dir := filepath.Join(t.TempDir(), "log")
+	lg := tlog.Open(posix.New(dir), lv)
+	if _, err := lg.Init(ctx(t), ls); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	s, err := witnesshttp.New(w, []*notekey.Verifier{lv, ov}, state, func() time.Time { return testNow }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.HTTPServer("").Handler)
+	defer srv.Close()
+	u := srv.URL + "/add-checkpoint"
+	cp := func() []byte {
+		c, err := lg.Checkpoint(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Note
+	}
+	req := func(old uint64, proof [][]byte, cp []byte) []byte {
+		return (&witness.AddRequest{OldSize: old, Proof: proof, Checkpoint: cp}).Marshal()
+	}
+	if r := do(t, u, http.MethodPost, req(0, nil, cp())); r.status != 200 || !strings.HasPrefix(r.body, "— example.org/witnesshttp-w ") {
+		t.Fatalf("first use: %+v", r)
+	}
+	for _, e := range []string{"a", "b", "c"} {
+		if _, err := lg.Add(ctx(t), ls, []byte(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The log grew from 0: a request from 0 with no proof.
+	if r := do(t, u, http.MethodPost, req(0, nil, cp())); r.status != 200 {
+		t.Fatalf("0→3: %+v", r)
+	}
+	for _, e := range []string{"d", "e"} {
+		if _, err := lg.Add(ctx(t), ls, []byte(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pb, _ := client.NewProofBuilder(ctx(t), 5, posix.New(dir).ReadTile)
+	proof, _ := pb.ConsistencyProof(ctx(t), 3, 5)
+	bad := [][]byte{bytes.Repeat([]byte{1}, 32), proof[1]}
+	forged, _ := withSigner(t, cp(), imp)
+	for _, tc := range []struct {
+		name   string
+		method string
+		body   []byte
+		status int
+		ctype  string
+		body0  string
+	}{
+		{"wrong old size", http.MethodPost, req(2, nil, cp()), 409, witnesshttp.ContentTypeSize, "3\n"},
+		{"bad proof", http.MethodPost, req(3, bad, cp()), 422, "text/plain; charset=utf-8", ""},
+		{"malformed", http.MethodPost, []byte("old 3\n"), 400, "text/plain; charset=utf-8", ""},
+		{"old larger than checkpoint", http.MethodPost, req(6, nil, cp()), 400, "", ""},
+		{"unknown log", http.MethodPost, req(0, nil, []byte("example.org/unknown\n1\nAAAA\n\n— x AAAA\n")), 404, "", ""},
+		{"not signed by the log key", http.MethodPost, req(3, proof, forged), 403, "", ""},
+		{"GET", http.MethodGet, nil, 405, "", ""},
+		{"too large", http.MethodPost, bytes.Repeat([]byte("x"), witness.MaxAddRequestBytes+1), 413, "", ""},
+		{"control", http.MethodPost, req(3, proof, cp()), 200, "text/plain; charset=utf-8", "— example.org/witnesshttp-w "},
+		{"again, from the new size", http.MethodPost, req(5, nil, cp()), 200, "", ""},
+		{"rollback to the old size", http.MethodPost, req(3, proof, cp()), 409, witnesshttp.ContentTypeSize, "5\n"},
+	} {
+		r := do(t, u, tc.method, tc.body)
+		if r.status != tc.status || (tc.ctype != "" && r.ctype != tc.ctype) || !strings.HasPrefix(r.body, tc.body0) {
+			t.Errorf("%s: %+v; want %d %s %q", tc.name, r, tc.status, tc.ctype, tc.body0)
+		}
+	}
+	if r := do(t, srv.URL+"/other", http.MethodPost, req(5, nil, cp())); r.status != 404 {
+		t.Errorf("other path: %+v", r)
+	}
+	data, err := os.ReadFile(witnesshttp.StatePath(state, lv.Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := witness.ParseState(data)
+	if err != nil || st.Get(lv.Name()).Size != 5 {
+		t.Fatalf("state: %s, %v", data, err)
+	}
+	_ = wv
+}
+
+// TestOneUpdateAtATime: concurrent requests for one log from the same old
+// size: exactly the ones that saw the recorded size are cosigned, and the
+// state never goes backwards.
+func TestOneUpdateAtATime(t *testing.T) {
+	skey, vkey := keys(t, notekey.TypeEd25519, 0x75, "example.org/witnesshttp-race-log")
+	ls, _ := notekey.ParseLogSigner(skey)
+	lv, _ := notekey.ParseLogVerifier(vkey)
+	wskey, _ := keys(t, notekey.TypeCosignatureV1, 0x76, "example.org/witnesshttp-race-w")
+	w, _ := notekey.ParseCosigner(wskey)
+	dir := filepath.Join(t.TempDir(), "log")
+	lg := tlog.Open(posix.New(dir), lv)
+	if _, err := lg.Init(ctx(t), ls); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lg.Add(ctx(t), ls, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	c1, _ := lg.Checkpoint(ctx(t))
+	if _, err := lg.Add(ctx(t), ls, []byte("b")); err != nil {
+		t.Fatal(err)
+	}
+	c2, _ := lg.Checkpoint(ctx(t))
+	state := t.TempDir()
+	s, _ := witnesshttp.New(w, []*notekey.Verifier{lv}, state, func() time.Time { return testNow }, nil)
+	srv := httptest.NewServer(s.HTTPServer("").Handler)
+	defer srv.Close()
+	// Requests from 0 for size 1 and size 2 race: whichever comes first
+	// is cosigned, the other gets a 409 (the size moved), never both
+	// recorded out of order.
+	const n = 8
+	var wg sync.WaitGroup
+	results := make([]post, 2*n)
+	for i := range 2 * n {
+		cp := c1.Note
+		if i%2 == 1 {
+			cp = c2.Note
+		}
+		wg.Go(func() {
+			results[i] = do(t, srv.URL+"/add-checkpoint", http.MethodPost, (&witness.AddRequest{Checkpoint: cp}).Marshal())
+		})
+	}
+	wg.Wait()
+	ok := 0
+	for _, r := range results {
+		switch r.status {
+		case 200:
+			ok++
+		case 409:
+		default:
+			t.Errorf("unexpected answer %+v", r)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d requests from old 0 cosigned, want exactly 1", ok)
+	}
+}
+
+// withSigner re-signs the checkpoint text with another key of the same name.
+func withSigner(t testing.TB, cp []byte, s *notekey.LogSigner) ([]byte, error) {
+	t.Helper()
+	text, _, _ := bytes.Cut(cp, []byte("\n\n"))
+	return note.Sign(&note.Note{Text: string(text) + "\n"}, s)
+}
