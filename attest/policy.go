@@ -36,6 +36,9 @@ type EnvelopeFacts struct {
 	EvidenceBundleDigest    string
 	ScenarioFingerprint     string
 	ExecutionInstanceDigest string
+	// EvaluatedAt is the verification's evaluation time, which a policy
+	// judges witness cosignature times against.
+	EvaluatedAt datetime.Instant
 }
 
 // Derivation is a policy's verdict on a set of verified envelopes.

@@ -418,7 +418,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	facts := EnvelopeFacts{Index: i, KeyID: keyID, PublicKey: pub, SignerIdentity: identity,
 		SigningTime: t, SigningTimeText: p.SigningTime, TrustPolicyID: p.TrustPolicyID, Transparency: p.TransparencyReference,
 		SubjectName: st.Subject[0].Name, SubjectDigest: st.Subject[0].Digest.Sha256, EvidenceBundleDigest: p.EvidenceBundleDigest,
-		ScenarioFingerprint: p.ScenarioFingerprint, ExecutionInstanceDigest: p.ExecutionInstanceDigest}
+		ScenarioFingerprint: p.ScenarioFingerprint, ExecutionInstanceDigest: p.ExecutionInstanceDigest, EvaluatedAt: v.at}
 	ev := &v.res.Evaluation.Envelopes[len(v.res.Evaluation.Envelopes)-1]
 	if v.policy != nil { // E13
 		if f := v.policy.Envelope(&facts, v.at, ev); f != nil {

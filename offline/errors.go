@@ -123,6 +123,8 @@ type QuorumError struct {
 	// once); Ignored counts signature lines from keys not in the policy.
 	Repeated []string
 	Ignored  int
+	// NotCounted are cosignatures not counted because of their time.
+	NotCounted []NotCounted
 }
 
 func (e *QuorumError) Error() string {
@@ -132,6 +134,9 @@ func (e *QuorumError) Error() string {
 	}
 	if e.Ignored > 0 {
 		s += fmt.Sprintf("; %d signature(s) by keys not in the policy ignored", e.Ignored)
+	}
+	if len(e.NotCounted) > 0 {
+		s += "; not counted: " + FormatNotCounted(e.NotCounted)
 	}
 	return s
 }

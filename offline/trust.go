@@ -2,6 +2,7 @@ package offline
 
 import (
 	"fmt"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 )
@@ -20,6 +21,12 @@ type Trust struct {
 	// Quorum names the witness or group that must be satisfied; "" or
 	// "none" requires no cosignature.
 	Quorum string
+	// EvaluatedAt, when not zero, is the evaluation time: a cosignature
+	// dated after it is not counted (see cosigtime.go).
+	EvaluatedAt time.Time
+	// MaxCosignatureAge, when not zero, is the oldest a counted
+	// cosignature may be at EvaluatedAt (which it then requires).
+	MaxCosignatureAge time.Duration
 }
 
 // A Log is a log whose checkpoints are trusted when its key signed them.
@@ -65,10 +72,14 @@ type trustSet struct {
 	groups    map[string]*Group
 	isWitness map[string]int // name → index in witnesses
 	quorum    string
+	times     cosignatureTimes
 }
 
 func (t Trust) check() (*trustSet, error) {
 	s := &trustSet{groups: map[string]*Group{}, isWitness: map[string]int{}, quorum: t.Quorum}
+	if err := s.setTimes(t); err != nil {
+		return nil, err
+	}
 	keys := map[string]string{} // raw key → who
 	claim := func(k VKey, who string) error {
 		if prev, dup := keys[string(k.Key)]; dup {

@@ -67,6 +67,10 @@ type Checkpoint struct {
 	// once; Ignored counts signature lines by keys not in the trust.
 	Repeated []string
 	Ignored  int
+	// NotCounted are verified cosignatures of witnesses of the trust that
+	// were not counted because of their time (Trust.EvaluatedAt,
+	// Trust.MaxCosignatureAge).
+	NotCounted []NotCounted
 }
 
 // A Cosigner is a counted witness cosignature.
@@ -117,7 +121,10 @@ func (t Trust) Check() error {
 //     and by key fingerprint) and the quorum rule is applied
 //     (*[QuorumError]: "cosignatures: 1 of 2 required (WB missing)").
 //
-// The witness timestamps are reported, not judged: no clock is read.
+// The witness timestamps are reported, and judged only against the
+// trust's EvaluatedAt and MaxCosignatureAge (a cosignature dated after the
+// evaluation time, or older than the maximum age, is not counted and is
+// listed in Checkpoint.NotCounted): no clock is read.
 // Verify does not compare the reference's logId and entryUuid: call
 // [Verified.MatchesReference].
 func Verify(proofBytes []byte, want Entry, trust Trust) (*Verified, error) {
@@ -203,7 +210,7 @@ func VerifyCheckpoint(signed []byte, origin string, logKey note.Verifier, trust 
 
 func (s *trustSet) applyQuorum(cp *Checkpoint, counted map[string]bool) error {
 	if e := s.evaluate(counted); e != nil {
-		e.Repeated, e.Ignored = cp.Repeated, cp.Ignored
+		e.Repeated, e.Ignored, e.NotCounted = cp.Repeated, cp.Ignored, cp.NotCounted
 		return e
 	}
 	cp.Quorum = s.quorum
@@ -329,6 +336,10 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 		}
 		fp := w.key.Fingerprint()
 		if byFP[fp] { // unreachable: sumdb/note drops repeats and keys are distinct
+			continue
+		}
+		if nc := s.times.judge(w.Name, cosignatureTime(sig.Base64)); nc != nil {
+			cp.NotCounted = append(cp.NotCounted, *nc)
 			continue
 		}
 		byFP[fp], counted[w.Name] = true, true

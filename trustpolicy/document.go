@@ -83,7 +83,15 @@ type Witnesses struct {
 type Transparency struct {
 	// TLogPolicy is a tlog-policy text (see [ParseTLogPolicy]).
 	TLogPolicy string `json:"tlogPolicy"`
+	// MaxCosignatureAgeSeconds, when not 0, is the oldest a witness
+	// cosignature may be at the evaluation time to count toward the
+	// quorum (1..MaxCosignatureAgeLimit seconds).
+	MaxCosignatureAgeSeconds int64 `json:"maxCosignatureAgeSeconds,omitempty"`
 }
+
+// MaxCosignatureAgeLimit is the largest maxCosignatureAgeSeconds: ten
+// years of 365.25 days.
+const MaxCosignatureAgeLimit = 315576000
 
 // New returns a policy document with no signers, revocations or rules, at
 // version 1.

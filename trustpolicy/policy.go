@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -77,6 +78,9 @@ func newPolicy(d *Document, c *checker) (*Policy, []Problem) {
 			// ParseTLogPolicy rejects everything Check does: a bug.
 			return nil, []Problem{{"/transparency/tlogPolicy", "tlogPolicy", err.Error()}}
 		}
+		// Applied with the evaluation time of each verification
+		// (verifyReference).
+		tr.MaxCosignatureAge = time.Duration(d.Transparency.MaxCosignatureAgeSeconds) * time.Second
 		p.trust = &tr
 	}
 	return p, nil

@@ -70,15 +70,17 @@ func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offlin
 		ExecutionInstanceDigest: f.ExecutionInstanceDigest,
 	}
 	kind := offline.DetectKind(proof)
+	trust := *p.trust
+	trust.EvaluatedAt = f.EvaluatedAt.Time() // cosignatures dated later do not count
 	var v *offline.Verified
 	var err error
 	switch kv, ok := p.kinds[kind]; {
 	case ok:
-		v, err = kv.Verify(proof, want, *p.trust)
+		v, err = kv.Verify(proof, want, trust)
 	case kind == offline.KindRekorV1:
 		return nil, nil
 	default: // a tlog-proof, or opaque bytes that ParseProof rejects
-		v, err = offline.VerifyClaimed(proof, want, offline.Claim{LogID: f.Transparency.LogID, EntryUUID: f.Transparency.EntryUUID}, *p.trust)
+		v, err = offline.VerifyClaimed(proof, want, offline.Claim{LogID: f.Transparency.LogID, EntryUUID: f.Transparency.EntryUUID}, trust)
 	}
 	if err != nil {
 		return nil, err
@@ -100,7 +102,11 @@ func describe(i int, v *offline.Verified) string {
 	if len(ws) == 0 {
 		ws = []string{"none"}
 	}
-	return s + fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), cp.Quorum)
+	s += fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), cp.Quorum)
+	if len(cp.NotCounted) > 0 {
+		s += ", not counted: " + offline.FormatNotCounted(cp.NotCounted)
+	}
+	return s
 }
 
 // transparencyNote explains the transparency part of the derivation and

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
@@ -26,6 +27,9 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
+	// The witnesses below cosign at the real time, and a cosignature dated
+	// after the evaluation time does not count: evaluate a minute from now.
+	evalAt := time.Now().UTC().Add(time.Minute).Format("2006-01-02T15:04:05.000Z")
 	run := func(want int, args ...string) string {
 		t.Helper()
 		stdout, stderr, code := runCLI(t, args...)
@@ -88,7 +92,7 @@ func TestTransparencyEndToEnd(t *testing.T) {
 		text += "group both 2 witness-a witness-b\nquorum " + quorum + "\n"
 		os.WriteFile(p(name+".txt"), []byte(text), 0o644)
 		pol := p(name + ".json")
-		run(0, "policy", "init", pol, "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2027-01-01T00:00:00.000Z")
+		run(0, "policy", "init", pol, "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")
 		run(0, "policy", "add-signer", pol, "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))
 		run(0, "policy", "set-transparency", pol, p(name+".txt"))
 		return pol
@@ -98,7 +102,7 @@ func TestTransparencyEndToEnd(t *testing.T) {
 
 	verify := func(wrapper, pol string) *canonjson.Value {
 		t.Helper()
-		stdout, _, _ := runCLI(t, "attest", "verify", "--policy", pol, "--evaluated-at", attesttest.EvaluatedAt, wrapper)
+		stdout, _, _ := runCLI(t, "attest", "verify", "--policy", pol, "--evaluated-at", evalAt, wrapper)
 		v, err := canonjson.Parse([]byte(stdout))
 		if err != nil {
 			t.Fatalf("verify output: %v\n%s", err, stdout)
@@ -201,7 +205,7 @@ func TestTransparencyEndToEnd(t *testing.T) {
 			if res.Get("valid").Bool || len(diags) != 1 || diags[0].Str != attest.CodeTransparencyInvalid {
 				t.Fatalf("got %s", mustCompact(res))
 			}
-			stdout, _, _ := runCLI(t, "attest", "verify", "--format", "text", "--policy", tt.policy, "--evaluated-at", attesttest.EvaluatedAt, p(strings.ReplaceAll(tt.name, " ", "-")+".json"))
+			stdout, _, _ := runCLI(t, "attest", "verify", "--format", "text", "--policy", tt.policy, "--evaluated-at", evalAt, p(strings.ReplaceAll(tt.name, " ", "-")+".json"))
 			first := strings.SplitN(stdout, "\n", 2)[0]
 			if !strings.Contains(first, tt.want) {
 				t.Errorf("detail %q does not name %q", first, tt.want)
