@@ -57,6 +57,7 @@ func (a *app) policyCommand() *cobra.Command {
 		a.policyExportCommand(),
 		a.policySetTransparencyCommand(),
 		a.policyTufCommand(),
+		a.policyTLogCommand(),
 	)
 	return cmd
 }
