@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/notekey"
+	fnote "github.com/transparency-dev/formats/note"
+	"github.com/transparency-dev/tessera"
+	tposix "github.com/transparency-dev/tessera/storage/posix"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// torchwoodVersion is the independent C2SP tlog-witness implementation the
+// interop tests run: litewitness and witnessctl.
+const torchwoodVersion = "v0.6.1"
+
+// buildTorchwood builds litewitness and witnessctl into a temporary
+// folder, from the module cache when it has them (GOPROXY=off: no network),
+// else from the module proxy. Compiled packages stay in GOCACHE, so after
+// the first run (about a minute on two cores, mostly modernc.org/sqlite)
+// this is a link step. It skips the test when they cannot be built.
+func buildTorchwood(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH: cannot build litewitness")
+	}
+	bin := t.TempDir()
+	build := func(proxy string) ([]byte, error) {
+		cmd := exec.Command(goTool, "install",
+			"filippo.io/torchwood/cmd/litewitness@"+torchwoodVersion,
+			"filippo.io/torchwood/cmd/witnessctl@"+torchwoodVersion)
+		cmd.Dir = bin // outside this module
+		cmd.Env = append(os.Environ(), "GOBIN="+bin, "GOFLAGS=-mod=mod", "GOWORK=off")
+		if proxy != "" {
+			cmd.Env = append(cmd.Env, "GOPROXY="+proxy)
+		}
+		return cmd.CombinedOutput()
+	}
+	start := time.Now()
+	if _, err := build("off"); err != nil {
+		if out, err := build(""); err != nil {
+			t.Skipf("cannot build litewitness %s (no module proxy?): %v\n%s", torchwoodVersion, err, out)
+		}
+	}
+	t.Logf("built litewitness and witnessctl %s in %v", torchwoodVersion, time.Since(start).Round(time.Millisecond))
+	return bin
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startWitnessServe runs 'mcpres witness serve' in-process on 127.0.0.1
+// (a free port) until the test ends, and returns its base URL.
+func startWitnessServe(t *testing.T, args ...string) string {
+	t.Helper()
+	var stderr syncBuffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stderr, stderr: &stderr}
+	root := a.rootCommand()
+	root.SetArgs(append([]string{"witness", "serve", "--listen", "127.0.0.1:0"}, args...))
+	root.SetOut(&stderr)
+	root.SetErr(&stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("witness serve did not stop")
+		}
+	})
+	re := regexp.MustCompile(`on http://(127\.0\.0\.1:[0-9]+)/add-checkpoint`)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("witness serve exited: %v\n%s", err, stderr.String())
+		default:
+		}
+	}
+	t.Fatalf("witness serve did not start:\n%s", stderr.String())
+	return ""
+}
+
+// freePort returns a 127.0.0.1 address that was free a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitTCP(t *testing.T, addr string, p *os.Process) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+	}
+	t.Fatalf("nothing listens on %s", addr)
+}
+
+// startProcess starts a long-running helper and kills it (by its own pid)
+// when the test ends.
+func startProcess(t *testing.T, out *syncBuffer, env []string, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd
+}
+
+// sshEd25519Public reads the public key of an OpenSSH "ssh-ed25519" .pub file.
+func sshEd25519Public(t *testing.T, path string) ed25519.PublicKey {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 || f[0] != "ssh-ed25519" {
+		t.Fatalf("%s is not an ssh-ed25519 public key", path)
+	}
+	blob, err := base64.StdEncoding.DecodeString(f[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts [][]byte
+	for len(blob) >= 4 {
+		n := binary.BigEndian.Uint32(blob)
+		if uint64(len(blob)-4) < uint64(n) {
+			break
+		}
+		parts = append(parts, blob[4:4+n])
+		blob = blob[4+n:]
+	}
+	if len(parts) != 2 || string(parts[0]) != "ssh-ed25519" || len(parts[1]) != ed25519.PublicKeySize {
+		t.Fatalf("%s: malformed ssh-ed25519 key", path)
+	}
+	return ed25519.PublicKey(parts[1])
+}
+
+// startLitewitness runs litewitness with a test-generated key held by an
+// ssh-agent of the test, witnessing the log of logVKeyFile, and returns its
+// URL and verifier key file.
+func startLitewitness(t *testing.T, bin, dir, origin, logVKeyFile string) (url, vkeyFile string, proc *exec.Cmd) {
+	t.Helper()
+	var tools []string
+	for _, tool := range []string{"ssh-agent", "ssh-add", "ssh-keygen"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("%s not found (openssh-client): litewitness takes its key from an ssh-agent", tool)
+		}
+		tools = append(tools, p)
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	key := p("litewitness-key")
+	if out, err := exec.Command(tools[2], "-q", "-t", "ed25519", "-N", "", "-C", "test-only litewitness key", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	sock := p("agent.sock")
+	var agentOut syncBuffer
+	startProcess(t, &agentOut, nil, tools[0], "-D", "-a", sock)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ssh-agent did not start: %s", agentOut.String())
+		}
+	}
+	add := exec.Command(tools[1], key)
+	add.Env = append(os.Environ(), "SSH_AUTH_SOCK="+sock)
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("ssh-add: %v\n%s", err, out)
+	}
+	fpOut, err := exec.Command(tools[2], "-l", "-E", "sha256", "-f", key+".pub").Output()
+	if err != nil {
+		t.Fatalf("ssh-keygen -l: %v", err)
+	}
+	fp := strings.Fields(string(fpOut))[1]
+
+	db := p("litewitness.db")
+	logVKey := strings.TrimSpace(string(mustRead(t, logVKeyFile)))
+	for _, args := range [][]string{
+		{"add-log", "-db", db, "-origin", origin},
+		{"add-key", "-db", db, "-origin", origin, "-key", logVKey},
+	} {
+		if out, err := exec.Command(filepath.Join(bin, "witnessctl"), args...).CombinedOutput(); err != nil {
+			t.Fatalf("witnessctl %s: %v\n%s", args[0], err, out)
+		}
+	}
+	const name = "example.org/litewitness"
+	addr := freePort(t)
+	var out syncBuffer
+	proc = startProcess(t, &out, nil, filepath.Join(bin, "litewitness"),
+		"-db", db, "-ssh-agent", sock, "-name", name, "-key", fp, "-listen", addr)
+	waitTCP(t, addr, proc.Process)
+	// Its verifier key, from the public key in the agent.
+	vkeyFile = p("litewitness.vkey")
+	vkey := notekey.FormatVerifierKey(name, notekey.TypeCosignatureV1, sshEd25519Public(t, key+".pub"))
+	if err := os.WriteFile(vkeyFile, []byte(vkey+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if logged := out.String(); !strings.Contains(logged, vkey) {
+		t.Logf("litewitness output does not show the vkey %s:\n%s", vkey, logged)
+	}
+	return "http://" + addr, vkeyFile, proc
+}
+
+// TestLitewitnessCosignsMcpresLog: an mcpres log asks litewitness (torchwood,
+// an independent C2SP tlog-witness) and an mcpres witness through the
+// protocol, and attest verify counts both toward a 2-of-2 quorum; with
+// litewitness down, the log still publishes within the deadline, with the
+// one cosignature obtained, and the same quorum then fails naming it.
+func TestLitewitnessCosignsMcpresLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs litewitness; skipped in -short mode")
+	}
+	bin := buildTorchwood(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	run := func(want int, args ...string) string {
+		t.Helper()
+		stdout, stderr, code := runCLI(t, args...)
+		if code != want {
+			t.Fatalf("mcpres %s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), code, want, stdout, stderr)
+		}
+		return stdout + stderr
+	}
+	const origin = "example.org/interop-log"
+	run(0, "log", "keygen", "--origin", origin, "--out", p("log"))
+	run(0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
+	lwURL, lwVKey, lw := startLitewitness(t, bin, dir, origin, p("log.vkey"))
+	run(0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw"))
+	mwURL := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))
+
+	pol := p("witnesses.txt")
+	run(0, "policy", "tlog", "add-log", pol, "--key", p("log.vkey"))
+	run(0, "policy", "tlog", "add-witness", pol, "--name", "litewitness", "--key", lwVKey, "--url", lwURL)
+	run(0, "policy", "tlog", "add-witness", pol, "--name", "mcpres", "--key", p("mw.vkey"), "--url", mwURL+"/")
+	run(0, "policy", "tlog", "add-group", pol, "--name", "both", "--threshold", "2", "litewitness", "mcpres")
+	run(0, "policy", "tlog", "set-quorum", pol, "both")
+
+	example := bundletest.Example(t)
+	b, _ := canonjson.Pretty(example)
+	os.WriteFile(p("example.json"), b, 0o644)
+	// Two entries: the second is sent with the proof from size 1, the
+	// size each witness last cosigned.
+	for _, ref := range []string{"ref-1.json", "ref-2.json"} {
+		out := run(0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, p("example.json"), "-o", p(ref))
+		if !strings.Contains(out, "cosigned by 2 of 2 witness(es) asked (litewitness, mcpres)") {
+			t.Fatalf("log add: %s", out)
+		}
+	}
+	// log proof asks again: both have cosigned size 2 already (old 2).
+	if out := run(0, "log", "proof", "--dir", p("log-dir"), "--index", "1", "--witness-policy", pol, "-o", p("ref-proof.json")); !strings.Contains(out, "cosigned by 2 of 2") {
+		t.Fatalf("log proof: %s", out)
+	}
+
+	pub, _ := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	os.WriteFile(p("one.pub"), pub, 0o644)
+	writeTestKey(t, dir, "one.key", attesttest.TestOnlyKeyOne())
+	run(0, "policy", "init", p("policy.json"), "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")
+	run(0, "policy", "add-signer", p("policy.json"), "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))
+	run(0, "policy", "set-transparency", p("policy.json"), pol)
+	evalAt := time.Now().UTC().Add(time.Minute).Format("2006-01-02T15:04:05.000Z")
+	verify := func(ref string) *canonjson.Value {
+		t.Helper()
+		run(0, "attest", "sign", p("example.json"), "--key", p("one.key"), "--identity", attesttest.IdentityOne,
+			"--policy-id", attesttest.TrustPolicyID, "--signing-time", attesttest.SigningTime,
+			"--claim", "TRANSPARENCY_RECORDED", "--transparency", p(ref), "-o", p(ref+".attested.json"), "--force")
+		stdout, _, _ := runCLI(t, "attest", "verify", "--policy", p("policy.json"), "--evaluated-at", evalAt, p(ref+".attested.json"))
+		v, err := canonjson.Parse([]byte(stdout))
+		if err != nil {
+			t.Fatalf("verify output: %v\n%s", err, stdout)
+		}
+		return v
+	}
+	res := verify("ref-2.json")
+	notes := mustCompact(res.Path("evaluation", "notes"))
+	if !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" ||
+		!strings.Contains(notes, "cosigned by litewitness ") || !strings.Contains(notes, "mcpres ") {
+		t.Fatalf("2 of 2 through the protocol: %s", mustCompact(res))
+	}
+
+	// litewitness down: the log publishes within the deadline with the
+	// mcpres cosignature only, and the 2-of-2 quorum fails naming it.
+	lw.Process.Kill()
+	lw.Wait()
+	start := time.Now()
+	out := run(0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, "--witness-timeout", "2s", p("example.json"), "-o", p("ref-3.json"))
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("log add with a witness down took %v", d)
+	}
+	if !strings.Contains(out, "witness litewitness gave no cosignature") || !strings.Contains(out, "cosigned by 1 of 2 witness(es) asked (mcpres)") {
+		t.Fatalf("with litewitness down: %s", out)
+	}
+	res = verify("ref-3.json")
+	text, _, _ := runCLI(t, "attest", "verify", "--format", "text", "--policy", p("policy.json"), "--evaluated-at", evalAt, p("ref-3.json.attested.json"))
+	if res.Get("valid").Bool || !strings.Contains(text, "cosignatures: 1 of 2 required (litewitness missing)") {
+		t.Fatalf("quorum without litewitness: %s\n%s", mustCompact(res), text)
+	}
+}
+
+// TestTesseraWitnessesMcpresWitness: a Tessera log configured with
+// tessera.WithWitnesses (Tessera's own tlog-witness client, not ours) gets
+// from 'mcpres witness serve' cosignatures that transparency-dev/formats'
+// cosignature/v1 verifier accepts, for a first checkpoint (old 0) and for
+// later ones (with consistency proofs).
+func TestTesseraWitnessesMcpresWitness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a Tessera log; skipped in -short mode")
+	}
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if _, stderr, code := runCLI(t, "log", "keygen", "--origin", "example.org/tessera-interop-log", "--out", p("log")); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := runCLI(t, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw")); code != 0 {
+		t.Fatal(stderr)
+	}
+	url := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))
+	wvkey := strings.TrimSpace(string(mustRead(t, p("mw.vkey"))))
+	group, err := tessera.NewWitnessGroupFromPolicy([]byte(fmt.Sprintf("witness mw %s %s\nquorum mw\n", wvkey, url)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skey := strings.TrimSpace(string(mustRead(t, p("log.key"))))
+	signer, err := note.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	drv, err := tposix.New(ctx, tposix.Config{Path: p("tessera-log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := tessera.NewAppendOptions().WithCheckpointSigner(signer).WithBatching(1, 10*time.Millisecond).
+		WithCheckpointInterval(100*time.Millisecond).WithWitnesses(group, &tessera.WitnessOptions{Timeout: 10 * time.Second})
+	appender, shutdown, reader, err := tessera.NewAppender(ctx, drv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(ctx)
+	awaiter := tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, 20*time.Millisecond)
+	logV, _ := note.NewVerifier(strings.TrimSpace(string(mustRead(t, p("log.vkey")))))
+	wv, err := fnote.NewVerifierForCosignatureV1(wvkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, _, err := awaiter.Await(ctx, appender.Add(ctx, tessera.NewEntry([]byte(fmt.Sprintf("entry %d", i))))); err != nil {
+			t.Fatal(err)
+		}
+		cp, err := reader.ReadCheckpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := note.Open(cp, note.VerifierList(logV, wv))
+		if err != nil || len(n.Sigs) != 2 {
+			t.Fatalf("checkpoint after entry %d: %v\n%s", i, err, cp)
+		}
+		ts, err := fnote.CoSigV1Timestamp(n.Sigs[1])
+		if err != nil || time.Since(ts) > time.Hour || time.Until(ts) > time.Minute {
+			t.Fatalf("cosignature time %v, %v", ts, err)
+		}
+	}
+	// The witness recorded the last size.
+	state, err := os.ReadDir(p("mw-state"))
+	if err != nil || len(state) != 1 {
+		t.Fatalf("state dir: %v %v", state, err)
+	}
+	data := mustRead(t, filepath.Join(p("mw-state"), state[0].Name()))
+	if !strings.Contains(string(data), `"size": 3`) && !strings.Contains(string(data), `"size":3`) {
+		t.Fatalf("witness state: %s", data)
+	}
+}
