@@ -175,6 +175,10 @@ func isReserved(name string) bool {
 // witness line, ignores log lines, accepts a threshold of 0 and leading
 // zeros, and links the formats and sumdb/note packages into every binary;
 // the tlog-policy text only needs to be syntax-checked and pinned here.
+// The same holds for Tessera's tessera.NewWitnessGroupFromPolicy (it too
+// counts a witness reachable twice, twice): a log that asks the witnesses
+// of a policy (the URL of a witness line, tlog/witnessclient) reads the
+// policy with this parser.
 func ParseTLogPolicy(text string) (*TLogPolicy, []TLogError) {
 	if errs := precheckTLogText(text); len(errs) > 0 {
 		return nil, errs

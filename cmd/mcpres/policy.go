@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/atomicfile"
@@ -304,6 +305,7 @@ Witnesses are counted by key fingerprint, never by name, and the primary
 
 func (a *app) policySetTransparencyCommand() *cobra.Command {
 	var remove bool
+	var maxAge time.Duration
 	cmd := &cobra.Command{
 		Use:   "set-transparency FILE TLOG-POLICY | --remove FILE",
 		Short: "Set the logs and checkpoint witnesses transparency references are verified against",
@@ -312,7 +314,13 @@ group and quorum lines with signed-note verifier keys, as printed by
 mcpres log keygen and mcpres witness keygen; see docs/trust-policy.md).
 Transparency references are then verified offline against those logs and
 witnesses, and TRANSPARENCY_RECORDED is derived only for references that
-verify. --remove deletes the section.`,
+verify. --remove deletes the section.
+
+--max-cosignature-age D (a Go duration, whole seconds, such as 720h) sets
+transparency.maxCosignatureAgeSeconds: a witness cosignature older than D
+at the evaluation time is not counted. Without it the section has no
+maximum age (only cosignatures dated after the evaluation time are left
+out).`,
 		Example: `  mcpres policy set-transparency policy.json tlog-policy.txt`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if remove {
@@ -321,6 +329,9 @@ verify. --remove deletes the section.`,
 			return cobra.ExactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxAge < 0 || maxAge%time.Second != 0 || (remove && maxAge != 0) {
+				return usagef("--max-cosignature-age %v must be a positive whole number of seconds, and goes with a TLOG-POLICY", maxAge)
+			}
 			var text string
 			if !remove {
 				b, err := os.ReadFile(args[1])
@@ -334,12 +345,13 @@ verify. --remove deletes the section.`,
 					d.Transparency = nil
 					return "transparency section removed", nil
 				}
-				d.Transparency = &trustpolicy.Transparency{TLogPolicy: text}
+				d.Transparency = &trustpolicy.Transparency{TLogPolicy: text, MaxCosignatureAgeSeconds: int64(maxAge / time.Second)}
 				return "transparency section set from " + args[1], nil
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&remove, "remove", false, "remove the transparency section")
+	cmd.Flags().DurationVar(&maxAge, "max-cosignature-age", 0, "the oldest a counted witness cosignature may be at the evaluation time (whole seconds; 0: no maximum)")
 	return cmd
 }
 

@@ -77,4 +77,13 @@ func TestPolicyTLog(t *testing.T) {
 	// The text is what set-transparency puts in a v1 policy.
 	run(0, "policy", "init", p("policy.json"), "--id", "example/tlog", "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2027-01-01T00:00:00.000Z")
 	run(0, "policy", "set-transparency", p("policy.json"), pol)
+	// The maximum cosignature age: whole seconds, at most ten years (the
+	// schema's bound, from the loader).
+	run(0, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "720h")
+	if b, _ := os.ReadFile(p("policy.json")); !strings.Contains(string(b), `"maxCosignatureAgeSeconds": 2592000`) {
+		t.Errorf("max age not written:\n%s", b)
+	}
+	run(1, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "100000h")
+	run(2, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "1.5s")
+	run(0, "policy", "check", p("policy.json"))
 }

@@ -30,7 +30,9 @@ log only ever grew (C2SP tlog-witness, cosignature/v1).
 A witness key is an Ed25519 signed-note key of type 0x04 ('witness keygen');
 its verifier key goes on a "witness" line of a trust policy's tlog-policy.
 The witness remembers, in a state file, the tree it last cosigned for each
-log; 'witness cosign' refuses a log that went backwards or forked.`
+log; 'witness cosign' refuses a log that went backwards or forked.
+'witness serve' does the same as a C2SP tlog-witness server (POST
+/add-checkpoint), for logs that send their checkpoints themselves.`
 
 func (a *app) witnessCommand() *cobra.Command {
 	cmd := &cobra.Command{

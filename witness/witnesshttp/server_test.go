@@ -224,3 +224,45 @@ func withSigner(t testing.TB, cp []byte, s *notekey.LogSigner) ([]byte, error) {
 	text, _, _ := bytes.Cut(cp, []byte("\n\n"))
 	return note.Sign(&note.Note{Text: string(text) + "\n"}, s)
 }
+
+// FuzzServer: any body gets one of the protocol's answers, never a panic,
+// and only a 200 changes the state. Seeds in testdata/fuzz/FuzzServer.
+func FuzzServer(f *testing.F) {
+	skey, vkey := keys(f, notekey.TypeEd25519, 0x77, "example.org/witnesshttp-fuzz-log")
+	ls, _ := notekey.ParseLogSigner(skey)
+	lv, _ := notekey.ParseLogVerifier(vkey)
+	wskey, _ := keys(f, notekey.TypeCosignatureV1, 0x78, "example.org/witnesshttp-fuzz-w")
+	w, _ := notekey.ParseCosigner(wskey)
+	empty := "example.org/witnesshttp-fuzz-log\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n"
+	cp, err := note.Sign(&note.Note{Text: empty}, ls)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(append([]byte("old 0\n\n"), cp...))
+	f.Add(append([]byte("old 1\n\n"), cp...))
+	f.Add([]byte("old 0\n\nexample.org/witnesshttp-fuzz-log\n"))
+	state := f.TempDir()
+	s, err := witnesshttp.New(w, []*notekey.Verifier{lv}, state, func() time.Time { return testNow }, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := s.HTTPServer("").Handler
+	f.Fuzz(func(t *testing.T, body []byte) {
+		os.Remove(witnesshttp.StatePath(state, lv.Name()))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/add-checkpoint", bytes.NewReader(body)))
+		_, err := os.Stat(witnesshttp.StatePath(state, lv.Name()))
+		switch rec.Code {
+		case 200:
+			if err != nil || !strings.HasPrefix(rec.Body.String(), "— example.org/witnesshttp-fuzz-w ") {
+				t.Fatalf("200 without state or cosignature: %v %q", err, rec.Body.String())
+			}
+		case 400, 403, 404, 409, 413, 422:
+			if err == nil {
+				t.Fatalf("%d changed the state", rec.Code)
+			}
+		default:
+			t.Fatalf("answer %d: %s", rec.Code, rec.Body.String())
+		}
+	})
+}
