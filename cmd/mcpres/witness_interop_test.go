@@ -425,3 +425,12 @@ func TestTesseraWitnessesMcpresWitness(t *testing.T) {
 		t.Fatalf("witness state: %s", data)
 	}
 }
+
+// TestWitnessServeListensOnLoopback: without --listen, the witness binds
+// 127.0.0.1 only.
+func TestWitnessServeListensOnLoopback(t *testing.T) {
+	a := &app{}
+	if got := a.witnessServeCommand().Flags().Lookup("listen").DefValue; got != "127.0.0.1:7380" {
+		t.Fatalf("default --listen %q", got)
+	}
+}
