@@ -25,6 +25,18 @@
 // A first cosignature for a log (no recorded state) trusts the checkpoint
 // on first use; the CLI asks for that explicitly (--init).
 //
+// # The add-checkpoint protocol
+//
+// [AddCheckpoint] is the same decision for a checkpoint a log sends
+// itself (C2SP tlog-witness POST add-checkpoint, parsed by
+// [ParseAddRequest]): the old size must be the size last cosigned (else a
+// [*ConflictError] carrying it, HTTP 409), the consistency proof comes in
+// the request and must verify ([ErrBadProof], 422), a malformed request or
+// an old size beyond the checkpoint's is [ErrMalformedRequest] (400), and a
+// checkpoint not signed by the log key is [ErrBadCheckpoint] (403). Package
+// witness/witnesshttp serves it over HTTP; this package stays free of
+// network code.
+//
 // # State
 //
 // A [State] is a small JSON document ([StateSchema]) listing, per log
