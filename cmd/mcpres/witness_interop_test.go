@@ -191,7 +191,7 @@ func sshEd25519Public(t *testing.T, path string) ed25519.PublicKey {
 // startLitewitness runs litewitness with a test-generated key held by an
 // ssh-agent of the test, witnessing the log of logVKeyFile, and returns its
 // URL and verifier key file.
-func startLitewitness(t *testing.T, bin, dir, origin, logVKeyFile string) (url, vkeyFile string, proc *exec.Cmd) {
+func startLitewitness(t *testing.T, bin, dir, origin, logVKeyFile string) (url, vkeyFile string, proc *exec.Cmd, restart func() *exec.Cmd) {
 	t.Helper()
 	var tools []string
 	for _, tool := range []string{"ssh-agent", "ssh-add", "ssh-keygen"} {
@@ -241,9 +241,13 @@ func startLitewitness(t *testing.T, bin, dir, origin, logVKeyFile string) (url, 
 	const name = "example.org/litewitness"
 	addr := freePort(t)
 	var out syncBuffer
-	proc = startProcess(t, &out, nil, filepath.Join(bin, "litewitness"),
-		"-db", db, "-ssh-agent", sock, "-name", name, "-key", fp, "-listen", addr)
-	waitTCP(t, addr, proc.Process)
+	restart = func() *exec.Cmd {
+		proc := startProcess(t, &out, nil, filepath.Join(bin, "litewitness"),
+			"-db", db, "-ssh-agent", sock, "-name", name, "-key", fp, "-listen", addr)
+		waitTCP(t, addr, proc.Process)
+		return proc
+	}
+	proc = restart()
 	// Its verifier key, from the public key in the agent.
 	vkeyFile = p("litewitness.vkey")
 	vkey := notekey.FormatVerifierKey(name, notekey.TypeCosignatureV1, sshEd25519Public(t, key+".pub"))
@@ -253,7 +257,7 @@ func startLitewitness(t *testing.T, bin, dir, origin, logVKeyFile string) (url, 
 	if logged := out.String(); !strings.Contains(logged, vkey) {
 		t.Logf("litewitness output does not show the vkey %s:\n%s", vkey, logged)
 	}
-	return "http://" + addr, vkeyFile, proc
+	return "http://" + addr, vkeyFile, proc, restart
 }
 
 // TestLitewitnessCosignsMcpresLog: an mcpres log asks litewitness (torchwood,
@@ -279,7 +283,7 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	const origin = "example.org/interop-log"
 	run(0, "log", "keygen", "--origin", origin, "--out", p("log"))
 	run(0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
-	lwURL, lwVKey, lw := startLitewitness(t, bin, dir, origin, p("log.vkey"))
+	lwURL, lwVKey, lw, restartLW := startLitewitness(t, bin, dir, origin, p("log.vkey"))
 	run(0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw"))
 	mwURL := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))
 
@@ -348,6 +352,18 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	text, _, _ := runCLI(t, "attest", "verify", "--format", "text", "--policy", p("policy.json"), "--evaluated-at", evalAt, p("ref-3.json.attested.json"))
 	if res.Get("valid").Bool || !strings.Contains(text, "cosignatures: 1 of 2 required (litewitness missing)") {
 		t.Fatalf("quorum without litewitness: %s\n%s", mustCompact(res), text)
+	}
+
+	// litewitness back: it last cosigned size 2, the client (a new
+	// process) assumes 3; litewitness answers 409 with 2, and the request
+	// from 2 with its proof is cosigned. The 2-of-2 quorum is met again.
+	restartLW()
+	out = run(0, "log", "proof", "--dir", p("log-dir"), "--index", "2", "--witness-policy", pol, "-o", p("ref-4.json"))
+	if !strings.Contains(out, "cosigned by 2 of 2 witness(es) asked (litewitness, mcpres)") {
+		t.Fatalf("after litewitness is back: %s", out)
+	}
+	if res = verify("ref-4.json"); !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" {
+		t.Fatalf("2 of 2 after a 409 from litewitness: %s", mustCompact(res))
 	}
 }
 
