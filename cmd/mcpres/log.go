@@ -22,7 +22,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -166,7 +166,7 @@ policy's tlog-policy. Existing files are never overwritten.`,
 			if out == "" {
 				return usagef("--out NAME is required")
 			}
-			return a.generateNoteKey(notekey.TypeEd25519, origin, out)
+			return a.generateNoteKey(signednote.TypeEd25519, origin, out)
 		},
 	}
 	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin (the key's name)")
@@ -176,7 +176,7 @@ policy's tlog-policy. Existing files are never overwritten.`,
 
 // generateNoteKey writes NAME.key and NAME.vkey and prints the vkey.
 func (a *app) generateNoteKey(typ byte, name, out string) error {
-	skey, vkey, err := notekey.GenerateKey(rand.Reader, typ, name)
+	skey, vkey, err := signednote.GenerateKey(rand.Reader, typ, name)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -268,12 +268,12 @@ func (a *app) loadNoteKeyText(spec, defEnv string) (key, label string, err error
 }
 
 // loadLogSigner reads a log's private key (see loadNoteKeyText).
-func (a *app) loadLogSigner(spec string) (*notekey.LogSigner, error) {
+func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
 	k, label, err := a.loadNoteKeyText(spec, logKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	signer, err := notekey.ParseLogSigner(k)
+	signer, err := signednote.ParseLogSigner(k)
 	if err != nil {
 		return nil, failf("log key %s: %v", label, err)
 	}
@@ -281,12 +281,12 @@ func (a *app) loadLogSigner(spec string) (*notekey.LogSigner, error) {
 }
 
 // loadCosigner reads a witness's private key (see loadNoteKeyText).
-func (a *app) loadCosigner(spec string) (*notekey.Cosigner, error) {
+func (a *app) loadCosigner(spec string) (*signednote.Cosigner, error) {
 	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	c, err := notekey.ParseCosigner(k)
+	c, err := signednote.ParseCosigner(k)
 	if err != nil {
 		return nil, failf("witness key %s: %v", label, err)
 	}
@@ -300,7 +300,7 @@ func (a *app) warnIfReadable(path string) {
 }
 
 // loadVerifierKey reads a vkey file with the given parser.
-func loadVerifierKey(what, path string, parse func(string) (*notekey.Verifier, error)) (*notekey.Verifier, error) {
+func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier, error)) (*signednote.Verifier, error) {
 	s, err := readKeyFile(path)
 	if err != nil {
 		return nil, failf("%s %s: %v", what, path, err)
@@ -314,15 +314,15 @@ func loadVerifierKey(what, path string, parse func(string) (*notekey.Verifier, e
 
 // logVerifier returns the log key: --log-key if given, else the key
 // recorded by 'log init'.
-func logVerifier(dir, flag string) (*notekey.Verifier, error) {
+func logVerifier(dir, flag string) (*signednote.Verifier, error) {
 	if flag != "" {
-		return loadVerifierKey("log key", flag, notekey.ParseLogVerifier)
+		return loadVerifierKey("log key", flag, signednote.ParseLogVerifier)
 	}
 	path := filepath.Join(dir, logVKeyFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, failf("%s has no recorded log key (%s): give the log's verifier key with --log-key", dir, logVKeyFile)
 	}
-	return loadVerifierKey("log key", path, notekey.ParseLogVerifier)
+	return loadVerifierKey("log key", path, signednote.ParseLogVerifier)
 }
 
 func logContext() (context.Context, context.CancelFunc) {
@@ -452,7 +452,7 @@ func (a *app) logAddCommand() *cobra.Command {
 				return err
 			}
 			if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-				v, err := loadVerifierKey("recorded log key", recorded, notekey.ParseLogVerifier)
+				v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
 				if err != nil {
 					return err
 				}
@@ -661,9 +661,9 @@ meanwhile.`,
 			if err != nil {
 				return err
 			}
-			var ws []*notekey.Verifier
+			var ws []*signednote.Verifier
 			for _, p := range witnessKeys {
-				w, err := loadVerifierKey("witness key", p, notekey.ParseWitnessVerifier)
+				w, err := loadVerifierKey("witness key", p, signednote.ParseWitnessVerifier)
 				if err != nil {
 					return err
 				}

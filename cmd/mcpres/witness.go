@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/checkpoint"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
 	"github.com/transparency-dev/tessera/api/layout"
@@ -61,7 +60,7 @@ printed on stdout. Existing files are never overwritten.`,
 			if out == "" {
 				return usagef("--out FILE is required")
 			}
-			return a.generateNoteKey(notekey.TypeCosignatureV1, name, out)
+			return a.generateNoteKey(signednote.TypeCosignatureV1, name, out)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name (the key's name)")
@@ -116,7 +115,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if err := checkOutputs([]string{out}, []string{keyPath, logKey, statePath}, force); err != nil {
 				return err
 			}
-			lv, err := loadVerifierKey("log key", logKey, notekey.ParseLogVerifier)
+			lv, err := loadVerifierKey("log key", logKey, signednote.ParseLogVerifier)
 			if err != nil {
 				return err
 			}
@@ -224,7 +223,7 @@ func openLogReader(arg string) (witness.LogReader, error) {
 }
 
 // httpLog reads a tlog-tiles log over HTTP, with size limits: a checkpoint
-// of at most checkpoint.MaxBytes, tiles of at most 8 KiB.
+// of at most signednote.MaxBytes, tiles of at most 8 KiB.
 type httpLog struct {
 	base   *url.URL
 	client *http.Client
@@ -233,7 +232,7 @@ type httpLog struct {
 const maxTileBytes = 256 * 32
 
 func (h *httpLog) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	return h.get(ctx, layout.CheckpointPath, checkpoint.MaxBytes)
+	return h.get(ctx, layout.CheckpointPath, signednote.MaxBytes)
 }
 
 func (h *httpLog) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {

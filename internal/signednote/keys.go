@@ -1,56 +1,10 @@
-// Package notekey handles the Ed25519 signed-note keys of transparency logs
-// and of their witnesses (C2SP signed-note, tlog-checkpoint,
-// tlog-cosignature):
-//
-//   - a log key, type 0x01, signs checkpoints: the Ed25519 keys of
-//     golang.org/x/mod/sumdb/note, the log's origin is the key's name;
-//   - a witness key, type 0x04, cosigns checkpoints with timestamped
-//     cosignature/v1 signatures (transparency-dev/formats' note package
-//     reads and writes the same keys and signatures).
-//
-// # Key encodings
-//
-// A private key ("skey") is the text
-//
-//	PRIVATE+KEY+NAME+HASH+BASE64(TYPE ‖ SEED)
-//
-// and the matching verifier key ("vkey")
-//
-//	NAME+HASH+BASE64(TYPE ‖ PUB)
-//
-// where SEED is the 32-byte Ed25519 seed, PUB the 32-byte public key, TYPE
-// one byte, and HASH eight lowercase hex digits of the first four bytes
-// (big-endian) of SHA-256(NAME ‖ "\n" ‖ TYPE ‖ PUB). NAME is non-empty
-// UTF-8 with no space and no "+". These are the strings note.GenerateKey
-// produces for type 0x01; key files hold one of them and a final newline.
-//
-// Parsing is strict: one encoding per key (lowercase hash, canonical padded
-// base64), the hash must match the key, and public keys must pass
-// attest.CheckEd25519PublicKey (no small-order or non-canonical point). No
-// message ever contains private key material.
-//
-// # Signatures
-//
-// A log signature (type 0x01) is a plain Ed25519 signature of the note
-// text. A cosignature/v1 signature (type 0x04) is 8 bytes of big-endian
-// timestamp T (seconds since the Unix epoch) followed by the Ed25519
-// signature of
-//
-//	"cosignature/v1\ntime " ‖ decimal(T) ‖ "\n" ‖ TEXT
-//
-// where TEXT is the checkpoint body (at least three lines). The witness
-// asserts append-only observation of the first three lines (origin, size,
-// root hash) only. Verification here uses attest.VerifyEd25519, which is
-// stricter than crypto/ed25519.Verify (used by sumdb/note and formats): it
-// rejects small-order keys and R points and non-canonical encodings.
-//
-// The package reads no clock: a cosignature's timestamp is an argument
-// ([Cosigner.At]).
-package notekey
+package signednote
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -63,7 +17,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/internal/truncate"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -71,6 +26,9 @@ import (
 const (
 	// TypeEd25519 is an Ed25519 signed-note key: a log's checkpoint key.
 	TypeEd25519 byte = 0x01
+	// TypeECDSA is an ECDSA P-256/SHA-256 key in PKIX DER with the key hash
+	// SHA-256(DER)[:4]: how Rekor v1 signs its checkpoints.
+	TypeECDSA byte = 0x02
 	// TypeCosignatureV1 is an Ed25519 cosignature/v1 key: a witness key.
 	TypeCosignatureV1 byte = 0x04
 )
@@ -84,6 +42,14 @@ const CosignatureSize = 8 + ed25519.SignatureSize
 // real one.
 const MaxNameBytes = 256
 
+// p256SPKIPrefix is the DER prefix of a P-256 SubjectPublicKeyInfo with an
+// uncompressed point: SEQUENCE (89 bytes) { SEQUENCE { OID ecPublicKey, OID
+// prime256v1 }, BIT STRING (66 bytes, 0 unused bits) }, followed by 0x04 ‖
+// X ‖ Y. It is the only encoding crypto/x509.MarshalPKIXPublicKey writes
+// for such a key, so comparing it is the canonical-DER check without
+// linking crypto/x509 (which imports net).
+const p256SPKIPrefix = "\x30\x59\x30\x13\x06\x07\x2a\x86\x48\xce\x3d\x02\x01\x06\x08\x2a\x86\x48\xce\x3d\x03\x01\x07\x03\x42\x00"
+
 // errPrivateKey is the one message for every malformed private key: its
 // content must never be quoted.
 var errPrivateKey = errors.New("malformed private key (want PRIVATE+KEY+NAME+HASH+BASE64)")
@@ -92,50 +58,70 @@ var errPrivateKey = errors.New("malformed private key (want PRIVATE+KEY+NAME+HAS
 func TypeName(t byte) string {
 	switch t {
 	case TypeEd25519:
-		return "Ed25519 log key"
+		return "Ed25519 signed-note key"
 	case TypeCosignatureV1:
-		return "cosignature/v1 witness key"
+		return "cosignature/v1 key"
+	case TypeECDSA:
+		return "ECDSA Rekor log key"
 	}
-	return "unsupported key type"
+	return "unsupported"
 }
 
-// checkName applies the signed-note name rules.
-func checkName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("key name is empty")
-	case len(name) > MaxNameBytes:
-		return fmt.Errorf("key name is %d bytes, more than %d", len(name), MaxNameBytes)
-	case !utf8.ValidString(name):
-		return errors.New("key name is not valid UTF-8")
-	case strings.IndexFunc(name, unicode.IsSpace) >= 0 || strings.Contains(name, "+"):
-		return fmt.Errorf("key name %q contains a space or a \"+\"", name)
-	}
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("key name %q contains a control character", name)
-		}
+// checkType is the message of a key of another type than want.
+func checkType(typ, want byte) error {
+	if typ != want {
+		return fmt.Errorf("key type 0x%02x (%s), want 0x%02x (%s)", typ, TypeName(typ), want, TypeName(want))
 	}
 	return nil
 }
 
-// keyHash is the signed-note key hash of name and the typed public key.
-func keyHash(name string, typ byte, pub []byte) uint32 {
+// CheckName applies the name rules of a key (and so of a log origin or a
+// signature line): 1 to [MaxNameBytes] bytes of UTF-8 with no Unicode space,
+// no "+" and no control character.
+func CheckName(name string) error {
+	switch {
+	case name == "" || strings.IndexFunc(name, unicode.IsSpace) >= 0:
+		return fmt.Errorf("name %q is empty or contains spaces", truncate.String(name, 128))
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("name %q is %d bytes, more than %d", truncate.String(name, 32), len(name), MaxNameBytes)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("name %q is not valid UTF-8", truncate.String(name, 128))
+	case strings.Contains(name, "+"):
+		return fmt.Errorf("name %q contains a \"+\"", truncate.String(name, 128))
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return fmt.Errorf("name %q contains a control character", truncate.String(name, 128))
+	}
+	return nil
+}
+
+// keyHash is the signed-note key hash of name and the typed key bytes.
+func keyHash(name string, typ byte, key []byte) uint32 {
 	h := sha256.New()
 	h.Write([]byte(name))
 	h.Write([]byte("\n"))
 	h.Write([]byte{typ})
-	h.Write(pub)
+	h.Write(key)
 	return binary.BigEndian.Uint32(h.Sum(nil))
 }
 
-// FormatVerifierKey returns the vkey of pub with type typ under name.
+// ecdsaKeyHash is the key hash of an ECDSA key: SHA-256(DER)[:4].
+func ecdsaKeyHash(der []byte) uint32 {
+	sum := sha256.Sum256(der)
+	return binary.BigEndian.Uint32(sum[:])
+}
+
+// FormatVerifierKey returns the vkey of the 32-byte Ed25519 key pub with
+// type typ ([TypeEd25519] or [TypeCosignatureV1]) under name.
 func FormatVerifierKey(name string, typ byte, pub ed25519.PublicKey) string {
 	typed := append([]byte{typ}, pub...)
 	return fmt.Sprintf("%s+%08x+%s", name, keyHash(name, typ, pub), base64.StdEncoding.EncodeToString(typed))
 }
 
-func formatPrivateKey(name string, typ byte, priv ed25519.PrivateKey) string {
+// FormatSignerKey returns the skey of the Ed25519 private key priv with
+// type typ ([TypeEd25519] or [TypeCosignatureV1]) under name: what
+// [GenerateKey] writes, and what sumdb/note's NewSigner (type 0x01) and
+// formats' NewSignerForCosignatureV1 (type 0x04) read.
+func FormatSignerKey(name string, typ byte, priv ed25519.PrivateKey) string {
 	pub := priv.Public().(ed25519.PublicKey)
 	typed := append([]byte{typ}, priv.Seed()...)
 	return fmt.Sprintf("PRIVATE+KEY+%s+%08x+%s", name, keyHash(name, typ, pub), base64.StdEncoding.EncodeToString(typed))
@@ -149,19 +135,19 @@ func GenerateKey(rand io.Reader, typ byte, name string) (skey, vkey string, err 
 	if typ != TypeEd25519 && typ != TypeCosignatureV1 {
 		return "", "", fmt.Errorf("key type 0x%02x is not supported", typ)
 	}
-	if err := checkName(name); err != nil {
-		return "", "", err
+	if err := CheckName(name); err != nil {
+		return "", "", fmt.Errorf("key %w", err)
 	}
 	pub, priv, err := ed25519.GenerateKey(rand)
 	if err != nil {
 		return "", "", err
 	}
-	if err := attest.CheckEd25519PublicKey(pub); err != nil {
+	if err := ed25519strict.CheckPublicKey(pub); err != nil {
 		// Not reachable with a real random source: a seed whose key is
 		// a small-order point would need a hash collision.
 		return "", "", err
 	}
-	return formatPrivateKey(name, typ, priv), FormatVerifierKey(name, typ, pub), nil
+	return FormatSignerKey(name, typ, priv), FormatVerifierKey(name, typ, pub), nil
 }
 
 // parsePrivate parses an skey strictly and returns its parts.
@@ -175,8 +161,8 @@ func parsePrivate(skey string) (name string, typ byte, priv ed25519.PrivateKey, 
 	if !ok1 || !ok2 {
 		return "", 0, nil, errPrivateKey
 	}
-	if err := checkName(name); err != nil {
-		return "", 0, nil, fmt.Errorf("private key: %w", err)
+	if err := CheckName(name); err != nil {
+		return "", 0, nil, fmt.Errorf("private key %w", err)
 	}
 	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
 	if err != nil || base64.StdEncoding.EncodeToString(raw) != b64 || len(raw) != 1+ed25519.SeedSize {
@@ -191,52 +177,90 @@ func parsePrivate(skey string) (name string, typ byte, priv ed25519.PrivateKey, 
 	if len(hash) != 8 || hash != fmt.Sprintf("%08x", keyHash(name, typ, pub)) {
 		return "", 0, nil, fmt.Errorf("private key %q: the key hash is not 8 lowercase hex digits or does not match the key", name)
 	}
-	if err := attest.CheckEd25519PublicKey(pub); err != nil {
+	if err := ed25519strict.CheckPublicKey(pub); err != nil {
 		return "", 0, nil, fmt.Errorf("private key %q: %w", name, err)
 	}
 	return name, typ, priv, nil
 }
 
-// A Verifier is a strict note.Verifier for one Ed25519 log key or witness
-// key.
+// A Verifier is a parsed verifier key, and a strict note.Verifier for it.
+// Its zero value is not usable: get one from [ParseVerifier] or a signer.
 type Verifier struct {
 	name string
 	typ  byte
 	hash uint32
-	pub  ed25519.PublicKey
+	pub  ed25519.PublicKey // types 0x01 and 0x04
+	ec   *ecdsa.PublicKey  // type 0x02
+	der  []byte            // type 0x02
 }
 
 var _ note.Verifier = (*Verifier)(nil)
 
-// ParseVerifier parses a vkey of either type strictly.
+// ParseVerifier parses a vkey of any of the three types strictly (see the
+// package documentation) and returns its verifier, or nil and an error
+// that names the rule that failed, in this order: the NAME+HASH+BASE64
+// shape, the name ([CheckName]), the hash's form (8 lowercase hex digits),
+// canonical padded base64, for type 0x02 the canonical P-256 DER, else a
+// 32-byte key and a supported type, the hash's value, and last
+// ed25519strict.CheckPublicKey.
 func ParseVerifier(vkey string) (*Verifier, error) {
-	name, rest, ok1 := strings.Cut(vkey, "+")
-	hash, b64, ok2 := strings.Cut(rest, "+")
-	if !ok1 || !ok2 {
-		return nil, errors.New("malformed verifier key (want NAME+HASH+BASE64)")
+	// The base64 may itself contain "+": split at the first two only.
+	parts := strings.SplitN(vkey, "+", 3)
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("malformed vkey (want NAME+HASH+BASE64, got %d parts)", len(parts))
 	}
-	if err := checkName(name); err != nil {
-		return nil, fmt.Errorf("verifier key: %w", err)
+	name, hash, b64 := parts[0], parts[1], parts[2]
+	if err := CheckName(name); err != nil {
+		return nil, fmt.Errorf("vkey %w", err)
 	}
+	qname := truncate.String(name, 128)
+	if len(hash) != 8 || strings.Trim(hash, "0123456789abcdef") != "" {
+		return nil, fmt.Errorf("vkey %q: hash %q is not 8 lowercase hex digits", qname, truncate.String(hash, 16))
+	}
+	got, _ := strconv.ParseUint(hash, 16, 32)
 	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
 	if err != nil || base64.StdEncoding.EncodeToString(raw) != b64 {
-		return nil, fmt.Errorf("verifier key %q: the key is not canonical padded base64", name)
+		return nil, fmt.Errorf("vkey %q: key is not canonical padded base64", qname)
+	}
+	if len(raw) > 1 && raw[0] == TypeECDSA {
+		der := bytes.Clone(raw[1:])
+		ec, ok := parseP256(der)
+		if !ok {
+			return nil, fmt.Errorf("vkey %q: type 0x02 key is not the PKIX DER of an ECDSA P-256 key", qname)
+		}
+		want := ecdsaKeyHash(der)
+		if uint32(got) != want {
+			return nil, fmt.Errorf("vkey %q: hash %s does not match the key (want %08x)", qname, hash, want)
+		}
+		return &Verifier{name: name, typ: TypeECDSA, hash: want, ec: ec, der: der}, nil
 	}
 	if len(raw) != 1+ed25519.PublicKeySize {
-		return nil, fmt.Errorf("verifier key %q: the key is %d bytes, want %d (a type byte and a 32-byte Ed25519 key)", name, len(raw), 1+ed25519.PublicKeySize)
+		return nil, fmt.Errorf("vkey %q: key is %d bytes, want %d (a type byte and a 32-byte Ed25519 key)", qname, len(raw), 1+ed25519.PublicKeySize)
 	}
 	typ, pub := raw[0], ed25519.PublicKey(bytes.Clone(raw[1:]))
 	if typ != TypeEd25519 && typ != TypeCosignatureV1 {
-		return nil, fmt.Errorf("verifier key %q: key type 0x%02x is not supported (want 0x01 Ed25519 or 0x04 cosignature/v1)", name, typ)
+		return nil, fmt.Errorf("vkey %q: key type 0x%02x is not supported (want 0x01 Ed25519, 0x02 ECDSA or 0x04 cosignature/v1)", qname, typ)
 	}
 	want := keyHash(name, typ, pub)
-	if len(hash) != 8 || hash != fmt.Sprintf("%08x", want) {
-		return nil, fmt.Errorf("verifier key %q: hash %q is not %08x, the hash of the key", name, hash, want)
+	if uint32(got) != want {
+		return nil, fmt.Errorf("vkey %q: hash %s does not match the key (want %08x)", qname, hash, want)
 	}
-	if err := attest.CheckEd25519PublicKey(pub); err != nil {
-		return nil, fmt.Errorf("verifier key %q: %w", name, err)
+	if err := ed25519strict.CheckPublicKey(pub); err != nil {
+		return nil, fmt.Errorf("vkey %q: %w", qname, err)
 	}
 	return &Verifier{name: name, typ: typ, hash: want, pub: pub}, nil
+}
+
+// parseP256 reads the PKIX DER of an ECDSA P-256 key: exactly
+// [p256SPKIPrefix] and an uncompressed point on the curve (not the point at
+// infinity), which crypto/ecdsa checks.
+func parseP256(der []byte) (*ecdsa.PublicKey, bool) {
+	point, ok := bytes.CutPrefix(der, []byte(p256SPKIPrefix))
+	if !ok || len(point) != 65 {
+		return nil, false
+	}
+	ec, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), point)
+	return ec, err == nil
 }
 
 // ParseLogVerifier parses a log's vkey, which must have type 0x01.
@@ -254,11 +278,16 @@ func parseTyped(vkey string, want byte) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.typ != want {
-		return nil, fmt.Errorf("verifier key %q is a %s (type 0x%02x), want a %s (type 0x%02x)", v.name, TypeName(v.typ), v.typ, TypeName(want), want)
+	if err := v.CheckType(want); err != nil {
+		return nil, fmt.Errorf("vkey %q: %w", truncate.String(v.name, 128), err)
 	}
 	return v, nil
 }
+
+// CheckType returns nil if the key has type want, else an error naming
+// both: "key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519
+// signed-note key)".
+func (v *Verifier) CheckType(want byte) error { return checkType(v.typ, want) }
 
 // Name returns the key name: a log's origin, or a witness's name.
 func (v *Verifier) Name() string { return v.name }
@@ -266,26 +295,50 @@ func (v *Verifier) Name() string { return v.name }
 // KeyHash returns the signed-note key hash.
 func (v *Verifier) KeyHash() uint32 { return v.hash }
 
-// Type returns the key type, [TypeEd25519] or [TypeCosignatureV1].
+// Type returns the key type: [TypeEd25519], [TypeECDSA] or
+// [TypeCosignatureV1].
 func (v *Verifier) Type() byte { return v.typ }
 
-// PublicKey returns a copy of the raw Ed25519 public key.
+// PublicKey returns a copy of the raw Ed25519 public key, or nil for an
+// ECDSA key.
 func (v *Verifier) PublicKey() ed25519.PublicKey { return bytes.Clone(v.pub) }
 
+// DER returns a copy of the PKIX DER of an ECDSA key, or nil for an
+// Ed25519 key.
+func (v *Verifier) DER() []byte { return bytes.Clone(v.der) }
+
 // Fingerprint returns the key fingerprint used everywhere in mcpres to
-// count keys: the lowercase hex SHA-256 of the key's SPKI DER. It does not
-// depend on the name or type, so one Ed25519 key under two names has one
-// fingerprint.
-func (v *Verifier) Fingerprint() string { return attest.KeyID(attest.MarshalSPKI(v.pub)) }
+// count keys: the lowercase hex SHA-256 of the key's SPKI DER
+// (ed25519strict.SPKIFingerprint). It does not depend on the name or type,
+// so one Ed25519 key under two names has one fingerprint.
+func (v *Verifier) Fingerprint() string {
+	if v.typ == TypeECDSA {
+		return ed25519strict.SPKIFingerprint(v.der)
+	}
+	return ed25519strict.Fingerprint(v.pub)
+}
+
+// SameKey reports whether v and w hold the same key material, whatever
+// their names and types.
+func (v *Verifier) SameKey(w *Verifier) bool {
+	return bytes.Equal(v.pub, w.pub) && bytes.Equal(v.der, w.der)
+}
 
 // String returns the vkey text.
-func (v *Verifier) String() string { return FormatVerifierKey(v.name, v.typ, v.pub) }
+func (v *Verifier) String() string {
+	if v.typ == TypeECDSA {
+		return fmt.Sprintf("%s+%08x+%s", v.name, v.hash, base64.StdEncoding.EncodeToString(append([]byte{TypeECDSA}, v.der...)))
+	}
+	return FormatVerifierKey(v.name, v.typ, v.pub)
+}
 
 // Verify reports whether sig is a valid signature of msg by this key: a
-// plain Ed25519 signature for type 0x01, a cosignature/v1 signature for
-// type 0x04.
+// strict Ed25519 signature (ed25519strict.Verify) for type 0x01, an ASN.1
+// ECDSA signature of SHA-256(msg) for type 0x02, a cosignature/v1
+// signature for type 0x04.
 func (v *Verifier) Verify(msg, sig []byte) bool {
-	if v.typ == TypeCosignatureV1 {
+	switch v.typ {
+	case TypeCosignatureV1:
 		if len(sig) != CosignatureSize {
 			return false
 		}
@@ -293,15 +346,20 @@ func (v *Verifier) Verify(msg, sig []byte) bool {
 		if err != nil {
 			return false
 		}
-		return attest.VerifyEd25519(v.pub, m, sig[8:]) == nil
+		return ed25519strict.Verify(v.pub, m, sig[8:]) == nil
+	case TypeECDSA:
+		digest := sha256.Sum256(msg)
+		return ecdsa.VerifyASN1(v.ec, digest[:], sig)
 	}
-	return attest.VerifyEd25519(v.pub, msg, sig) == nil
+	return ed25519strict.Verify(v.pub, msg, sig) == nil
 }
 
-// cosignedMessage is the message a cosignature/v1 signature signs.
+// cosignedMessage is the message a cosignature/v1 signature signs. Like
+// formats' formatEd25519CosignatureV1 it refuses a text of fewer than two
+// lines.
 func cosignedMessage(t uint64, text []byte) ([]byte, error) {
-	if bytes.Count(text, []byte("\n")) < 3 {
-		return nil, errors.New("a cosigned note needs at least three lines (origin, size, root hash)")
+	if bytes.Count(text, []byte("\n")) < 2 {
+		return nil, errors.New("a cosigned note needs at least two lines")
 	}
 	m := make([]byte, 0, 32+len(text))
 	m = append(m, "cosignature/v1\ntime "...)
@@ -341,8 +399,8 @@ func ParseLogSigner(skey string) (*LogSigner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if typ != TypeEd25519 {
-		return nil, fmt.Errorf("private key %q is a %s (type 0x%02x), want a %s (type 0x01)", name, TypeName(typ), typ, TypeName(TypeEd25519))
+	if err := checkType(typ, TypeEd25519); err != nil {
+		return nil, fmt.Errorf("private key %q: %w", name, err)
 	}
 	pub := priv.Public().(ed25519.PublicKey)
 	return &LogSigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
@@ -375,8 +433,8 @@ func ParseCosigner(skey string) (*Cosigner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if typ != TypeCosignatureV1 {
-		return nil, fmt.Errorf("private key %q is a %s (type 0x%02x), want a %s (type 0x04)", name, TypeName(typ), typ, TypeName(TypeCosignatureV1))
+	if err := checkType(typ, TypeCosignatureV1); err != nil {
+		return nil, fmt.Errorf("private key %q: %w", name, err)
 	}
 	pub := priv.Public().(ed25519.PublicKey)
 	return &Cosigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil

@@ -1,4 +1,4 @@
-package checkpoint_test
+package signednote_test
 
 import (
 	"bytes"
@@ -7,14 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/checkpoint"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 
 var (
-	testOnlyLogSeed     = bytes.Repeat([]byte{0x61}, 32)
-	testOnlyWitnessSeed = bytes.Repeat([]byte{0x62}, 32)
+	testOnlyCheckpointLogSeed     = bytes.Repeat([]byte{0x61}, 32)
+	testOnlyCheckpointWitnessSeed = bytes.Repeat([]byte{0x62}, 32)
 )
 
 const origin = "example.org/log"
@@ -24,12 +23,12 @@ var testTime = time.Unix(1_700_000_000, 0)
 const root = "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=" // SHA-256("")
 
 func TestOpen(t *testing.T) {
-	skey, vkey, _ := notekey.GenerateKey(bytes.NewReader(testOnlyLogSeed), notekey.TypeEd25519, origin)
-	s, _ := notekey.ParseLogSigner(skey)
-	v, _ := notekey.ParseLogVerifier(vkey)
-	wskey, wvkey, _ := notekey.GenerateKey(bytes.NewReader(testOnlyWitnessSeed), notekey.TypeCosignatureV1, "example.org/w")
-	w, _ := notekey.ParseCosigner(wskey)
-	wv, _ := notekey.ParseWitnessVerifier(wvkey)
+	skey, vkey, _ := signednote.GenerateKey(bytes.NewReader(testOnlyCheckpointLogSeed), signednote.TypeEd25519, origin)
+	s, _ := signednote.ParseLogSigner(skey)
+	v, _ := signednote.ParseLogVerifier(vkey)
+	wskey, wvkey, _ := signednote.GenerateKey(bytes.NewReader(testOnlyCheckpointWitnessSeed), signednote.TypeCosignatureV1, "example.org/w")
+	w, _ := signednote.ParseCosigner(wskey)
+	wv, _ := signednote.ParseWitnessVerifier(wvkey)
 	sign := func(text string, signers ...note.Signer) []byte {
 		n, err := note.Sign(&note.Note{Text: text}, signers...)
 		if err != nil {
@@ -38,15 +37,15 @@ func TestOpen(t *testing.T) {
 		return n
 	}
 	good := origin + "\n0\n" + root + "\n"
-	cp, err := checkpoint.Open(sign(good, s), v)
+	cp, err := signednote.Open(sign(good, s), v)
 	if err != nil || cp.Origin != origin || cp.Size != 0 || len(cp.Hash) != 32 || cp.Text != good {
 		t.Fatalf("Open = %+v, %v", cp, err)
 	}
 	cosigned := sign(good, s, w.At(testTime))
-	if cp, err := checkpoint.Open(cosigned, v); err != nil || len(cp.Sigs) != 1 || len(cp.UnverifiedSigs) != 1 {
+	if cp, err := signednote.Open(cosigned, v); err != nil || len(cp.Sigs) != 1 || len(cp.UnverifiedSigs) != 1 {
 		t.Fatalf("cosigned, witness key not given: %+v, %v", cp, err)
 	}
-	if cp, err := checkpoint.Open(cosigned, v, wv); err != nil || len(cp.Sigs) != 2 {
+	if cp, err := signednote.Open(cosigned, v, wv); err != nil || len(cp.Sigs) != 2 {
 		t.Fatalf("cosigned, witness key given: %+v, %v", cp, err)
 	}
 	bad := []struct {
@@ -59,11 +58,11 @@ func TestOpen(t *testing.T) {
 		{"non-canonical base64", sign(origin+"\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFV=\n", s), "not in canonical form"},
 		{"another origin", sign("example.org/other\n0\n"+root+"\n", s), `origin is "example.org/other"`},
 		{"unsigned by the log", sign(good, w.At(testTime)), "not signed by the log key example.org/log+"},
-		{"too big", append(sign(good, s), make([]byte, checkpoint.MaxBytes)...), "more than 65536"},
+		{"too big", append(sign(good, s), make([]byte, signednote.MaxBytes)...), "more than 65536"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
-			if cp, err := checkpoint.Open(tt.note, v); cp != nil || err == nil || !strings.Contains(err.Error(), tt.msg) {
+			if cp, err := signednote.Open(tt.note, v); cp != nil || err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("Open = %v, %v; want %q", cp, err, tt.msg)
 			}
 		})
@@ -72,7 +71,7 @@ func TestOpen(t *testing.T) {
 	// errors.As through the wrapping.
 	tampered := bytes.Clone(sign(good, s))
 	tampered[len(tampered)-5] ^= 1
-	_, err = checkpoint.Open(tampered, v)
+	_, err = signednote.Open(tampered, v)
 	var inv *note.InvalidSignatureError
 	if !errors.As(err, &inv) {
 		t.Errorf("tampered signature: %v, want note.InvalidSignatureError", err)

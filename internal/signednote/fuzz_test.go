@@ -1,17 +1,17 @@
-package notekey_test
+package signednote_test
 
 import (
 	"bytes"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 )
 
 // FuzzParseVerifier: one key, one encoding. A vkey that parses is exactly
 // the text its verifier formats back.
 func FuzzParseVerifier(f *testing.F) {
-	for _, typ := range []byte{notekey.TypeEd25519, notekey.TypeCosignatureV1} {
-		_, vkey, err := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x53}, 32)), typ, "example.org/fuzz")
+	for _, typ := range []byte{signednote.TypeEd25519, signednote.TypeCosignatureV1} {
+		_, vkey, err := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x53}, 32)), typ, "example.org/fuzz")
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -19,7 +19,7 @@ func FuzzParseVerifier(f *testing.F) {
 	}
 	f.Add("a+00000000+AQ==")
 	f.Fuzz(func(t *testing.T, vkey string) {
-		v, err := notekey.ParseVerifier(vkey)
+		v, err := signednote.ParseVerifier(vkey)
 		if err != nil {
 			if v != nil {
 				t.Fatal("a verifier returned with an error")
@@ -35,21 +35,21 @@ func FuzzParseVerifier(f *testing.F) {
 // FuzzParseSigner: a private key that parses gives a verifier whose vkey
 // parses, with the same name.
 func FuzzParseSigner(f *testing.F) {
-	for _, typ := range []byte{notekey.TypeEd25519, notekey.TypeCosignatureV1} {
-		skey, _, err := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x54}, 32)), typ, "example.org/fuzz")
+	for _, typ := range []byte{signednote.TypeEd25519, signednote.TypeCosignatureV1} {
+		skey, _, err := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x54}, 32)), typ, "example.org/fuzz")
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(skey)
 	}
 	f.Fuzz(func(t *testing.T, skey string) {
-		if s, err := notekey.ParseLogSigner(skey); err == nil {
-			if _, err := notekey.ParseLogVerifier(s.Verifier().String()); err != nil {
+		if s, err := signednote.ParseLogSigner(skey); err == nil {
+			if _, err := signednote.ParseLogVerifier(s.Verifier().String()); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if c, err := notekey.ParseCosigner(skey); err == nil {
-			if _, err := notekey.ParseWitnessVerifier(c.Verifier().String()); err != nil {
+		if c, err := signednote.ParseCosigner(skey); err == nil {
+			if _, err := signednote.ParseWitnessVerifier(c.Verifier().String()); err != nil {
 				t.Fatal(err)
 			}
 		}

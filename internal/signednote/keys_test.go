@@ -1,16 +1,17 @@
-package notekey_test
+package signednote_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/notekey"
-	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/internal/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -25,7 +26,7 @@ const checkpointText = "example.org/log\n2\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 
 func gen(t testing.TB, typ byte, name string, seed []byte) (string, string) {
 	t.Helper()
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(seed), typ, name)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), typ, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func gen(t testing.TB, typ byte, name string, seed []byte) (string, string) {
 
 // Log keys are exactly sumdb/note's keys.
 func TestLogKeyIsSumdbNoteKey(t *testing.T) {
-	skey, vkey := gen(t, notekey.TypeEd25519, "example.org/log", testOnlyLogSeed)
+	skey, vkey := gen(t, signednote.TypeEd25519, "example.org/log", testOnlyLogSeed)
 	nskey, nvkey, err := note.GenerateKey(bytes.NewReader(testOnlyLogSeed), "example.org/log")
 	if err != nil {
 		t.Fatal(err)
@@ -42,11 +43,11 @@ func TestLogKeyIsSumdbNoteKey(t *testing.T) {
 	if skey != nskey || vkey != nvkey {
 		t.Fatalf("GenerateKey differs from note.GenerateKey:\n%s\n%s", vkey, nvkey)
 	}
-	s, err := notekey.ParseLogSigner(skey)
+	s, err := signednote.ParseLogSigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := notekey.ParseLogVerifier(vkey)
+	v, err := signednote.ParseLogVerifier(vkey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,23 +74,24 @@ func TestLogKeyIsSumdbNoteKey(t *testing.T) {
 	if _, err := note.Open(theirs, note.VerifierList(v)); err != nil {
 		t.Fatal(err)
 	}
-	if v.Fingerprint() != attest.KeyID(attest.MarshalSPKI(v.PublicKey())) {
+	spki := sha256.Sum256(append([]byte("\x30\x2a\x30\x05\x06\x03\x2b\x65\x70\x03\x21\x00"), v.PublicKey()...))
+	if v.Fingerprint() != hex.EncodeToString(spki[:]) {
 		t.Error("fingerprint is not the SHA-256 of the SPKI DER")
 	}
 }
 
 // Witness keys and cosignatures interoperate with transparency-dev/formats.
 func TestWitnessKeyInteropWithFormats(t *testing.T) {
-	skey, vkey := gen(t, notekey.TypeCosignatureV1, "example.org/witness", testOnlyWitnessSeed)
+	skey, vkey := gen(t, signednote.TypeCosignatureV1, "example.org/witness", testOnlyWitnessSeed)
 	raw, _ := base64.StdEncoding.DecodeString(strings.SplitN(vkey, "+", 3)[2])
 	if raw[0] != 0x04 {
 		t.Fatalf("witness vkey type 0x%02x, want 0x04", raw[0])
 	}
-	c, err := notekey.ParseCosigner(skey)
+	c, err := signednote.ParseCosigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := notekey.ParseWitnessVerifier(vkey)
+	v, err := signednote.ParseWitnessVerifier(vkey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func TestWitnessKeyInteropWithFormats(t *testing.T) {
 	if ts, err := fnote.CoSigV1Timestamp(n.Sigs[0]); err != nil || !ts.Equal(at) {
 		t.Errorf("formats reads timestamp %v, %v", ts, err)
 	}
-	if ts, err := notekey.CosignatureTime(n.Sigs[0]); err != nil || !ts.Equal(at) {
+	if ts, err := signednote.CosignatureTime(n.Sigs[0]); err != nil || !ts.Equal(at) {
 		t.Errorf("CosignatureTime = %v, %v", ts, err)
 	}
 	if _, err := note.Open(theirs, note.VerifierList(v)); err != nil {
@@ -140,9 +142,9 @@ func TestWitnessKeyInteropWithFormats(t *testing.T) {
 
 // mustLogVerifierSameKey returns a type 0x01 verifier for the same key and
 // name as v (a different key hash).
-func mustLogVerifierSameKey(t testing.TB, v *notekey.Verifier) note.Verifier {
+func mustLogVerifierSameKey(t testing.TB, v *signednote.Verifier) note.Verifier {
 	t.Helper()
-	lv, err := notekey.ParseVerifier(notekey.FormatVerifierKey(v.Name(), notekey.TypeEd25519, v.PublicKey()))
+	lv, err := signednote.ParseVerifier(signednote.FormatVerifierKey(v.Name(), signednote.TypeEd25519, v.PublicKey()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,23 +159,9 @@ type hashAs struct {
 
 func (h hashAs) KeyHash() uint32 { return h.hash }
 
-// The trust policy's tlog-policy parser accepts the keys we generate, each
-// in its role.
-func TestKeysFitTheTrustPolicy(t *testing.T) {
-	_, lv := gen(t, notekey.TypeEd25519, "example.org/log", testOnlyLogSeed)
-	_, wv := gen(t, notekey.TypeCosignatureV1, "example.org/witness", testOnlyWitnessSeed)
-	text := "log " + lv + "\nwitness w1 " + wv + "\nquorum w1\n"
-	if _, errs := trustpolicy.ParseTLogPolicy(text); len(errs) > 0 {
-		t.Fatalf("ParseTLogPolicy: %v", errs)
-	}
-	if wv != trustpolicy.FormatNoteKey("example.org/witness", trustpolicy.NoteKeyCosignatureV1, mustVerifier(t, wv).PublicKey()) {
-		t.Error("vkey differs from trustpolicy.FormatNoteKey")
-	}
-}
-
-func mustVerifier(t testing.TB, vkey string) *notekey.Verifier {
+func mustVerifier(t testing.TB, vkey string) *signednote.Verifier {
 	t.Helper()
-	v, err := notekey.ParseVerifier(vkey)
+	v, err := signednote.ParseVerifier(vkey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +171,10 @@ func mustVerifier(t testing.TB, vkey string) *notekey.Verifier {
 // Every one-character change to a vkey, and every proper prefix, is
 // rejected: one key has one encoding.
 func TestParseVerifierMangled(t *testing.T) {
-	for _, typ := range []byte{notekey.TypeEd25519, notekey.TypeCosignatureV1} {
+	for _, typ := range []byte{signednote.TypeEd25519, signednote.TypeCosignatureV1} {
 		_, vkey := gen(t, typ, "example.org/k", testOnlyLogSeed)
 		for i := range len(vkey) {
-			if _, err := notekey.ParseVerifier(vkey[:i]); err == nil {
+			if _, err := signednote.ParseVerifier(vkey[:i]); err == nil {
 				t.Errorf("prefix %q accepted", vkey[:i])
 			}
 			for _, c := range []byte{'+', 'A', 'a', '0', '/', '=', ' ', 'g'} {
@@ -195,7 +183,7 @@ func TestParseVerifierMangled(t *testing.T) {
 					continue
 				}
 				m[i] = c
-				if _, err := notekey.ParseVerifier(string(m)); err == nil {
+				if _, err := signednote.ParseVerifier(string(m)); err == nil {
 					t.Errorf("mangled vkey %q accepted", m)
 				}
 			}
@@ -204,25 +192,31 @@ func TestParseVerifierMangled(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	lskey, lvkey := gen(t, notekey.TypeEd25519, "example.org/log", testOnlyLogSeed)
-	wskey, wvkey := gen(t, notekey.TypeCosignatureV1, "example.org/w", testOnlyWitnessSeed)
+	lskey, lvkey := gen(t, signednote.TypeEd25519, "example.org/log", testOnlyLogSeed)
+	wskey, wvkey := gen(t, signednote.TypeCosignatureV1, "example.org/w", testOnlyWitnessSeed)
 	identity := make([]byte, 32)
 	identity[0] = 1 // the identity point, of small order
-	smallOrder := notekey.FormatVerifierKey("example.org/bad", notekey.TypeEd25519, identity)
+	smallOrder := signednote.FormatVerifierKey("example.org/bad", signednote.TypeEd25519, identity)
 	tests := []struct {
 		name string
 		f    func() error
 		msg  string
 	}{
-		{"witness vkey as log key", func() error { _, err := notekey.ParseLogVerifier(wvkey); return err }, "is a cosignature/v1 witness key (type 0x04), want a Ed25519 log key (type 0x01)"},
-		{"log vkey as witness key", func() error { _, err := notekey.ParseWitnessVerifier(lvkey); return err }, "want a cosignature/v1 witness key (type 0x04)"},
-		{"witness skey as log key", func() error { _, err := notekey.ParseLogSigner(wskey); return err }, `private key "example.org/w" is a cosignature/v1 witness key`},
-		{"log skey as witness key", func() error { _, err := notekey.ParseCosigner(lskey); return err }, `private key "example.org/log" is a Ed25519 log key`},
-		{"small-order key", func() error { _, err := notekey.ParseVerifier(smallOrder); return err }, "small-order"},
-		{"vkey as skey", func() error { _, err := notekey.ParseLogSigner(lvkey); return err }, "malformed private key"},
-		{"trailing newline", func() error { _, err := notekey.ParseVerifier(lvkey + "\n"); return err }, "not canonical"},
-		{"name with space", func() error { _, _, err := notekey.GenerateKey(bytes.NewReader(testOnlyLogSeed), 1, "a b"); return err }, "contains a space"},
-		{"unsupported type", func() error { _, _, err := notekey.GenerateKey(bytes.NewReader(testOnlyLogSeed), 2, "a"); return err }, "0x02 is not supported"},
+		{"witness vkey as log key", func() error { _, err := signednote.ParseLogVerifier(wvkey); return err }, "key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519 signed-note key)"},
+		{"log vkey as witness key", func() error { _, err := signednote.ParseWitnessVerifier(lvkey); return err }, "want 0x04 (cosignature/v1 key)"},
+		{"witness skey as log key", func() error { _, err := signednote.ParseLogSigner(wskey); return err }, `private key "example.org/w": key type 0x04 (cosignature/v1 key)`},
+		{"log skey as witness key", func() error { _, err := signednote.ParseCosigner(lskey); return err }, `private key "example.org/log": key type 0x01 (Ed25519 signed-note key)`},
+		{"small-order key", func() error { _, err := signednote.ParseVerifier(smallOrder); return err }, "small-order"},
+		{"vkey as skey", func() error { _, err := signednote.ParseLogSigner(lvkey); return err }, "malformed private key"},
+		{"trailing newline", func() error { _, err := signednote.ParseVerifier(lvkey + "\n"); return err }, "not canonical"},
+		{"name with space", func() error {
+			_, _, err := signednote.GenerateKey(bytes.NewReader(testOnlyLogSeed), 1, "a b")
+			return err
+		}, "is empty or contains spaces"},
+		{"unsupported type", func() error {
+			_, _, err := signednote.GenerateKey(bytes.NewReader(testOnlyLogSeed), 2, "a")
+			return err
+		}, "0x02 is not supported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,15 +225,15 @@ func TestParseErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := notekey.ParseVerifier(smallOrder); !errors.Is(err, attest.ErrSmallOrderKey) {
-		t.Errorf("small-order key: %v, want attest.ErrSmallOrderKey", err)
+	if _, err := signednote.ParseVerifier(smallOrder); !errors.Is(err, ed25519strict.ErrSmallOrderKey) {
+		t.Errorf("small-order key: %v, want ed25519strict.ErrSmallOrderKey", err)
 	}
 	// No message quotes private key material.
 	secret := strings.SplitN(lskey, "+", 5)[4]
 	for i := range len(lskey) {
 		m := []byte(lskey)
 		m[i] ^= 0x20
-		if _, err := notekey.ParseLogSigner(string(m)); err != nil && (strings.Contains(err.Error(), secret[:8]) || strings.Contains(err.Error(), string(m))) {
+		if _, err := signednote.ParseLogSigner(string(m)); err != nil && (strings.Contains(err.Error(), secret[:8]) || strings.Contains(err.Error(), string(m))) {
 			t.Fatalf("message quotes the key: %v", err)
 		}
 	}
