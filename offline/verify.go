@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -10,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/transparency-dev/formats/log"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
@@ -157,12 +158,11 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 		return nil, fmt.Errorf("entryUuid is %q, the proof is for leaf index %d", claim.EntryUUID, p.Index)
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(p.Entry)
-	_, lines, _ := splitNote(p.Checkpoint) // checked by ParseProof
-	lg, err := s.findLog(lines)
+	lg, err := s.findLog(p.sigs)
 	if err != nil {
 		return nil, err
 	}
-	cp, counted, err := s.openCheckpoint(p.Checkpoint, lg.Origin, lg.v)
+	cp, counted, err := s.openCheckpoint(p.Checkpoint, p.text, p.sigs, lg.Origin, lg.v)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,11 @@ func VerifyCheckpoint(signed []byte, origin string, logKey note.Verifier, trust 
 	if err != nil {
 		return nil, err
 	}
-	cp, counted, err := s.openCheckpoint(signed, origin, logKey)
+	text, lines, err := signednote.Split(signed)
+	if err != nil {
+		return nil, &CheckpointError{Msg: "malformed note", Err: err}
+	}
+	cp, counted, err := s.openCheckpoint(signed, text, lines, origin, logKey)
 	if err != nil {
 		return nil, err
 	}
@@ -262,10 +266,10 @@ func checkEntry(data []byte, want Entry) (Entry, error) {
 
 // findLog is step 5 of Verify: the Ed25519 log whose key name and hash a
 // signature line carries.
-func (s *trustSet) findLog(lines []sigLine) (*trustedLog, error) {
+func (s *trustSet) findLog(lines []signednote.SigLine) (*trustedLog, error) {
 	for _, l := range lines {
 		for i := range s.logs {
-			if k := s.logs[i].key; s.logs[i].v != nil && l.name == k.Name && l.hash == k.Hash {
+			if k := s.logs[i].Key; s.logs[i].v != nil && l.Name == k.Name() && l.Hash == k.KeyHash() {
 				return &s.logs[i], nil
 			}
 		}
@@ -274,12 +278,10 @@ func (s *trustSet) findLog(lines []sigLine) (*trustedLog, error) {
 }
 
 // openCheckpoint is step 6 of Verify and the counting of step 8: it returns
-// the checkpoint and the names of the witnesses counted.
-func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Verifier) (*Checkpoint, map[string]bool, error) {
-	text, lines, err := splitNote(signed)
-	if err != nil {
-		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
-	}
+// the checkpoint and the names of the witnesses counted. text and lines are
+// signed as signednote.Split returned them: the note is split, opened and
+// its body parsed once each.
+func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLine, origin string, logKey note.Verifier) (*Checkpoint, map[string]bool, error) {
 	n, err := note.Open(signed, s.verifiers(logKey))
 	if err != nil {
 		var inv *note.InvalidSignatureError
@@ -288,7 +290,7 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 		case errors.As(err, &inv):
 			role := "log"
 			for _, w := range s.witnesses {
-				if w.key.Name == inv.Name && w.key.Hash == inv.Hash {
+				if w.Key.Name() == inv.Name && w.Key.KeyHash() == inv.Hash {
 					role = fmt.Sprintf("witness %q", w.Name)
 				}
 			}
@@ -298,24 +300,20 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 		}
 		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
 	}
-	logSigned := false
-	for _, sig := range n.Sigs {
-		logSigned = logSigned || (sig.Name == logKey.Name() && sig.Hash == logKey.KeyHash())
-	}
-	if !logSigned {
+	if !signednote.SignedBy(n, logKey) {
 		return nil, nil, unknownLog(lines)
 	}
-	// Authenticated: now parse, with formats' ParseCheckpoint enforcing the
-	// origin. It wraps its errors with %v, so the origin case is told apart
-	// by reading the (authenticated) body here.
-	if _, _, _, err := log.ParseCheckpoint(signed, origin, logKey); err != nil {
-		var body log.Checkpoint
-		if _, uerr := body.Unmarshal(text); uerr == nil && body.Origin != origin {
-			return nil, nil, &OriginError{Got: body.Origin, Want: origin}
-		}
-		return nil, nil, &CheckpointError{Msg: "rejected by log.ParseCheckpoint", Err: err}
-	}
+	// Authenticated: now parse. A body formats cannot read at all is
+	// malformed; one it reads with another origin is an *OriginError (as
+	// formats' log.ParseCheckpoint would say), before the strict rules.
 	body, err := parseCheckpointBody(text)
+	var be *CheckpointError
+	if errors.As(err, &be) && be.Err != nil {
+		return nil, nil, err
+	}
+	if got, _, _ := bytes.Cut(text, []byte("\n")); string(got) != origin {
+		return nil, nil, &OriginError{Got: string(got), Want: origin}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -327,7 +325,7 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 		if w == nil {
 			continue
 		}
-		fp := w.key.Fingerprint()
+		fp := w.fp
 		if byFP[fp] { // unreachable: sumdb/note drops repeats and keys are distinct
 			continue
 		}
@@ -336,7 +334,7 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 	}
 	seen := map[string]int{}
 	for _, l := range lines {
-		if w := s.witnessFor(l.name, l.hash); w != nil {
+		if w := s.witnessFor(l.Name, l.Hash); w != nil {
 			if seen[w.Name]++; seen[w.Name] == 2 {
 				cp.Repeated = append(cp.Repeated, w.Name)
 			}
@@ -346,17 +344,17 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 	return cp, counted, nil
 }
 
-func unknownLog(lines []sigLine) error {
+func unknownLog(lines []signednote.SigLine) error {
 	e := &UnknownLogError{}
 	for _, l := range lines {
-		e.Signers = append(e.Signers, fmt.Sprintf("%s+%08x", l.name, l.hash))
+		e.Signers = append(e.Signers, fmt.Sprintf("%s+%08x", l.Name, l.Hash))
 	}
 	return e
 }
 
 func (s *trustSet) witnessFor(name string, hash uint32) *trustedWitness {
 	for i := range s.witnesses {
-		if k := s.witnesses[i].key; k.Name == name && k.Hash == hash {
+		if k := s.witnesses[i].Key; k.Name() == name && k.KeyHash() == hash {
 			return &s.witnesses[i]
 		}
 	}
@@ -388,8 +386,7 @@ func CheckBinding(proofBytes []byte, bundle *canonjson.Value) error {
 	if _, err := checkEntry(p.Entry, EntryFor(bundle)); err != nil {
 		return err
 	}
-	text, _, _ := splitNote(p.Checkpoint) // checked by ParseProof
-	cp, err := parseCheckpointBody(text)
+	cp, err := parseCheckpointBody(p.text)
 	if err != nil {
 		return err
 	}
@@ -427,8 +424,7 @@ func ReferenceIDs(proofBytes []byte) (logID, entryUUID string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	text, _, _ := splitNote(p.Checkpoint)
-	cp, err := parseCheckpointBody(text)
+	cp, err := parseCheckpointBody(p.text)
 	if err != nil {
 		return "", "", err
 	}

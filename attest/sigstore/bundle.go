@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
@@ -147,7 +148,7 @@ func checkEnvelope(env *canonjson.Value) (checked, error) {
 	if err != nil {
 		return c, notExportable("%s.publicKeySpkiBase64: %v", where, err)
 	}
-	if err := attest.VerifyEd25519(pub, attest.PAE(attest.PayloadType, payload), rawSig); err != nil {
+	if err := ed25519strict.Verify(pub, attest.PAE(attest.PayloadType, payload), rawSig); err != nil {
 		return c, notExportable("%s: the signature does not verify over the payload: %v", where, err)
 	}
 	return checked{payload: payload, sig: rawSig, fingerprint: fp}, nil

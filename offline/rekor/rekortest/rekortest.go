@@ -53,6 +53,7 @@ type Log struct {
 	// verifier key named Name.
 	LogID string
 	VKey  string
+	Key   *offline.VKey // VKey, parsed
 	// Tree holds the bodies appended, in order.
 	Tree   *testonly.Tree
 	Bodies [][]byte
@@ -75,6 +76,9 @@ func NewLog(t testing.TB) *Log {
 	sum := sha256.Sum256(l.der)
 	l.LogID = hex.EncodeToString(sum[:])
 	l.VKey = fmt.Sprintf("%s+%x+%s", Name, sum[:4], base64.StdEncoding.EncodeToString(append([]byte{offline.KeyTypeECDSA}, l.der...)))
+	if l.Key, err = offline.ParseVKey(l.VKey); err != nil {
+		t.Fatal(err)
+	}
 	return l
 }
 
