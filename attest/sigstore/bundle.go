@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
 )
 
 // MediaType is the media type of the Sigstore bundles ExportBundle writes.

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/secure-systems-lab/go-securesystemslib/cjson"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
