@@ -84,7 +84,7 @@ type Checkpoint = signednote.Checkpoint
 // parses it strictly (see internal/signednote.Open): the log signature
 // must verify, the origin must be the key's name, the size and root hash
 // must be canonical. Cosignatures are left unverified (UnverifiedSigs).
-func ParseCheckpoint(data []byte, logKey note.Verifier) (*Checkpoint, error) {
+func ParseCheckpoint(data []byte, logKey *signednote.Verifier) (*Checkpoint, error) {
 	return signednote.Open(data, logKey)
 }
 
@@ -94,7 +94,7 @@ func ParseCheckpoint(data []byte, logKey note.Verifier) (*Checkpoint, error) {
 // other processes but not other goroutines of the same process.
 type Log struct {
 	store  Storage
-	key    note.Verifier
+	key    *signednote.Verifier
 	origin string
 	mu     sync.Mutex // serialises appending and checkpoint replacement
 }
@@ -102,7 +102,7 @@ type Log struct {
 // Open returns the log in store whose checkpoints are signed by key; the
 // log's origin is key.Name(). It reads nothing: a missing or foreign log
 // is reported by the first operation.
-func Open(store Storage, key note.Verifier) *Log {
+func Open(store Storage, key *signednote.Verifier) *Log {
 	return &Log{store: store, key: key, origin: key.Name()}
 }
 

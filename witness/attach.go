@@ -69,9 +69,9 @@ type CosignatureInput struct {
 // dropped, so a key never counts twice. Signatures by keys that are not
 // given are kept as they are. The result keeps the note's bytes and appends
 // the new lines. Nothing is returned with an error.
-func Attach(cp []byte, logKey note.Verifier, witnesses []*signednote.Verifier, inputs []CosignatureInput) (*AttachResult, error) {
+func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier, inputs []CosignatureInput) (*AttachResult, error) {
 	byFP := map[string]*signednote.Verifier{}
-	vs := make([]note.Verifier, 0, len(witnesses))
+	vs := make([]*signednote.Verifier, 0, len(witnesses))
 	for _, w := range witnesses {
 		fp := w.Fingerprint()
 		if prev, dup := byFP[fp]; dup {
@@ -157,9 +157,13 @@ func signatureLines(in CosignatureInput) ([][]byte, error) {
 }
 
 // verifyLine verifies one signature line against the checkpoint body.
-func verifyLine(c *signednote.Checkpoint, line []byte, witnesses []*signednote.Verifier, vs []note.Verifier) (note.Signature, *signednote.Verifier, error) {
+func verifyLine(c *signednote.Checkpoint, line []byte, witnesses, vs []*signednote.Verifier) (note.Signature, *signednote.Verifier, error) {
 	msg := append([]byte(c.Text+"\n"), line...)
-	n, err := note.Open(msg, note.VerifierList(vs...))
+	nvs := make([]note.Verifier, len(vs))
+	for i, v := range vs {
+		nvs[i] = v
+	}
+	n, err := note.Open(msg, note.VerifierList(nvs...))
 	if err != nil {
 		var unv *note.UnverifiedNoteError
 		var inv *note.InvalidSignatureError
@@ -193,12 +197,8 @@ func findVerifier(ws []*signednote.Verifier, s note.Signature) *signednote.Verif
 // cosignatures on the checkpoint note cp verify, counted by key
 // fingerprint, in note order. The checkpoint must verify with logKey; a
 // cosignature by a given key that does not verify is an error.
-func Cosigners(cp []byte, logKey note.Verifier, witnesses []*signednote.Verifier) ([]Cosigner, error) {
-	vs := make([]note.Verifier, len(witnesses))
-	for i, w := range witnesses {
-		vs[i] = w
-	}
-	c, err := signednote.Open(cp, logKey, vs...)
+func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier) ([]Cosigner, error) {
+	c, err := signednote.Open(cp, logKey, witnesses...)
 	if err != nil {
 		return nil, err
 	}

@@ -446,7 +446,7 @@ func TestCLILogKeygen(t *testing.T) {
 	if _, _, code := runLogCLI(t, "log", "keygen", "--origin", "example.org/log", "--out", filepath.Join(dir, "log")); code != exitInput {
 		t.Errorf("keygen over existing files: exit %d", code)
 	}
-	if _, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "a b", "--out", filepath.Join(dir, "x")); code != exitInput || !strings.Contains(stderr, "contains a space") {
+	if _, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "a b", "--out", filepath.Join(dir, "x")); code != exitInput || !strings.Contains(stderr, "is empty or contains spaces") {
 		t.Errorf("keygen with a bad origin: exit %d, %q", code, stderr)
 	}
 	stdout, _, code = runLogCLI(t, "witness", "keygen", "--name", "example.org/w", "--out", filepath.Join(dir, "w"))

@@ -41,15 +41,21 @@ type Checkpoint struct {
 }
 
 // Open authenticates data with logKey (and verifies any signature by the
-// other verifiers) and parses the body. The log signature must be present
+// other verifiers) and parses the body. The keys are *Verifier, never any
+// note.Verifier, so that only a strictly parsed key can authenticate a
+// checkpoint (sumdb/note's own verifiers accept small-order keys). The log signature must be present
 // and valid, and the origin must equal logKey.Name(). A signature by a
 // given key that does not verify is an error (note.InvalidSignatureError,
 // wrapped); signatures by other keys are returned unverified.
-func Open(data []byte, logKey note.Verifier, others ...note.Verifier) (*Checkpoint, error) {
+func Open(data []byte, logKey *Verifier, others ...*Verifier) (*Checkpoint, error) {
 	if len(data) > MaxBytes {
 		return nil, fmt.Errorf("checkpoint is %d bytes, more than %d", len(data), MaxBytes)
 	}
-	vs := append([]note.Verifier{logKey}, others...)
+	vs := make([]note.Verifier, 0, 1+len(others))
+	vs = append(vs, logKey)
+	for _, o := range others {
+		vs = append(vs, o)
+	}
 	n, err := note.Open(data, note.VerifierList(vs...))
 	if err != nil {
 		var unv *note.UnverifiedNoteError
