@@ -125,9 +125,6 @@ func (t Trust) check() (*trustSet, error) {
 		if l.Origin == "" {
 			return nil, &TrustError{Msg: fmt.Sprintf("log %d (%s): empty origin", i, k.Name())}
 		}
-		if err := claim(k, "log "+k.Name()); err != nil {
-			return nil, err
-		}
 		tl := trustedLog{Log: l}
 		switch k.Type() {
 		case KeyTypeEd25519:
@@ -135,6 +132,9 @@ func (t Trust) check() (*trustSet, error) {
 		case KeyTypeECDSA:
 		default:
 			return nil, &TrustError{Msg: fmt.Sprintf("log %s: key type 0x%02x is not a log key type (0x01 or 0x02)", k.Name(), k.Type())}
+		}
+		if err := claim(k, "log "+k.Name()); err != nil {
+			return nil, err
 		}
 		s.logs = append(s.logs, tl)
 	}

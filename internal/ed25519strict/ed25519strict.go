@@ -16,7 +16,7 @@
 // (with the identity key 01 00…00 and the signature R = identity, S = 0 it
 // accepts every message) and non-canonical encodings. A copy of these rules
 // in another package once missed the non-canonical identity 01 00…00 80;
-// TestEveryKeyParserIsStrict (internal/layering) feeds one table of bad
+// TestEveryKeyParserIsStrict (internal/crosscheck) feeds one table of bad
 // keys to every key parser of the module.
 package ed25519strict
 

@@ -312,8 +312,11 @@ func (v *Verifier) DER() []byte { return bytes.Clone(v.der) }
 // (ed25519strict.SPKIFingerprint). It does not depend on the name or type,
 // so one Ed25519 key under two names has one fingerprint.
 func (v *Verifier) Fingerprint() string {
-	if v.typ == TypeECDSA {
+	switch {
+	case v.typ == TypeECDSA:
 		return ed25519strict.SPKIFingerprint(v.der)
+	case len(v.pub) != ed25519.PublicKeySize:
+		return "" // the zero Verifier, which holds no key
 	}
 	return ed25519strict.Fingerprint(v.pub)
 }
