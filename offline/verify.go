@@ -3,8 +3,6 @@ package offline
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -330,7 +328,7 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 			continue
 		}
 		byFP[fp], counted[w.Name] = true, true
-		cp.Witnesses = append(cp.Witnesses, Cosigner{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig.Base64)})
+		cp.Witnesses = append(cp.Witnesses, Cosigner{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)})
 	}
 	seen := map[string]int{}
 	for _, l := range lines {
@@ -359,15 +357,6 @@ func (s *trustSet) witnessFor(name string, hash uint32) *trustedWitness {
 		}
 	}
 	return nil
-}
-
-// cosignatureTime reads the timestamp of a verified cosignature/v1 line.
-func cosignatureTime(b64 string) uint64 {
-	b, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil || len(b) < 4+8 {
-		return 0
-	}
-	return binary.BigEndian.Uint64(b[4:])
 }
 
 // CheckBinding is what `attest sign --transparency` checks before signing,
@@ -429,4 +418,11 @@ func ReferenceIDs(proofBytes []byte) (logID, entryUUID string, err error) {
 		return "", "", err
 	}
 	return cp.Origin, strconv.FormatUint(p.Index, 10), nil
+}
+
+// cosignatureTime is the timestamp of a verified cosignature/v1 line, as
+// the witness wrote it.
+func cosignatureTime(sig note.Signature) uint64 {
+	t, _ := signednote.CosignatureTimestamp(sig) // verified: well formed
+	return t
 }

@@ -375,15 +375,25 @@ func cosignedMessage(t uint64, text []byte) ([]byte, error) {
 // appears in a note: sig is the decoded base64 of a signature line, a
 // 4-byte key hash followed by the signature. It does not verify anything.
 func CosignatureTime(sig note.Signature) (time.Time, error) {
-	raw, err := base64.StdEncoding.Strict().DecodeString(sig.Base64)
-	if err != nil || len(raw) != 4+CosignatureSize {
-		return time.Time{}, fmt.Errorf("signature by %q is not a cosignature/v1 signature", sig.Name)
+	t, err := CosignatureTimestamp(sig)
+	if err != nil {
+		return time.Time{}, err
 	}
-	t := binary.BigEndian.Uint64(raw[4:])
 	if t > 1<<62 {
 		return time.Time{}, fmt.Errorf("signature by %q has timestamp %d, out of range", sig.Name, t)
 	}
 	return time.Unix(int64(t), 0).UTC(), nil
+}
+
+// CosignatureTimestamp returns the timestamp T of a cosignature/v1
+// signature line (see [CosignatureTime]) as written: seconds since the
+// Unix epoch, not range-checked. It does not verify anything.
+func CosignatureTimestamp(sig note.Signature) (uint64, error) {
+	raw, err := base64.StdEncoding.Strict().DecodeString(sig.Base64)
+	if err != nil || len(raw) != 4+CosignatureSize {
+		return 0, fmt.Errorf("signature by %q is not a cosignature/v1 signature", sig.Name)
+	}
+	return binary.BigEndian.Uint64(raw[4:]), nil
 }
 
 // A LogSigner signs checkpoints with a log key (type 0x01). It is a
