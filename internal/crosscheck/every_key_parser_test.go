@@ -234,9 +234,13 @@ func TestGoodKeysAreCanonicalPoints(t *testing.T) {
 // A zero offline.VKey (the only key a caller can make without a parser) is
 // refused by every Trust that holds it.
 func TestZeroVKeyIsRefused(t *testing.T) {
+	good, err := offline.ParseVKey(signednote.FormatVerifierKey("example.org/log", signednote.TypeEd25519, mustHex(goodKeys[0].hex)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tr := range []offline.Trust{
 		{Logs: []offline.Log{{Origin: "example.org/log", Key: &offline.VKey{}}}, Quorum: "none"},
-		{Logs: []offline.Log{{Origin: "example.org/log", Key: mustVKey(t, signednote.FormatVerifierKey("example.org/log", signednote.TypeEd25519, mustHex(goodKeys[0].hex)))}},
+		{Logs: []offline.Log{{Origin: "example.org/log", Key: good}},
 			Witnesses: []offline.Witness{{Name: "W", Key: &offline.VKey{}}}, Quorum: "W"},
 		{Logs: []offline.Log{{Origin: "example.org/log"}}, Quorum: "none"},
 	} {
@@ -248,15 +252,6 @@ func TestZeroVKeyIsRefused(t *testing.T) {
 	if (&offline.VKey{}).Verify([]byte("m"), forgery) {
 		t.Error("a zero VKey verifies a signature")
 	}
-}
-
-func mustVKey(t *testing.T, s string) *offline.VKey {
-	t.Helper()
-	k, err := offline.ParseVKey(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
 }
 
 func mustHex(s string) []byte {
