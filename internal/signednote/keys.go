@@ -192,6 +192,11 @@ type Verifier struct {
 	pub  ed25519.PublicKey // types 0x01 and 0x04
 	ec   *ecdsa.PublicKey  // type 0x02
 	der  []byte            // type 0x02
+	fp   string            // the fingerprint, computed once
+}
+
+func newEd25519Verifier(name string, typ byte, hash uint32, pub ed25519.PublicKey) *Verifier {
+	return &Verifier{name: name, typ: typ, hash: hash, pub: pub, fp: ed25519strict.Fingerprint(pub)}
 }
 
 var _ note.Verifier = (*Verifier)(nil)
@@ -232,7 +237,7 @@ func ParseVerifier(vkey string) (*Verifier, error) {
 		if uint32(got) != want {
 			return nil, fmt.Errorf("vkey %q: hash %s does not match the key (want %08x)", qname, hash, want)
 		}
-		return &Verifier{name: name, typ: TypeECDSA, hash: want, ec: ec, der: der}, nil
+		return &Verifier{name: name, typ: TypeECDSA, hash: want, ec: ec, der: der, fp: ed25519strict.SPKIFingerprint(der)}, nil
 	}
 	if len(raw) != 1+ed25519.PublicKeySize {
 		return nil, fmt.Errorf("vkey %q: key is %d bytes, want %d (a type byte and a 32-byte Ed25519 key)", qname, len(raw), 1+ed25519.PublicKeySize)
@@ -248,7 +253,7 @@ func ParseVerifier(vkey string) (*Verifier, error) {
 	if err := ed25519strict.CheckPublicKey(pub); err != nil {
 		return nil, fmt.Errorf("vkey %q: %w", qname, err)
 	}
-	return &Verifier{name: name, typ: typ, hash: want, pub: pub}, nil
+	return newEd25519Verifier(name, typ, want, pub), nil
 }
 
 // parseP256 reads the PKIX DER of an ECDSA P-256 key: exactly
@@ -311,15 +316,8 @@ func (v *Verifier) DER() []byte { return bytes.Clone(v.der) }
 // count keys: the lowercase hex SHA-256 of the key's SPKI DER
 // (ed25519strict.SPKIFingerprint). It does not depend on the name or type,
 // so one Ed25519 key under two names has one fingerprint.
-func (v *Verifier) Fingerprint() string {
-	switch {
-	case v.typ == TypeECDSA:
-		return ed25519strict.SPKIFingerprint(v.der)
-	case len(v.pub) != ed25519.PublicKeySize:
-		return "" // the zero Verifier, which holds no key
-	}
-	return ed25519strict.Fingerprint(v.pub)
-}
+// The zero Verifier, which holds no key, has the fingerprint "".
+func (v *Verifier) Fingerprint() string { return v.fp }
 
 // SameKey reports whether v and w hold the same key material, whatever
 // their names and types.
@@ -430,7 +428,7 @@ func (s *LogSigner) Sign(msg []byte) ([]byte, error) { return ed25519.Sign(s.pri
 
 // Verifier returns the verifier of this key.
 func (s *LogSigner) Verifier() *Verifier {
-	return &Verifier{name: s.name, typ: TypeEd25519, hash: s.hash, pub: s.priv.Public().(ed25519.PublicKey)}
+	return newEd25519Verifier(s.name, TypeEd25519, s.hash, s.priv.Public().(ed25519.PublicKey))
 }
 
 // A Cosigner holds a witness key (type 0x04).
@@ -458,7 +456,7 @@ func (c *Cosigner) Name() string { return c.name }
 
 // Verifier returns the verifier of this key.
 func (c *Cosigner) Verifier() *Verifier {
-	return &Verifier{name: c.name, typ: TypeCosignatureV1, hash: c.hash, pub: c.priv.Public().(ed25519.PublicKey)}
+	return newEd25519Verifier(c.name, TypeCosignatureV1, c.hash, c.priv.Public().(ed25519.PublicKey))
 }
 
 // At returns a note.Signer that makes cosignature/v1 signatures stamped
