@@ -2,6 +2,10 @@ package signednote_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/signednote"
@@ -18,6 +22,11 @@ func FuzzParseVerifier(f *testing.F) {
 		f.Add(vkey)
 	}
 	f.Add("a+00000000+AQ==")
+	if key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err == nil {
+		if der, err := x509.MarshalPKIXPublicKey(&key.PublicKey); err == nil {
+			f.Add(ecdsaVKey("rekor.example.org", der))
+		}
+	}
 	f.Fuzz(func(t *testing.T, vkey string) {
 		v, err := signednote.ParseVerifier(vkey)
 		if err != nil {
