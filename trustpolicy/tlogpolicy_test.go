@@ -7,7 +7,6 @@ import (
 	"crypto/elliptic"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,13 +50,8 @@ var testRekorVKey = func() string {
 	if err != nil {
 		panic(err)
 	}
-	return ecdsaVKey("rekor.example", der)
+	return signednote.FormatECDSAVerifierKey("rekor.example", der)
 }()
-
-func ecdsaVKey(name string, der []byte) string {
-	sum := sha256.Sum256(der)
-	return fmt.Sprintf("%s+%x+%s", name, sum[:4], base64.StdEncoding.EncodeToString(append([]byte{signednote.TypeECDSA}, der...)))
-}
 
 func TestParseTLogPolicyRekorLog(t *testing.T) {
 	p, errs := ParseTLogPolicy("log " + testRekorVKey + "\nlog " + testLogVKey + "\nquorum none\n")
@@ -181,7 +175,7 @@ func TestParseTLogPolicyErrors(t *testing.T) {
 		{"log key of witness type", "log " + testW3 + "\nwitness W1 " + testW1 + "\nquorum W1",
 			[]string{`line 1: log "w3.example": key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519 signed-note key)`}},
 		{"unsupported key type", head + "witness W3 " + rsaType + "\nquorum W1", []string{`line 4: witness "W3": vkey "x": key type 0x03 is not supported (want 0x01 Ed25519, 0x02 ECDSA or 0x04 cosignature/v1)`}},
-		{"ECDSA key that is not P-256 DER", head + "log " + ecdsaVKey("rekor.example", []byte("not DER")) + "\nquorum W1", []string{`line 4: log: vkey "rekor.example": type 0x02 key is not the PKIX DER of an ECDSA P-256 key`}},
+		{"ECDSA key that is not P-256 DER", head + "log " + signednote.FormatECDSAVerifierKey("rekor.example", []byte("not DER")) + "\nquorum W1", []string{`line 4: log: vkey "rekor.example": type 0x02 key is not the PKIX DER of an ECDSA P-256 key`}},
 		{"ECDSA key as a witness", head + "witness W3 " + testRekorVKey + "\nquorum W1", []string{`line 4: witness "W3": key type 0x02 (ECDSA Rekor log key), want 0x04 (cosignature/v1 key)`}},
 		{"ECDSA log key twice", head + "log " + testRekorVKey + "\nlog " + testRekorVKey + "\nquorum W1", []string{`line 5: log "rekor.example": the same key is already listed for log "rekor.example" on line 4; one key under two names would count twice`}},
 		{"wrong key hash", head + "witness W3 " + badHash + "\nquorum W1", []string{fmt.Sprintf(`line 4: witness "W3": vkey "w1.example": hash 00000000 does not match the key (want %s)`, w1Raw[1])}},

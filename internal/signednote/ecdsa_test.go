@@ -18,13 +18,6 @@ import (
 	"golang.org/x/mod/sumdb/note"
 )
 
-// ecdsaVKey is the type 0x02 vkey of der under name, with the key hash of
-// formats' NewECDSAVerifier.
-func ecdsaVKey(name string, der []byte) string {
-	sum := sha256.Sum256(der)
-	return fmt.Sprintf("%s+%08x+%s", name, binary.BigEndian.Uint32(sum[:]), base64.StdEncoding.EncodeToString(append([]byte{signednote.TypeECDSA}, der...)))
-}
-
 // A Rekor-style ECDSA P-256 log key (generated at test time) is read without crypto/x509 and agrees
 // with it and with formats' verifier: the canonical DER only, signatures
 // of SHA-256 in ASN.1, checked both ways.
@@ -37,11 +30,11 @@ func TestECDSAKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vkey := ecdsaVKey("rekor.example.org - 1", der)
+	vkey := signednote.FormatECDSAVerifierKey("rekor.example.org - 1", der)
 	if _, err := signednote.ParseVerifier(vkey); err == nil {
 		t.Fatal("a name with spaces accepted")
 	}
-	vkey = ecdsaVKey("rekor.example.org", der)
+	vkey = signednote.FormatECDSAVerifierKey("rekor.example.org", der)
 	v, err := signednote.ParseVerifier(vkey)
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +77,10 @@ func TestECDSAKeys(t *testing.T) {
 	offCurve := bytes.Clone(der)
 	offCurve[len(offCurve)-1] ^= 1
 	for name, bad := range map[string]string{
-		"P-384 key":           ecdsaVKey("r", der384),
-		"point off the curve": ecdsaVKey("r", offCurve),
-		"not DER":             ecdsaVKey("r", []byte("not DER")),
-		"trailing byte":       ecdsaVKey("r", append(bytes.Clone(der), 0)),
+		"P-384 key":           signednote.FormatECDSAVerifierKey("r", der384),
+		"point off the curve": signednote.FormatECDSAVerifierKey("r", offCurve),
+		"not DER":             signednote.FormatECDSAVerifierKey("r", []byte("not DER")),
+		"trailing byte":       signednote.FormatECDSAVerifierKey("r", append(bytes.Clone(der), 0)),
 		"wrong hash":          "rekor.example.org+00000000+" + strings.SplitN(vkey, "+", 3)[2],
 	} {
 		if _, err := signednote.ParseVerifier(bad); err == nil {

@@ -24,7 +24,7 @@ func FuzzParseVerifier(f *testing.F) {
 	f.Add("a+00000000+AQ==")
 	if key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err == nil {
 		if der, err := x509.MarshalPKIXPublicKey(&key.PublicKey); err == nil {
-			f.Add(ecdsaVKey("rekor.example.org", der))
+			f.Add(signednote.FormatECDSAVerifierKey("rekor.example.org", der))
 		}
 	}
 	f.Fuzz(func(t *testing.T, vkey string) {

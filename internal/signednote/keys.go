@@ -117,6 +117,14 @@ func FormatVerifierKey(name string, typ byte, pub ed25519.PublicKey) string {
 	return fmt.Sprintf("%s+%08x+%s", name, keyHash(name, typ, pub), base64.StdEncoding.EncodeToString(typed))
 }
 
+// FormatECDSAVerifierKey returns the type 0x02 vkey of an ECDSA key given
+// as its PKIX DER, under name, with the key hash SHA-256(DER)[:4] (what
+// transparency-dev/formats' NewECDSAVerifier reads). It does not check der:
+// [ParseVerifier] does.
+func FormatECDSAVerifierKey(name string, der []byte) string {
+	return fmt.Sprintf("%s+%08x+%s", name, ecdsaKeyHash(der), base64.StdEncoding.EncodeToString(append([]byte{TypeECDSA}, der...)))
+}
+
 // FormatSignerKey returns the skey of the Ed25519 private key priv with
 // type typ ([TypeEd25519] or [TypeCosignatureV1]) under name: what
 // [GenerateKey] writes, and what sumdb/note's NewSigner (type 0x01) and
@@ -328,7 +336,7 @@ func (v *Verifier) SameKey(w *Verifier) bool {
 // String returns the vkey text.
 func (v *Verifier) String() string {
 	if v.typ == TypeECDSA {
-		return fmt.Sprintf("%s+%08x+%s", v.name, v.hash, base64.StdEncoding.EncodeToString(append([]byte{TypeECDSA}, v.der...)))
+		return FormatECDSAVerifierKey(v.name, v.der)
 	}
 	return FormatVerifierKey(v.name, v.typ, v.pub)
 }
