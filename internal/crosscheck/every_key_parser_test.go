@@ -12,12 +12,14 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/mcpres/mcpres/trustpolicy/tufdist"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -60,7 +62,7 @@ var goodKeys = []struct{ name, hex string }{
 	{"edfefe…fe7f", "ed" + strings.Repeat("fe", 30) + "7f"},
 }
 
-// testOnlyOtherKey is a public key from a fixed seed, distinct from every
+// testOnlyOtherKey is the public key of the all-zero seed, distinct from every
 // key of the tables: the other key of a policy that needs two. Test only.
 var testOnlyOtherKey = ed25519.NewKeyFromSeed(make([]byte, 32)).Public().(ed25519.PublicKey)
 
@@ -87,7 +89,7 @@ type parser struct {
 // message with crypto/ed25519.Verify: R = identity, S = 0.
 var forgery = append(mustHex(badKeys[0].hex), make([]byte, 32)...)
 
-func parsers() []parser {
+func parsers(t *testing.T) []parser {
 	verify := func(f func(pub, msg, sig []byte) error) func([]byte) error {
 		return func(pub []byte) error {
 			// A bad key fails with a key error; a good key passes the
@@ -121,6 +123,14 @@ func parsers() []parser {
 			return nil
 		}
 	}
+	tufInit := func(pub []byte) error {
+		signer := ed25519.NewKeyFromSeed(make([]byte, 32))
+		_, err := tufdist.Init(tufdist.InitConfig{
+			Dir: t.TempDir(), RootKeys: []ed25519.PublicKey{testOnlyOtherKey, pub}, RootThreshold: 1, RootSigners: []ed25519.PrivateKey{signer},
+			Targets: signer, Snapshot: signer, Timestamp: signer, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Expiry: tufdist.DefaultExpiry(),
+		})
+		return err
+	}
 	spkiB64 := func(pub []byte) string { return base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(pub)) }
 	return []parser{
 		{"ed25519strict.CheckPublicKey", ed25519strict.CheckPublicKey},
@@ -139,6 +149,7 @@ func parsers() []parser {
 		{"offline.ParseVKey (type 0x04)", vkey(offline.KeyTypeCosignatureV1, func(s string) error { return errOf(offline.ParseVKey(s)) })},
 		{"trustpolicy.ParseTLogPolicy (log line)", tlog(signednote.TypeEd25519, logLine)},
 		{"trustpolicy.ParseTLogPolicy (witness line)", tlog(signednote.TypeCosignatureV1, func(k string) string { return "log " + goodLog + "\nwitness W " + k + "\nquorum W\n" })},
+		{"tufdist.Init (root keys)", tufInit},
 		{"trustpolicy.Load (signer publicKey)", load(func(d *trustpolicy.Document, pub []byte) {
 			d.AddSigner(trustpolicy.Signer{Name: "s", Identity: "https://example.org/s", PublicKey: spkiB64(pub), Roles: []string{trustpolicy.RoleSigner}})
 		})},
@@ -164,7 +175,7 @@ func logLine(k string) string { return "log " + k + "\nquorum none\n" }
 // is the layout step (check E5) whose key goes to attest.VerifyEd25519 only,
 // and attest.ParsePrivateKeyPEM derives its public key from a seed.
 func TestEveryKeyParserIsStrict(t *testing.T) {
-	for _, p := range parsers() {
+	for _, p := range parsers(t) {
 		t.Run(p.name, func(t *testing.T) {
 			for _, k := range badKeys {
 				if err := p.parse(mustHex(k.hex)); err == nil {
