@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -100,6 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		args = append(words[1:len(words):len(words)], args...)
 	}
+	cli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

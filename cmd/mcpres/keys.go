@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -44,8 +43,8 @@ Sigstore/cosign "ENCRYPTED SIGSTORE PRIVATE KEY" files) with a passphrase taken
 from $MCPRES_PASSWORD or, when that is unset, asked for on the terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usagef("--out NAME is required")
+			if err := keyPairBase("--out", out, ".key", ".pub"); err != nil {
+				return err
 			}
 			priv, err := attest.GenerateKey(rand.Reader)
 			if err != nil {
@@ -69,18 +68,8 @@ from $MCPRES_PASSWORD or, when that is unset, asked for on the terminal.`,
 			if err != nil {
 				return failf("encoding public key: %v", err)
 			}
-			keyPath, pubPath := out+".key", out+".pub"
-			for _, p := range []string{keyPath, pubPath} {
-				if _, err := os.Lstat(p); err == nil {
-					return failf("refusing to overwrite %s", p)
-				}
-			}
-			if err := atomicfile.WriteFileExclusive(keyPath, privPEM, 0o600); err != nil {
-				return failf("writing %s: %v", keyPath, err)
-			}
-			if err := atomicfile.WriteFileExclusive(pubPath, pubPEM, 0o644); err != nil {
-				os.Remove(keyPath) // do not leave half a key pair
-				return failf("writing %s: %v", pubPath, err)
+			if err := writeKeyPair(out+".key", privPEM, out+".pub", pubPEM); err != nil {
+				return err
 			}
 			fmt.Fprintln(a.stdout, attest.KeyID(attest.MarshalSPKI(pub)))
 			return nil
