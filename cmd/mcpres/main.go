@@ -131,6 +131,9 @@ or a usage error.`,
 	// --version prints what `mcpres version` prints.
 	root.Version = version.Version
 	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres"))
+	// The completion commands capture the output stream when created.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
 	cli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
 	registerCompletions(root)
