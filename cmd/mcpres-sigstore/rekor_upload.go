@@ -13,8 +13,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog/rekor"

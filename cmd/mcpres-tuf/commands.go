@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/trustpolicy/tufdist"
 	"github.com/spf13/cobra"

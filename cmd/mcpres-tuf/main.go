@@ -162,9 +162,13 @@ func (a *app) loadRootKey(path string) (ed25519.PublicKey, ed25519.PrivateKey, e
 	return priv.Public().(ed25519.PublicKey), priv, nil
 }
 
-// passphrase returns $MCPRES_PASSWORD, or asks on the terminal.
+// passphrase returns $MCPRES_PASSWORD, else cosign's $COSIGN_PASSWORD, or
+// asks on the terminal.
 func (a *app) passphrase(path string) ([]byte, error) {
 	if p, ok := os.LookupEnv(passwordEnv); ok {
+		return []byte(p), nil
+	}
+	if p, ok := os.LookupEnv("COSIGN_PASSWORD"); ok {
 		return []byte(p), nil
 	}
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)

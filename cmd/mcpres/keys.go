@@ -18,6 +18,19 @@ import (
 // passphrase non-interactively (for CI).
 const passwordEnv = "MCPRES_PASSWORD"
 
+// cosignPasswordEnv is cosign's variable for the same passphrase, read
+// when $MCPRES_PASSWORD is unset, so that a cosign-encrypted key works in
+// a pipeline already set up for cosign.
+const cosignPasswordEnv = "COSIGN_PASSWORD"
+
+// lookupPassword returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD.
+func lookupPassword() (string, bool) {
+	if p, ok := os.LookupEnv(passwordEnv); ok {
+		return p, true
+	}
+	return os.LookupEnv(cosignPasswordEnv)
+}
+
 func (a *app) keyCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "key",
@@ -40,7 +53,8 @@ SPKI DER, the keyid of MCP-RES envelopes) is printed on stdout.
 
 With --encrypt the private key is encrypted (scrypt + secretbox, the format of
 Sigstore/cosign "ENCRYPTED SIGSTORE PRIVATE KEY" files) with a passphrase taken
-from $MCPRES_PASSWORD or, when that is unset, asked for on the terminal.`,
+from $MCPRES_PASSWORD (else $COSIGN_PASSWORD) or, when both are unset, asked
+for on the terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := keyPairBase("--out", out, ".key", ".pub"); err != nil {
@@ -76,7 +90,7 @@ from $MCPRES_PASSWORD or, when that is unset, asked for on the terminal.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (NAME.key, NAME.pub)")
-	cmd.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt the private key with a passphrase ($MCPRES_PASSWORD or a prompt)")
+	cmd.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt the private key with a passphrase ($MCPRES_PASSWORD, $COSIGN_PASSWORD or a prompt)")
 	return cmd
 }
 
@@ -153,17 +167,19 @@ func (a *app) parsePrivateKey(path string, data []byte) (ed25519.PrivateKey, err
 	return priv, nil
 }
 
-// passphrase returns $MCPRES_PASSWORD, or asks on the terminal.
+// passphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks on
+// the terminal.
 func (a *app) passphrase(path string) ([]byte, error) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
+	if p, ok := lookupPassword(); ok {
 		return []byte(p), nil
 	}
 	return a.prompt(fmt.Sprintf("passphrase for %s: ", path))
 }
 
-// newPassphrase returns $MCPRES_PASSWORD, or asks twice on the terminal.
+// newPassphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks
+// twice on the terminal.
 func (a *app) newPassphrase() ([]byte, error) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
+	if p, ok := lookupPassword(); ok {
 		if p == "" {
 			return nil, failf("$%s is set but empty", passwordEnv)
 		}

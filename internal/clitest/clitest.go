@@ -24,6 +24,9 @@
 //	cmpstdout FILE       the last stdout equals FILE's content
 //	mkdir DIR, symlink NAME TARGET, mkfifo NAME, mksock NAME
 //	env NAME=VALUE       set a variable for the following programs
+//
+// $MCPRES_PASSWORD and $COSIGN_PASSWORD are removed from the environment
+// the programs inherit; HOME and WORK are the working directory.
 //	skip MESSAGE         skip the rest of this script
 package clitest
 
@@ -270,7 +273,14 @@ func (s *script) exec(neg bool, prog string, args []string) {
 	s.t.Helper()
 	c := exec.Command(s.self, args...)
 	c.Dir = s.work
-	c.Env = append(append(os.Environ(), mainEnv+"="+prog, "MCPRES_PASSWORD=", "COSIGN_PASSWORD=", "HOME="+s.work, "WORK="+s.work), s.env...)
+	var env []string
+	for _, kv := range os.Environ() {
+		// Passphrases come only from the script.
+		if !strings.HasPrefix(kv, "MCPRES_PASSWORD=") && !strings.HasPrefix(kv, "COSIGN_PASSWORD=") {
+			env = append(env, kv)
+		}
+	}
+	c.Env = append(append(env, mainEnv+"="+prog, "HOME="+s.work, "WORK="+s.work), s.env...)
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	err := c.Run()
