@@ -27,6 +27,7 @@
 //
 // $MCPRES_PASSWORD and $COSIGN_PASSWORD are removed from the environment
 // the programs inherit; HOME and WORK are the working directory.
+//
 //	skip MESSAGE         skip the rest of this script
 package clitest
 
