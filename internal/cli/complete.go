@@ -8,7 +8,10 @@ import (
 	"github.com/spf13/pflag"
 )
 
-var word = regexp.MustCompile(`[A-Za-z0-9_.-]+`)
+var (
+	word         = regexp.MustCompile(`[A-Za-z0-9_.-]+`)
+	defaultParen = regexp.MustCompile(`\(default[^)]*\)`)
+)
 
 // CompleteEnums registers shell-completion values for enumerated flags on
 // every command under root: values maps a flag name to every value the
@@ -38,9 +41,10 @@ func CompleteEnums(root *cobra.Command, values map[string][]string) {
 }
 
 // EnumValues returns the values of all that usage names as words, in the
-// order of all, or all when it names none.
+// order of all, or all when it names none. A "(default X)" remark does not
+// count as naming X.
 func EnumValues(usage string, all []string) []string {
-	words := word.FindAllString(usage, -1)
+	words := word.FindAllString(defaultParen.ReplaceAllString(usage, ""), -1)
 	var named []string
 	for _, v := range all {
 		if slices.Contains(words, v) {
