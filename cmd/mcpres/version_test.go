@@ -3,10 +3,10 @@ package main
 import (
 	"debug/buildinfo"
 	"os/exec"
-	"runtime/debug"
-	"slices"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
