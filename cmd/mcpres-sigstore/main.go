@@ -76,7 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
 	attestCmd.AddCommand(a.verifyCommand())
 	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(),
-		cmdcli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} }, nil))
+		cmdcli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} },
+			func(err error) error { return err }, nil))
 	root.Version = version.Version
 	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-sigstore"))
 	cmdcli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })

@@ -54,7 +54,8 @@ func (a *app) rootCommand(use string) *cobra.Command {
 	}
 	root.SetVersionTemplate(version.ReadBuild().Describe(use))
 	root.AddCommand(a.initCommand(), a.addTargetCommand(), a.signCommand(), a.fetchCommand(),
-		cli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} }, nil))
+		cli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} },
+			func(err error) error { return failf("%v", err) }, nil))
 	cli.CompleteEnums(root, map[string][]string{"format": {"raw", "json"}})
 	return root
 }

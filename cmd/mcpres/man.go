@@ -12,6 +12,7 @@ func (a *app) manCommand() *cobra.Command {
 	var cmd *cobra.Command
 	cmd = cli.ManCommand(func() *cobra.Command { return cmd.Root() },
 		func(err error) error { return &usageError{err} },
+		func(err error) error { return failf("%v", err) },
 		a.manPolicyTUF)
 	cmd.Short = "Write man pages for every mcpres command into DIR"
 	cmd.Long = `Write one man page (section 1) per command, generated from the same help

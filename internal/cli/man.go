@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -14,8 +20,10 @@ import (
 // mcpres-policy-tuf-*.1 pages. Pages are named after the command path
 // (mcpres-attest-verify.1) and carry no generation date, so they are
 // reproducible. after, when not nil, runs once the pages are written (mcpres
-// uses it to add the pages of the companion binaries).
-func ManCommand(top func() *cobra.Command, usage func(error) error, after func(dir string) error) *cobra.Command {
+// uses it to add the pages of the companion binaries). usage and fail wrap
+// errors as the binary's usage error (exit 2 with the usage text) and
+// command error.
+func ManCommand(top func() *cobra.Command, usage, fail func(error) error, after func(dir string) error) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "man --dir DIR",
@@ -29,7 +37,7 @@ Existing pages in DIR are replaced.`,
 				return usage(fmt.Errorf("--dir is required"))
 			}
 			if err := WriteMan(top(), dir); err != nil {
-				return err
+				return fail(err)
 			}
 			if after != nil {
 				if err := after(dir); err != nil {
@@ -53,8 +61,31 @@ func WriteMan(top *cobra.Command, dir string) error {
 		c.DisableAutoGenTag = true // reproducible pages: no generation date
 	}
 	header := &doc.GenManHeader{Title: "MCPRES", Section: "1", Source: "mcpres", Manual: "mcpres manual"}
-	if err := doc.GenManTree(top, header, dir); err != nil {
-		return fmt.Errorf("writing man pages: %v", err)
+	return writeManTree(top, header, dir)
+}
+
+// writeManTree is doc.GenManTree, except that each page is generated in
+// memory and written with internal/atomicfile: doc.GenManTree opens the
+// names with os.Create, which follows a symbolic link, blocks on a FIFO
+// and writes into a device. An existing page (a regular file) is replaced;
+// anything else at a page's name is refused.
+func writeManTree(c *cobra.Command, header *doc.GenManHeader, dir string) error {
+	for _, sub := range c.Commands() {
+		if !sub.IsAvailableCommand() || sub.IsAdditionalHelpTopicCommand() {
+			continue
+		}
+		if err := writeManTree(sub, header, dir); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	h := *header
+	if err := doc.GenMan(c, &h, &buf); err != nil {
+		return fmt.Errorf("man page of %s: %v", c.CommandPath(), err)
+	}
+	path := filepath.Join(dir, strings.ReplaceAll(c.CommandPath(), " ", "-")+"."+header.Section)
+	if err := atomicfile.WriteFile(path, buf.Bytes(), 0o644, true); err != nil {
+		return errors.New(WriteError(path, err))
 	}
 	return nil
 }
