@@ -56,6 +56,12 @@ func TestCLIManPolicyTUF(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "mcpres.1")); !strings.Contains(string(b), "attest") {
 		t.Error("mcpres.1 does not list the attest command")
 	}
+	// `policy tuf` passes a mistyped command to mcpres-tuf, which rejects
+	// it as mcpres would (exit 2, cobra's suggestion, under the mcpres name).
+	stdout, stderr, code := runCLI(t, "policy", "tuf", "fetchh")
+	if code != exitInput || stdout != "" || !strings.Contains(stderr, `unknown command "fetchh" for "mcpres policy tuf"`) || !strings.Contains(stderr, "\tfetch\n") {
+		t.Errorf("policy tuf fetchh: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	t.Setenv("MCPRES_TUF", filepath.Join(t.TempDir(), "absent"))
 	dir2 := t.TempDir()
 	// An absent $MCPRES_TUF binary: the run fails to start it.
