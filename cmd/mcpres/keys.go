@@ -23,12 +23,14 @@ const passwordEnv = "MCPRES_PASSWORD"
 // a pipeline already set up for cosign.
 const cosignPasswordEnv = "COSIGN_PASSWORD"
 
-// lookupPassword returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD.
-func lookupPassword() (string, bool) {
+// lookupPassword returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, and the
+// name of the variable it came from.
+func lookupPassword() (pass, name string, ok bool) {
 	if p, ok := os.LookupEnv(passwordEnv); ok {
-		return p, true
+		return p, passwordEnv, true
 	}
-	return os.LookupEnv(cosignPasswordEnv)
+	p, ok := os.LookupEnv(cosignPasswordEnv)
+	return p, cosignPasswordEnv, ok
 }
 
 func (a *app) keyCommand() *cobra.Command {
@@ -170,7 +172,7 @@ func (a *app) parsePrivateKey(path string, data []byte) (ed25519.PrivateKey, err
 // passphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks on
 // the terminal.
 func (a *app) passphrase(path string) ([]byte, error) {
-	if p, ok := lookupPassword(); ok {
+	if p, _, ok := lookupPassword(); ok {
 		return []byte(p), nil
 	}
 	return a.prompt(fmt.Sprintf("passphrase for %s: ", path))
@@ -179,9 +181,9 @@ func (a *app) passphrase(path string) ([]byte, error) {
 // newPassphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks
 // twice on the terminal.
 func (a *app) newPassphrase() ([]byte, error) {
-	if p, ok := lookupPassword(); ok {
+	if p, name, ok := lookupPassword(); ok {
 		if p == "" {
-			return nil, failf("$%s is set but empty", passwordEnv)
+			return nil, failf("$%s is set but empty", name)
 		}
 		return []byte(p), nil
 	}
