@@ -30,6 +30,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	cmdcli "github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/rekor"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -73,7 +75,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
 	attestCmd.AddCommand(a.verifyCommand())
-	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand())
+	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(),
+		cmdcli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} },
+			func(err error) error { return err }, nil))
+	root.Version = version.Version
+	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-sigstore"))
+	cmdcli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

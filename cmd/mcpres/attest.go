@@ -135,7 +135,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if !strings.HasPrefix(keyPath, "env:") {
 				inputs = append(inputs, strings.TrimPrefix(keyPath, "file:"))
 			}
-			return writeOutput(out, inputs, data, force)
+			return a.writeOutput(out, inputs, data, force)
 		},
 	}
 	f := cmd.Flags()
@@ -145,7 +145,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 	f.StringVar(&claim, "claim", "", "claimed authenticity level (default SIGNED; kept when co-signing)")
 	f.StringVar(&signingTime, "signing-time", "", "signing time as an RFC 3339 date-time (default: now, UTC, milliseconds)")
 	f.StringVar(&transparency, "transparency", "", "JSON file holding a transparency reference {logId, entryUuid, inclusionProofBase64, inclusionProofSha256}")
-	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required; - for standard output)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
 }

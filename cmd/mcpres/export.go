@@ -65,12 +65,12 @@ func (a *app) attestExportCommand() *cobra.Command {
 			if err != nil {
 				return failf("encoding the Sigstore bundle: %v", err)
 			}
-			return writeOutput(out, []string{path}, data, force)
+			return a.writeOutput(out, []string{path}, data, force)
 		},
 	}
 	f := cmd.Flags()
 	f.IntVar(&index, "sigstore-bundle", 0, "write a Sigstore bundle v0.3 of envelope number `ENVELOPE_INDEX`, counted from 0 (required)")
-	f.StringVarP(&out, "output", "o", "", "where to write the Sigstore bundle (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the Sigstore bundle (required; - for standard output)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
 }

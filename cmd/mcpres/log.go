@@ -180,18 +180,11 @@ func (a *app) generateNoteKey(typ byte, name, out string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	keyPath, vkeyPath := out+".key", out+".vkey"
-	for _, p := range []string{keyPath, vkeyPath} {
-		if _, err := os.Lstat(p); err == nil {
-			return failf("refusing to overwrite %s", p)
-		}
+	if err := keyPairBase("--out", out, ".key", ".vkey"); err != nil {
+		return err
 	}
-	if err := atomicfile.WriteFileExclusive(keyPath, []byte(skey+"\n"), 0o600); err != nil {
-		return failf("writing %s: %v", keyPath, err)
-	}
-	if err := atomicfile.WriteFileExclusive(vkeyPath, []byte(vkey+"\n"), 0o644); err != nil {
-		os.Remove(keyPath) // do not leave half a key pair
-		return failf("writing %s: %v", vkeyPath, err)
+	if err := writeKeyPair(out+".key", []byte(skey+"\n"), out+".vkey", []byte(vkey+"\n")); err != nil {
+		return err
 	}
 	fmt.Fprintln(a.stdout, vkey)
 	return nil
@@ -373,7 +366,7 @@ and 'log add-cosignature') and printed on stdout.`,
 				return failf("%v", err)
 			}
 			if err := atomicfile.WriteFile(p, []byte(vkey+"\n"), 0o644, false); err != nil {
-				return failf("writing %s: %v", p, err)
+				return writeFileError(p, err)
 			}
 			fmt.Fprintln(a.stdout, vkey)
 			return nil
@@ -483,33 +476,12 @@ func (a *app) logAddCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
-	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required; - for standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
 	f.BoolVar(&force, "force", false, "replace existing output files")
 	f.StringVar(&rekorURL, "rekor-url", "", "also submit the entry to this Rekor instance (runs mcpres-sigstore)")
 	f.StringVar(&rekorKey, "rekor-key", "", "private key (PKCS#8 PEM) that signs the Rekor entry")
 	return cmd
-}
-
-// checkOutputs refuses, before any work, outputs that exist (without
-// force), repeat, or name an input.
-func checkOutputs(outputs, inputs []string, force bool) error {
-	for i, o := range outputs {
-		for _, in := range inputs {
-			if in != "" && sameFile(in, o) {
-				return failf("refusing to write %s: it is an input of this command", o)
-			}
-		}
-		for _, p := range outputs[:i] {
-			if sameFile(p, o) {
-				return usagef("%s is given as two outputs", o)
-			}
-		}
-		if _, err := os.Lstat(o); err == nil && !force {
-			return failf("refusing to overwrite %s (use --force to replace it)", o)
-		}
-	}
-	return nil
 }
 
 func fileExists(p string) bool {
@@ -569,11 +541,11 @@ func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []strin
 		if err != nil {
 			return failf("%v", err)
 		}
-	} else if err := writeOutput(out, inputs, data, force); err != nil {
+	} else if err := a.writeOutput(out, inputs, data, force); err != nil {
 		return err
 	}
 	if proofOut != "" {
-		return writeOutput(proofOut, inputs, proofBytes, force)
+		return a.writeOutput(proofOut, inputs, proofBytes, force)
 	}
 	return nil
 }
@@ -625,7 +597,7 @@ verified before it is written.`,
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
-	f.StringVarP(&out, "output", "o", "", "where to write the reference (default: stdout)")
+	f.StringVarP(&out, "output", "o", "", "where to write the reference (default and -: standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
 	f.BoolVar(&force, "force", false, "replace existing output files")
 	return cmd

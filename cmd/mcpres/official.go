@@ -72,7 +72,7 @@ func (a *app) officialImportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "the mcpres.official-import-config/v1 document (required)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the attachment (required)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the attachment (required; - for standard output)")
 	cmd.Flags().StringVar(&format, "format", "json", "output format of the result: json or text")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
@@ -112,7 +112,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 		return &exitError{exitInput}
 	}
 	if !r.Valid {
-		a.printOfficialResult(out, r, format)
+		a.reportTo(out).printOfficialResult(out, r, format)
 		fmt.Fprintln(a.stderr, "mcpres: error: the configuration makes the attachment invalid; nothing written")
 		return &exitError{exitInvalid}
 	}
@@ -120,10 +120,10 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	if err != nil {
 		return failf("encoding the attachment: %v", err)
 	}
-	if err := writeOutput(out, []string{outputPath, configPath}, data, force); err != nil {
+	if err := a.writeOutput(out, []string{outputPath, configPath}, data, force); err != nil {
 		return err
 	}
-	a.printOfficialResult(out, r, format)
+	a.reportTo(out).printOfficialResult(out, r, format)
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -99,10 +98,7 @@ func (a *app) writePolicy(path string, d *trustpolicy.Document, replace bool, va
 		return nil, failf("encoding the policy: %v", err)
 	}
 	if err := atomicfile.WriteFile(path, data, 0o644, replace); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil, failf("refusing to overwrite %s", path)
-		}
-		return nil, failf("writing %s: %v", path, err)
+		return nil, writeFileError(path, err)
 	}
 	return p, nil
 }
@@ -563,7 +559,7 @@ atomically, never replaces FILE, and replaces an existing file only with
 			if err != nil {
 				return failf("encoding the policy: %v", err)
 			}
-			if err := writeOutput(out, []string{args[0]}, data, force); err != nil {
+			if err := a.writeOutput(out, []string{args[0]}, data, force); err != nil {
 				return err
 			}
 			if len(losses) > 0 {
@@ -579,7 +575,7 @@ atomically, never replaces FILE, and replaces an existing file only with
 	}
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "", "target format: "+exportFormatUpstream+" (required)")
-	f.StringVarP(&out, "output", "o", "", "where to write the upstream policy (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the upstream policy (required; - for standard output)")
 	f.BoolVar(&acceptLoss, "accept-loss", false, "write even when rules are lost (they are listed on stderr)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd

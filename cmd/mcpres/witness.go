@@ -152,9 +152,9 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 				return failf("%v", err)
 			}
 			if err := atomicfile.WriteFile(statePath, data, 0o644, true); err != nil {
-				return failf("writing the witness state %s: %v", statePath, err)
+				return writeFileError(statePath, err)
 			}
-			if err := writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
+			if err := a.writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
 				return err
 			}
 			from := "first use"
@@ -170,7 +170,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file")
 	f.StringVar(&keyPath, "key", "", "the witness's private key: PATH, file:PATH or env:NAME (default: $"+witnessKeyEnv+")")
 	f.StringVar(&statePath, "state", "", "the witness state file (updated atomically)")
-	f.StringVarP(&out, "output", "o", "", "where to write the cosignature line (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the cosignature line (required; - for standard output)")
 	f.BoolVar(&initState, "init", false, "accept a log the state file does not know (trust on first use)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
