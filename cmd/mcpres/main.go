@@ -124,6 +124,7 @@ or a usage error.`,
 		a.logCommand(),
 		a.witnessCommand(),
 		a.migrateCommand(),
+		a.reportCommand(),
 		a.manCommand(),
 	)
 	return root
