@@ -12,7 +12,7 @@ import (
 const MaxDrawnOperations = 150
 
 // chainEnds is how many operations of each end of a collapsed chain are drawn.
-const chainEnds = 10
+const chainEnds = 6
 
 // Graph geometry (SVG user units).
 const (

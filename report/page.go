@@ -46,7 +46,8 @@ table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
 th { background: #eef1f5; font-weight: 600; }
 .note { color: var(--muted); font-size: 13px; margin: 6px 0; }
-.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; }
+.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; margin: 14px 0; }
+.grid2 > section { margin: 0; }
 .chip { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
 .st-ok .chip { background: var(--ok-bg); color: var(--ok); }
 .st-ind .chip { background: #e8f0fb; color: var(--clean); }
@@ -63,7 +64,7 @@ svg .sub { fill: var(--muted); font-size: 11px; }
 .k-recovery rect { stroke: var(--rec); } .k-recovery .bar { fill: var(--rec); }
 .k-other rect { stroke: var(--muted); } .k-other .bar { fill: var(--muted); }
 .op.failing rect.box { fill: var(--bad-bg); stroke: var(--bad); }
-.op.fired rect.box { stroke-width: 4; }
+.op.fired rect.box { stroke-width: 4; stroke: var(--bad); }
 .elision rect { fill: #eef1f5; stroke: var(--muted); stroke-dasharray: 2 3; }
 path.edge { fill: none; stroke: #8a94a3; stroke-width: 1.6; }
 path.edge.retry { stroke: var(--rec); stroke-dasharray: 5 3; }
@@ -72,6 +73,7 @@ path.edge.retry { stroke: var(--rec); stroke-dasharray: 5 3; }
 .lg-clean::before { border-color: var(--clean) !important; } .lg-fault::before { border-color: var(--fault) !important; }
 .lg-neg::before { border-color: var(--neg) !important; border-style: dashed !important; } .lg-rec::before { border-color: var(--rec) !important; }
 .lg-fail::before { border-color: var(--bad) !important; background: var(--bad-bg); }
+.lg-fired::before { border-color: var(--bad) !important; border-width: 4px !important; }
 .obs.o-pass { fill: var(--ok); } .obs.o-fail { fill: var(--bad); } .obs.o-other { fill: var(--warn); }
 .axis { stroke: #8a94a3; } .tick { stroke: #d9dee5; }
 .b-min { fill: #7fb3e0; } .b-med { fill: var(--clean); } .b-p95 { fill: #1d4a7a; }
@@ -149,7 +151,7 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 {{with .Graph}}{{if .Collapsed}}<p class="note">{{.Total}} operations ({{.Roots}} roots): too many to draw. Summary by kind and outcome; the longest parent chain ({{.Chain}} operations) is drawn{{if .Elided}}, its middle {{.Elided}} elided{{end}}.</p>
 <div class="scroll"><table><thead><tr><th>Kind</th><th>Outcome</th><th>Operations</th></tr></thead><tbody>{{range .Summary}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td></tr>{{end}}</tbody></table></div>
 {{else}}<p class="note">{{.Total}} operations, {{.Roots}} roots, longest parent chain {{.Chain}}. Arrows run from parent to child; hover a node for its details.</p>{{end}}
-<div class="legend"><span class="lg-clean">clean control</span><span class="lg-fault">fault case</span><span class="lg-neg">negative control</span><span class="lg-rec">recovery attempt (dashed edge: retry under a recovery policy)</span><span class="lg-fail">failing outcome ✗</span></div>
+<div class="legend"><span class="lg-clean">clean control</span><span class="lg-fault">fault case</span><span class="lg-neg">negative control</span><span class="lg-rec">recovery attempt (dashed edge: retry under a recovery policy)</span><span class="lg-fail">failing outcome ✗</span><span class="lg-fired">named by the diagnostic</span></div>
 {{if .Nodes}}<div class="scroll"><svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="operation graph">
 {{range .Edges}}<path class="{{.Class}}" d="{{.D}}"/>
 {{end}}{{range .Nodes}}<g class="{{.Class}}" transform="translate({{.X}} {{.Y}})">{{if not .Elision}}<title>{{.Tooltip}}</title>{{end}}<rect class="box" width="216" height="62" rx="7"/>{{if not .Elision}}<rect class="bar" width="6" height="62" rx="2"/>{{end}}<text class="id" x="14" y="20">{{.Label}}</text><text class="sub" x="14" y="37">{{.Kind}}</text><text class="sub" x="14" y="53">{{.Line2}}</text></g>

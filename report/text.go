@@ -11,7 +11,7 @@ import (
 
 // Display limits, in code points.
 const (
-	maxCell  = 2000 // a table cell or tree value
+	maxCell  = 1000 // a table cell or tree value
 	maxLabel = 26   // a label inside the graph
 )
 
