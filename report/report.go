@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
@@ -47,9 +46,15 @@ const (
 // Render fails only if the page template cannot be executed (a bug).
 func Render(in Input) ([]byte, error) {
 	p := build(in)
+	// Parsed per call, not at package init: every mcpres command links
+	// this package and must not pay for it (DESIGN.md startup budget).
+	t, err := template.New("page").Parse(pageHTML)
+	if err != nil {
+		return nil, fmt.Errorf("report: page template: %w", err)
+	}
 	var buf bytes.Buffer
 	buf.Grow(64 << 10)
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	if err := t.Execute(&buf, p); err != nil {
 		return nil, fmt.Errorf("report: rendering: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -269,9 +274,3 @@ var limits = []string{
 	"A signature or a transparency proof says who vouches for the bundle and that it was published; it never changes the evidence class or turns a failing result into a passing one (MCPRES-AUTHN-001).",
 }
 
-// dataURI-free, script-free page. The CSP forbids scripts and every fetch;
-// the markup is a polyglot that parses as XML.
-var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
-
-// linesOf splits a tooltip for display.
-func linesOf(s string) []string { return strings.Split(s, "\n") }

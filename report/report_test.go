@@ -259,6 +259,29 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportMetric(float64(n), "bytes/report")
 		})
 	}
+	// What `mcpres report` does with the limit bundle's file, apart from
+	// the file I/O: strict read, validation, rendering.
+	b.Run("limit-read-validate-render", func(b *testing.B) {
+		text, err := canonjson.Pretty(bundletest.Large(b, bundletest.MaxLargeOps))
+		if err != nil {
+			b.Fatal(err)
+		}
+		val := validator.New()
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			doc, err := canonjson.Parse(text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := val.Document(doc)
+			if err != nil || !r.Valid {
+				b.Fatalf("limit bundle: %v %v", err, r.Diagnostics)
+			}
+			if _, err := report.Render(report.Input{Name: "limit.json", Document: doc, Result: r}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func ExampleRender() {
