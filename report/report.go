@@ -273,4 +273,3 @@ var limits = []string{
 	"It is no evidence about paths the run did not observe, about protocol behaviour outside the scenario, about security, about availability in production, about interoperability beyond the tested matrix, or that anyone independent has adopted or reproduced it.",
 	"A signature or a transparency proof says who vouches for the bundle and that it was published; it never changes the evidence class or turns a failing result into a passing one (MCPRES-AUTHN-001).",
 }
-
