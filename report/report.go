@@ -150,7 +150,10 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 		v.Class, v.Status = "bad", "INVALID"
 	}
 	v.Detail = show(r.Detail, maxCell)
-	for _, c := range r.Diagnostics {
+	for i, c := range r.Diagnostics {
+		if i == maxRows {
+			break
+		}
 		e := explain(c)
 		if sv == validator.SchemaVersionV01Bundle {
 			e = familyExplanation(c) // v0.1 reuses some v0.2 names with other rules
