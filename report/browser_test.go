@@ -41,7 +41,7 @@ func chromium(t *testing.T, bin string, args ...string) []byte {
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-		"--disable-default-apps", "--no-default-browser-check", "--hide-scrollbars", "--user-data-dir=" + t.TempDir()}
+		"--disable-default-apps", "--no-default-browser-check", "--hide-scrollbars", "--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}
 	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -42,6 +42,8 @@ dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 dd.big { font-weight: 700; font-size: 17px; }
 .mono, code, td.mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
 .scroll { overflow-x: auto; max-width: 100%; }
+.scroll > table { min-width: 560px; }
+td.mono { word-break: normal; overflow-wrap: break-word; }
 table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
 th { background: #eef1f5; font-weight: 600; }
