@@ -109,7 +109,7 @@ func buildBundle(b *canonjson.Value, r validator.Result) *bundleView {
 			refs = append(refs, cell(ref))
 		}
 		v.Coverage = append(v.Coverage, []string{cell(s.Get("surface")), required(s.Get("required")), cell(s.Get("status")), strings.Join(refs, ", ")})
-		v.CoverageClass = append(v.CoverageClass, statusClass(str(s.Get("status"))))
+		v.CoverageClass = append(v.CoverageClass, statusClass(str(s.Get("status")), s.Get("required").Is(canonjson.Bool) && !s.Get("required").Bool))
 	}
 
 	ts := ev.Get("trialSummary")
@@ -207,13 +207,16 @@ func required(v *canonjson.Value) string {
 	return cell(v)
 }
 
-func statusClass(s string) string {
-	switch s {
-	case "INSTRUMENTED":
+// statusClass colours a coverage status: green instrumented, blue
+// indirect, grey not applicable or an optional surface not instrumented,
+// red a required surface without instrumentation.
+func statusClass(s string, optional bool) string {
+	switch {
+	case s == "INSTRUMENTED":
 		return "st-ok"
-	case "OBSERVED_INDIRECTLY":
+	case s == "OBSERVED_INDIRECTLY":
 		return "st-ind"
-	case "NOT_APPLICABLE", "BYPASSED_INTENTIONALLY":
+	case optional, s == "NOT_APPLICABLE", s == "BYPASSED_INTENTIONALLY":
 		return "st-na"
 	}
 	return "st-bad"
