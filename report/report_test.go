@@ -291,3 +291,19 @@ func ExampleRender() {
 	fmt.Println(r.Diagnostics, bytes.Contains(page, []byte(`<span class="status">INVALID</span>`)))
 	// Output: [MCP_RES_VACUOUS_NEGATIVE_CONTROL] true
 }
+
+// TestRenderCoverageColours: an optional uninstrumented surface is
+// neutral, the same surface required is marked (and fails validation).
+func TestRenderCoverageColours(t *testing.T) {
+	page := render(t, exampleInput(t))
+	mustContain(t, page, `<tr class="st-na"><td>TRANSPORT_DISCONNECTS</td><td>optional</td>`)
+	doc := bundletest.Example(t)
+	for _, s := range doc.Path("evidence", "coverage", "surfaces").Items {
+		if s.Get("surface").Str == "TRANSPORT_DISCONNECTS" {
+			s.Set("required", canonjson.NewBool(true))
+		}
+	}
+	in := validate(t, doc)
+	page = render(t, in)
+	mustContain(t, page, `<tr class="st-bad"><td>TRANSPORT_DISCONNECTS</td><td>required</td>`, "<code>MCP_RES_REQUIRED_SURFACE_UNOBSERVED</code>")
+}
