@@ -149,7 +149,8 @@ func TestBrowserHostileReports(t *testing.T) {
 }
 
 // TestBrowserScreenshots renders the witnessed attested report (every
-// section) as a desktop and a phone screenshot and prints it to PDF. They
+// section) as a desktop and a phone screenshot and prints it to PDF, and
+// screenshots a report with a larger operation graph (richGraph). They
 // are kept in $MCPRES_TEST_ARTIFACTS when set (otherwise a temporary
 // directory): look at them after a change to the page.
 func TestBrowserScreenshots(t *testing.T) {
@@ -170,6 +171,13 @@ func TestBrowserScreenshots(t *testing.T) {
 		chromium(t, bin, "--screenshot="+dst, c.flag, "file://"+src)
 		checkMagic(t, dst, "\x89PNG\r\n\x1a\n")
 	}
+	graph := render(t, validate(t, richGraph(t)))
+	graphSrc := filepath.Join(out, "report-graph.html")
+	if err := os.WriteFile(graphSrc, graph, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chromium(t, bin, "--screenshot="+filepath.Join(out, "report-graph.png"), "--window-size=1280,3600", "file://"+graphSrc)
+	checkMagic(t, filepath.Join(out, "report-graph.png"), "\x89PNG\r\n\x1a\n")
 	pdf := filepath.Join(out, "report-print.pdf")
 	chromium(t, bin, "--print-to-pdf="+pdf, "--no-pdf-header-footer", "file://"+src)
 	checkMagic(t, pdf, "%PDF-")

@@ -193,9 +193,15 @@ func buildGraph(ops []*op) graphView {
 	return g
 }
 
+// bandColumns is how many leaf columns a band of the forest holds before
+// the next root's tree starts a new band below (about a page's width).
+const bandColumns = 4
+
 // layoutForest is a layered top-down layout: an operation's row is its
 // depth; leaves take the next free column in depth-first order and a parent
-// is centred over its children.
+// is centred over its children. Root trees are laid side by side in bands
+// of at most bandColumns leaf columns (a wider tree gets a band of its own),
+// so many small independent trees wrap instead of making one long row.
 func layoutForest(g *graphView, ops []*op) {
 	children := make([][]int, len(ops))
 	var roots []int
@@ -206,32 +212,46 @@ func layoutForest(g *graphView, ops []*op) {
 			children[o.parent] = append(children[o.parent], o.idx)
 		}
 	}
+	var countLeaves func(i int) int
+	countLeaves = func(i int) int {
+		n := 0
+		for _, c := range children[i] {
+			n += countLeaves(c)
+		}
+		return max(n, 1)
+	}
 	x := make([]float64, len(ops))
-	depth := depths(ops)
-	next := 0.0
-	var place func(i int)
-	place = func(i int) {
+	row := make([]int, len(ops))
+	next, top, bottom, cols := 0.0, 0, 0, 0.0
+	var place func(i, r int)
+	place = func(i, r int) {
+		row[i] = r
+		if r > bottom {
+			bottom = r
+		}
 		if len(children[i]) == 0 {
 			x[i] = next
 			next++
 			return
 		}
 		for _, c := range children[i] {
-			place(c)
+			place(c, r+1)
 		}
 		x[i] = (x[children[i][0]] + x[children[i][len(children[i])-1]]) / 2
 	}
 	for _, r := range roots {
-		place(r)
+		if n := countLeaves(r); next > 0 && next+float64(n) > bandColumns {
+			top, next = bottom+1, 0
+		}
+		place(r, top)
+		if next > cols {
+			cols = next
+		}
 	}
-	maxDepth := 0
 	pos := func(i int) (int, int) {
-		return pad + int(x[i]*(nodeW+gapX)), pad + depth[i]*(nodeH+gapY)
+		return pad + int(x[i]*(nodeW+gapX)), pad + row[i]*(nodeH+gapY)
 	}
 	for _, o := range ops {
-		if depth[o.idx] > maxDepth {
-			maxDepth = depth[o.idx]
-		}
 		nx, ny := pos(o.idx)
 		g.Nodes = append(g.Nodes, node(o, nx, ny))
 		if o.parent >= 0 {
@@ -239,8 +259,8 @@ func layoutForest(g *graphView, ops []*op) {
 			g.Edges = append(g.Edges, edge(px, py, nx, ny, o))
 		}
 	}
-	g.W = 2*pad + int(next)*(nodeW+gapX) - gapX
-	g.H = 2*pad + (maxDepth+1)*(nodeH+gapY) - gapY
+	g.W = 2*pad + int(cols)*(nodeW+gapX) - gapX
+	g.H = 2*pad + (bottom+1)*(nodeH+gapY) - gapY
 }
 
 // layoutChain draws a chain top-down, eliding its middle when it is long.

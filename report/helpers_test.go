@@ -258,3 +258,48 @@ func artifactDir(t *testing.T) string {
 	}
 	return t.TempDir()
 }
+
+// richGraph is the example bundle with a larger graph: a fault case
+// retried under the recovery policy (a failed and a passing attempt) and
+// several independent clean controls, for the screenshots and the layout
+// tests. It is not re-sealed (the verdict does not matter here).
+func richGraph(t testing.TB) *canonjson.Value {
+	doc := bundletest.Example(t)
+	ev := doc.Get("evidence")
+	ops := ev.Get("operations")
+	run := ev.Path("run", "id").Str
+	op := func(id, parent, kind, outcome string, fault, policy bool, attempt int64) *canonjson.Value {
+		p, f, r := canonjson.NewNull(), canonjson.NewNull(), canonjson.NewNull()
+		if parent != "" {
+			p = canonjson.NewString(parent)
+		}
+		if fault {
+			f = canonjson.NewString("fault/truncated-content-array")
+		}
+		if policy {
+			r = canonjson.NewString("policy/no-retry-read")
+		}
+		return canonjson.NewObject(
+			canonjson.Member{Key: "runId", Value: canonjson.NewString(run)},
+			canonjson.Member{Key: "operationId", Value: canonjson.NewString(id)},
+			canonjson.Member{Key: "parentOperationId", Value: p},
+			canonjson.Member{Key: "kind", Value: canonjson.NewString(kind)},
+			canonjson.Member{Key: "faultId", Value: f},
+			canonjson.Member{Key: "recoveryPolicyId", Value: r},
+			canonjson.Member{Key: "attempt", Value: canonjson.NewInt(attempt)},
+			canonjson.Member{Key: "outcome", Value: canonjson.NewString(outcome)},
+			canonjson.Member{Key: "startedOffsetMs", Value: canonjson.NewInt(100 * attempt)},
+			canonjson.Member{Key: "durationMs", Value: canonjson.NewInt(50)},
+		)
+	}
+	ops.Items = append(ops.Items,
+		op("op-fault-disconnect", "", "FAULT_CASE", "FAIL", true, false, 0),
+		op("op-retry-1", "op-fault-disconnect", "RECOVERY_ATTEMPT", "TIME_LIMIT", true, true, 1),
+		op("op-retry-2", "op-fault-disconnect", "RECOVERY_ATTEMPT", "PASS", true, true, 2),
+		op("op-read-after-retry", "op-retry-2", "CLEAN_CONTROL", "PASS", false, false, 0),
+	)
+	for i := range 5 {
+		ops.Items = append(ops.Items, op(fmt.Sprintf("op-independent-%d", i), "", "CLEAN_CONTROL", "PASS", false, false, 0))
+	}
+	return doc
+}

@@ -307,3 +307,21 @@ func TestRenderCoverageColours(t *testing.T) {
 	page = render(t, in)
 	mustContain(t, page, `<tr class="st-bad"><td>TRANSPORT_DISCONNECTS</td><td>required</td>`, "<code>MCP_RES_REQUIRED_SURFACE_UNOBSERVED</code>")
 }
+
+// TestRenderGraphLayout: eleven operations in seven root trees wrap into
+// bands four leaf columns wide (968 units: 2·16 + 4·240 − 24) and three
+// bands deep; the retry that exceeds its policy's limit is marked as the
+// one the diagnostic names, the failing attempts as failing.
+func TestRenderGraphLayout(t *testing.T) {
+	in := validate(t, richGraph(t))
+	page := render(t, in)
+	if err := checkPage(page); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, page, `aria-label="operation graph"`, `width="968" height="`,
+		`<g class="op k-recovery failing fired"`, `<g class="op k-fault failing"`, `<g class="op k-recovery"`,
+		"11 operations, 7 roots, longest parent chain 3")
+	if !strings.Contains(in.Result.Detail, "op-retry-1") {
+		t.Fatalf("detail %q does not name op-retry-1", in.Result.Detail)
+	}
+}
