@@ -126,6 +126,7 @@ or a usage error.`,
 		a.logCommand(),
 		a.witnessCommand(),
 		a.migrateCommand(),
+		a.reportCommand(),
 		a.manCommand(),
 	)
 	// --version prints what `mcpres version` prints.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
 	"os"
@@ -114,6 +115,12 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	if !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" ||
 		res.Path("evaluation", "envelopes").Items[0].Get("transparency").Str != "VERIFIED_OFFLINE" {
 		t.Fatalf("happy path: %s", mustCompact(res))
+	}
+	// The report shows the same transparency facts.
+	run(0, "report", p("recorded.json"), "--policy", policy, "--evaluated-at", attesttest.EvaluatedAt, "-o", p("recorded.html"))
+	if page, _ := os.ReadFile(p("recorded.html")); !bytes.Contains(page, []byte(`<dd class="big">TRANSPARENCY_RECORDED</dd>`)) ||
+		!bytes.Contains(page, []byte("<td>VERIFIED_OFFLINE</td>")) || !bytes.Contains(page, []byte("tree size")) || !bytes.Contains(page, []byte("quorum")) {
+		t.Errorf("report of the transparency-recorded bundle lacks its transparency facts")
 	}
 
 	// The same attestation under an upstream 0.2.0 policy: digest only.
