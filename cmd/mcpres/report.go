@@ -69,11 +69,11 @@ func (a *app) reportCommand() *cobra.Command {
 			if policyPath != "" {
 				inputs = append(inputs, policyPath)
 			}
-			if err := writeOutput(out, inputs, html, force); err != nil {
+			if err := a.writeOutput(out, inputs, html, force); err != nil {
 				return err
 			}
-			a.render(rep, "text", false, true)
-			if !quiet {
+			a.reportTo(out).render(rep, "text", false, true)
+			if !quiet && out != stdoutName {
 				fmt.Fprintf(a.stderr, "mcpres: wrote report %s\n", out)
 			}
 			if rep.code != exitValid {
