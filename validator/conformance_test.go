@@ -1,4 +1,4 @@
-package validator
+package validator_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 )
 
 // upstreamDir returns ../shared/conformance/upstream/<version>, skipping the
@@ -55,7 +56,7 @@ func TestUpstreamV02Catalog(t *testing.T) {
 	if len(entries) != 25 {
 		t.Fatalf("catalog has %d entries, want 25", len(entries))
 	}
-	val := New()
+	val := validator.New()
 	for _, e := range entries {
 		t.Run(e.ID, func(t *testing.T) {
 			raw, doc, err := canonjson.ReadFile(filepath.Join(dir, e.Path))

@@ -10,26 +10,27 @@ import (
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 // Diagnostic codes of the v0.1 validator, shortened for the tables.
 const (
-	v1Missing    = validator.CodeMissingCleanControl
+	v1Missing    = v01.CodeMissingCleanControl
 	v1Vacuous    = validator.CodeVacuousNegativeControl
-	v1Unbounded  = validator.CodeUnboundedRetry
-	v1CleanupInc = validator.CodeCleanupIncomplete
-	v1Partial    = validator.CodePartialManifest
-	v1Ambiguous  = validator.CodeSubjectAmbiguous
-	v1Nondet     = validator.CodeNondeterministicIdentity
-	v1TooLarge   = validator.CodeEvidenceTooLarge
-	v1AuthHeader = validator.CodeAuthHeaderForbidden
-	v1Secret     = validator.CodeSecretDetected
+	v1Unbounded  = v01.CodeUnboundedRetry
+	v1CleanupInc = v01.CodeCleanupIncomplete
+	v1Partial    = v01.CodePartialManifest
+	v1Ambiguous  = v01.CodeSubjectAmbiguous
+	v1Nondet     = v01.CodeNondeterministicIdentity
+	v1TooLarge   = v01.CodeEvidenceTooLarge
+	v1AuthHeader = v01.CodeAuthHeaderForbidden
+	v1Secret     = v01.CodeSecretDetected
 	v1Schema     = validator.CodeSchemaInvalid
-	v1Profile    = validator.CodeProfileUnsupported
+	v1Profile    = v01.CodeProfileUnsupported
 	v1Promotion  = validator.CodeEvidenceClassPromotion
 	v1Causal     = validator.CodeCausalMismatch
-	v1SideEffect = validator.CodeSideEffectRetryUnsafe
-	v1Regression = validator.CodeRegressionInvalid
+	v1SideEffect = v01.CodeSideEffectRetryUnsafe
+	v1Regression = v01.CodeRegressionInvalid
 	v1Digest     = validator.CodeDigestMismatch
 	// v1Abort marks a row that must abort with an *InputError.
 	v1Abort = validator.CodeInputInvalid
@@ -426,7 +427,7 @@ func v01Build(t *testing.T, c v01Case) *canonjson.Value {
 	return v
 }
 
-// TestV01Diagnostics runs every row through BundleV01 and Document, and
+// TestV01Diagnostics runs every row through package v01 and package document, and
 // again after writing the bundle with Pretty and reading it back with the
 // strict reader (the fault must survive a file).
 func TestV01Diagnostics(t *testing.T) {
@@ -442,7 +443,7 @@ func TestV01Diagnostics(t *testing.T) {
 			}
 			v := v01Build(t, c)
 			for _, doc := range []*canonjson.Value{v, reread(t, v)} {
-				for _, f := range []func(*canonjson.Value) (validator.Result, error){val.BundleV01, val.Document} {
+				for _, f := range []func(*canonjson.Value) (validator.Result, error){v01.New(val).Validate, documentOf(val)} {
 					r, err := f(doc)
 					if c.want == v1Abort {
 						checkInputError(t, r, err)

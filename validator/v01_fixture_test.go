@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/v01/example.json (sealed) and the migration corpus in testdata/migration")
@@ -141,7 +142,7 @@ func TestV01ExampleFixture(t *testing.T) {
 	}
 	val := validator.New()
 	for name, f := range map[string]func(*canonjson.Value) (validator.Result, error){
-		"BundleV01": val.BundleV01, "Document": val.Document,
+		"v01": v01.New(val).Validate, "document": documentOf(val),
 	} {
 		r, err := f(v)
 		if err != nil || !r.Valid {
@@ -212,7 +213,7 @@ func TestV01FixtureBackedFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := validator.New().BundleV01(committed); err != nil || !r.Valid {
+	if r, err := v01.New(nil).Validate(committed); err != nil || !r.Valid {
 		t.Errorf("%s: %+v, %v; want valid", v01FixtureBackedFile, r, err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/migration"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 // checkFuzzResult asserts the result properties every validator keeps:
@@ -81,9 +83,9 @@ func FuzzBundleV01(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r, err := val.BundleV01(doc)
+		r, err := v01.New(val).Validate(doc)
 		checkFuzzResult(t, r, err, validator.CodeSchemaInvalid)
-		r2, err2 := val.BundleV01(doc)
+		r2, err2 := v01.New(val).Validate(doc)
 		if (err == nil) != (err2 == nil) || !slices.Equal(r.Diagnostics, r2.Diagnostics) || len(r.SchemaErrors) != len(r2.SchemaErrors) {
 			t.Fatalf("not deterministic: %v %v / %v %v", r.Diagnostics, err, r2.Diagnostics, err2)
 		}
@@ -100,7 +102,7 @@ func FuzzMigrationResult(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r, err := val.MigrationResult(doc)
-		checkFuzzResult(t, r, err, validator.CodeMigrationSchemaInvalid)
+		r, err := migration.New(val).Validate(doc)
+		checkFuzzResult(t, r, err, migration.CodeSchemaInvalid)
 	})
 }
