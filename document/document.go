@@ -113,9 +113,10 @@ func (k Kind) String() string {
 	return kindNames[k]
 }
 
-// CoreBundle returns the v0.2.0 conformance bundle that doc carries: the
-// "bundle" member of an attested bundle (nil when it has none), doc itself
-// for every other kind. It is what a log entry or a signature binds.
+// CoreBundle returns the conformance bundle that a signature or a log entry
+// over doc binds: the "bundle" member of an attested bundle (nil when it has
+// none), doc itself for every other kind. It validates nothing; callers
+// validate the result as a bundle (validator.Validator.Bundle).
 func CoreBundle(doc *canonjson.Value) *canonjson.Value {
 	if Detect(doc) == AttestedBundle {
 		return doc.Get("bundle")
