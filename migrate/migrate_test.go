@@ -21,9 +21,9 @@ import (
 // Fixtures: mcpres's own v0.1 examples and migration corpus (kept by the
 // validator package's tests), and its own v0.2 example bundle.
 var (
-	exampleV01      = filepath.Join("..", "validator", "testdata", "v01", "example.json")
-	fixtureV01      = filepath.Join("..", "validator", "testdata", "v01", "fixture-backed.json")
-	goldenMigration = filepath.Join("..", "validator", "testdata", "migration", "valid", "valid-migration.json")
+	exampleV01      = filepath.Join("..", "validator", "v01", "testdata", "example.json")
+	fixtureV01      = filepath.Join("..", "validator", "v01", "testdata", "fixture-backed.json")
+	goldenMigration = filepath.Join("..", "validator", "migration", "testdata", "valid", "valid-migration.json")
 	exampleV02      = filepath.Join("..", "testdata", "bundles", "example.json")
 )
 

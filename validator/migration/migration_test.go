@@ -1,4 +1,4 @@
-package validator_test
+package migration_test
 
 import (
 	"os"
@@ -57,7 +57,7 @@ var migrationCorpus = []struct {
 	{"invalid-embedded-source", set("/originalBundle/evidence/cleanup/complete", `false`), mSource},
 }
 
-var migrationCorpusDir = filepath.Join("testdata", "migration")
+var migrationCorpusDir = "testdata"
 
 // TestMigrationCorpus writes (under -update) and checks the committed
 // corpus: each file is exactly its construction, the catalog (REFERENCE

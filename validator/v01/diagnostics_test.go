@@ -1,8 +1,7 @@
-package validator_test
+package v01_test
 
 import (
 	"encoding/base64"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/v01"
+	"github.com/mcpres/mcpres/validator/validatortest"
 )
 
 // Diagnostic codes of the v0.1 validator, shortened for the tables.
@@ -544,28 +544,7 @@ func TestSealV01ReproducesUpstream(t *testing.T) {
 // the test when the shared folder is absent.
 func upstreamV01Dir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.1.0")
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err != nil {
-		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", dir)
-	}
-	return dir
+	return upstreamDir(t, "v0.1.0")
 }
 
-// upstreamV01Valid lists the file names of the valid v0.1 vectors.
-func upstreamV01Valid(t testing.TB, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(dir, "valid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".json") {
-			out = append(out, e.Name())
-		}
-	}
-	if len(out) != 7 {
-		t.Fatalf("%d valid v0.1 vectors, want 7", len(out))
-	}
-	return out
-}
+var upstreamV01Valid = validatortest.UpstreamV01Valid

@@ -1,4 +1,4 @@
-package validator_test
+package v01_test
 
 import (
 	"path/filepath"
