@@ -8,17 +8,19 @@
 // The root must be an object whose "schemaVersion" is a string equal to
 // one of the bundle.SchemaVersion… constants:
 //
-//	mcp-res.conformance-bundle/0.2.0            Bundle             validator.Validator.Bundle (§5.1)
-//	mcp-res.conformance-bundle/0.1.0            BundleV01          validator/v01 (§5.2)
-//	mcp-res.attested-conformance-bundle/0.2.0   AttestedBundle     attest.Verify, no policy (§6)
-//	mcp-res.migration-result/0.2.0              MigrationResult    validator/migration (§5.4)
-//	mcp-res.official-conformance-attachment/…   OfficialAttachment validator/official (§5.5)
-//	mcp-res.profile-evaluation/0.2.0            ProfileEvaluation  validator/profile (§5.6)
-//	mcp-res.oauth-boundary-evaluation/0.2.0     OAuthEvaluation    validator/oauth (§5.7)
+//	schemaVersion                                   Kind                validated by
+//	mcp-res.conformance-bundle/0.2.0                Bundle              validator.Validator.Bundle (§5.1)
+//	mcp-res.conformance-bundle/0.1.0                BundleV01           validator/v01 (§5.2)
+//	mcp-res.attested-conformance-bundle/0.2.0       AttestedBundle      attest.Verify, no policy (§6)
+//	mcp-res.migration-result/0.2.0                  MigrationResult     validator/migration (§5.4)
+//	mcp-res.official-conformance-attachment/0.2.0   OfficialAttachment  validator/official (§5.5)
+//	mcp-res.profile-evaluation/0.2.0                ProfileEvaluation   validator/profile (§5.6)
+//	mcp-res.oauth-boundary-evaluation/0.2.0         OAuthEvaluation     validator/oauth (§5.7)
 //
 // Anything else is Unknown and is validated as a v0.2.0 conformance bundle,
-// as the upstream validator does, so that it fails with the core
-// diagnostics (a wrong schemaVersion is a schema error).
+// as the upstream validator does: it fails with the first failing core
+// check (a pre-schema check, or the schema, which requires the bundle's
+// schemaVersion).
 //
 // # Results
 //
@@ -188,9 +190,6 @@ func New(v *validator.Validator) *Validator {
 		oauth:     oauth.New(v),
 	}
 }
-
-// Core returns the core validator that v uses.
-func (v *Validator) Core() *validator.Validator { return v.core }
 
 // Validate validates doc according to its kind (see the package
 // documentation), giving the kinds the inputs in opts. A non-nil error
