@@ -8,12 +8,13 @@ import (
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
-// Schema names of the embedded schemas (validator/schema/schemas).
+// Names of the embedded schemas that callers of SchemaErrors use; each is
+// the validator/schema constant of the same schema.
 const (
-	SchemaBundle         = "conformance-bundle"
-	SchemaAttestedBundle = "attested-conformance-bundle"
-	SchemaStatement      = "in-toto-statement"
-	SchemaTrustPolicy    = "trust-policy"
+	SchemaBundle         = schema.ConformanceBundle
+	SchemaAttestedBundle = schema.AttestedConformanceBundle
+	SchemaStatement      = schema.InTotoStatement
+	SchemaTrustPolicy    = schema.TrustPolicy
 )
 
 // A Validator validates MCP-RES documents. It loads its embedded schemas on
