@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
@@ -41,7 +42,7 @@ func FuzzRender(f *testing.F) {
 		switch {
 		case err != nil:
 			in.InputError = err.Error()
-		case doc.Get("schemaVersion").Is(canonjson.String) && doc.Get("schemaVersion").Str == attest.WrapperSchema:
+		case document.Detect(doc) == document.AttestedBundle:
 			in.Document = doc
 			r, err := attest.Verify(doc, attest.Options{EvaluatedAt: "2026-08-27T18:05:00.000Z", Validator: val})
 			if errors.As(err, &ie) {
@@ -53,7 +54,7 @@ func FuzzRender(f *testing.F) {
 			}
 		default:
 			in.Document = doc
-			r, err := val.Document(doc)
+			r, err := val.Bundle(doc)
 			if errors.As(err, &ie) {
 				in.InputError = ie.Reason
 			} else if err == nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/report"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -38,7 +39,8 @@ func repoFile(t testing.TB, name string) *canonjson.Value {
 // validate computes the verdict as mcpres validate does.
 func validate(t testing.TB, doc *canonjson.Value) report.Input {
 	t.Helper()
-	r, err := validator.New().Document(doc)
+	dr, err := document.New(nil).Validate(doc, document.Options{EvaluatedAt: "2026-08-27T18:05:00.000Z"})
+	r := dr.Result
 	if err != nil {
 		var ie *validator.InputError
 		if !errors.As(err, &ie) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
@@ -19,7 +20,7 @@ type Input struct {
 	// Document is the parsed document, or nil when it could not be read
 	// (then InputError says why).
 	Document *canonjson.Value
-	// Result is the validator's verdict (validator.Validator.DocumentWith,
+	// Result is the validator's verdict (document.Validator.Validate,
 	// as `mcpres validate` computes it). Ignored when Attestation is set.
 	Result validator.Result
 	// Attestation is attest.Verify's result for an attested bundle (as
@@ -105,10 +106,11 @@ func build(in Input) *page {
 		r = in.Attestation.Result
 	}
 	var b *canonjson.Value // the v0.2 bundle shown in full, if any
+	kind := document.Detect(doc)
 	switch {
-	case sv == bundle.BundleSchemaV02:
+	case kind == document.Bundle:
 		p.Kind, b = kindBundle, doc
-	case sv == attest.WrapperSchema:
+	case kind == document.AttestedBundle:
 		p.Kind = kindAttested
 		if inner := doc.Get("bundle"); inner.Is(canonjson.Object) {
 			b = inner
@@ -155,7 +157,7 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 			break
 		}
 		e := explain(c)
-		if sv == validator.SchemaVersionV01Bundle {
+		if sv == bundle.SchemaVersionBundleV01 {
 			e = familyExplanation(c) // v0.1 reuses some v0.2 names with other rules
 		}
 		v.Diagnostics = append(v.Diagnostics, diagView{show(c, 200), e.Meaning, e.Where})

@@ -273,7 +273,7 @@ func BenchmarkRender(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			r, err := val.Document(doc)
+			r, err := val.Bundle(doc)
 			if err != nil || !r.Valid {
 				b.Fatalf("limit bundle: %v %v", err, r.Diagnostics)
 			}
@@ -286,7 +286,7 @@ func BenchmarkRender(b *testing.B) {
 
 func ExampleRender() {
 	doc, _ := canonjson.Parse([]byte(`{"schemaVersion":"mcp-res.conformance-bundle/0.2.0"}`))
-	r, _ := validator.New().Document(doc)
+	r, _ := validator.New().Bundle(doc)
 	page, _ := report.Render(report.Input{Name: "bundle.json", Document: doc, Result: r})
 	fmt.Println(r.Diagnostics, bytes.Contains(page, []byte(`<span class="status">INVALID</span>`)))
 	// Output: [MCP_RES_VACUOUS_NEGATIVE_CONTROL] true

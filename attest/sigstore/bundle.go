@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/ed25519strict"
 )
@@ -87,7 +88,7 @@ func checkEnvelope(env *canonjson.Value) (checked, error) {
 	if err := closedMembers(env, "envelope", envelopeMembers); err != nil {
 		return c, err
 	}
-	if err := constString(env, "envelope", "schemaVersion", attest.EnvelopeSchema); err != nil {
+	if err := constString(env, "envelope", "schemaVersion", bundle.SchemaVersionEnvelope); err != nil {
 		return c, err
 	}
 	if err := constString(env, "envelope", "payloadType", attest.PayloadType); err != nil {

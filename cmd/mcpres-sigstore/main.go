@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/version"
@@ -181,9 +182,7 @@ func (a *app) verifyEntryCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("bundle %s: %v", bundlePath, err)
 			}
-			if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-				doc = doc.Get("bundle")
-			}
+			doc = document.CoreBundle(doc)
 			val := validator.New()
 			if r, err := val.Bundle(doc); err != nil || !r.Valid {
 				return fmt.Errorf("bundle %s is not a valid conformance bundle", bundlePath)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
@@ -151,9 +152,7 @@ func (a *app) rekorEntry(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %v", path, err)
 	}
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-		doc = doc.Get("bundle")
-	}
+	doc = document.CoreBundle(doc)
 	r, err := validator.New().Bundle(doc)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %v", path, err)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/offline"
@@ -173,10 +174,7 @@ func (a *app) readTransparency(path string) (*attest.TransparencyReference, erro
 // the bundle being signed and names its checkpoint origin and leaf index
 // (offline.CheckReference). Other proof kinds can only be digest-checked here.
 func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, doc *canonjson.Value) error {
-	b := doc
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-		b = doc.Get("bundle")
-	}
+	b := document.CoreBundle(doc)
 	proof, err := attest.DecodeStrictBase64(ref.InclusionProofBase64)
 	if err != nil {
 		return failf("transparency reference %s: inclusionProofBase64: %v", path, err)
@@ -194,8 +192,7 @@ func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, 
 // sign signs a bundle, or appends an envelope to an attested bundle.
 func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*canonjson.Value, error) {
 	val := validator.New()
-	sv := doc.Get("schemaVersion")
-	if sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+	if document.Detect(doc) == document.AttestedBundle {
 		return a.cosign(path, doc, priv, opts, claim, val)
 	}
 	r, err := val.Bundle(doc)

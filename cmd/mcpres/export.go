@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/sigstore"
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/spf13/cobra"
 )
@@ -77,9 +78,8 @@ func (a *app) attestExportCommand() *cobra.Command {
 
 // selectEnvelope returns envelope number index of the attested bundle doc.
 func selectEnvelope(path string, doc *canonjson.Value, index int) (*canonjson.Value, error) {
-	sv := doc.Get("schemaVersion")
-	if !sv.Is(canonjson.String) || sv.Str != attest.WrapperSchema {
-		return nil, failf("%s is not an attested conformance bundle (schemaVersion %s is required)", path, attest.WrapperSchema)
+	if document.Detect(doc) != document.AttestedBundle {
+		return nil, failf("%s is not an attested conformance bundle (schemaVersion %s is required)", path, bundle.SchemaVersionAttestedBundle)
 	}
 	envs := doc.Path("authenticity", "envelopes")
 	if !envs.Is(canonjson.Array) {

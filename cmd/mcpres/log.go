@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/signednote"
@@ -498,9 +499,8 @@ func (a *app) bundleEntry(path string) ([]byte, error) {
 		a.printInputInvalid(path, err, "text", false)
 		return nil, &exitError{exitInput}
 	}
-	b := doc
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-		b = doc.Get("bundle")
+	b := document.CoreBundle(doc)
+	if document.Detect(doc) == document.AttestedBundle {
 		if !b.Is(canonjson.Object) {
 			a.printInputInvalid(path, errors.New("the attested bundle has no bundle object"), "text", false)
 			return nil, &exitError{exitInput}

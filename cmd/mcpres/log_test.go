@@ -210,7 +210,7 @@ func checkReference(t testing.TB, refPath, bundlePath, logVKey string, index, si
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Get("schemaVersion").Str == attest.WrapperSchema {
+	if b.Get("schemaVersion").Str == bundle.SchemaVersionAttestedBundle {
 		b = b.Get("bundle")
 	}
 	entry, _ := offline.EntryFor(b).Marshal()

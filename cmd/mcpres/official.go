@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/spf13/cobra"
 )
@@ -87,7 +86,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	}
 	cfg, err := val.ParseImportConfig(cfgDoc)
 	if err != nil {
-		a.printInputInvalid(configPath, asValidatorInputError(err), format, false)
+		a.printInputInvalid(configPath, err, format, false)
 		return &exitError{exitInput}
 	}
 	raw, err := canonjson.ReadFileBytes(outputPath)
@@ -108,7 +107,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	}
 	r, err := val.Validate(doc, opts)
 	if err != nil {
-		a.printInputInvalid(outputPath, asValidatorInputError(err), format, false)
+		a.printInputInvalid(outputPath, err, format, false)
 		return &exitError{exitInput}
 	}
 	if !r.Valid {
@@ -143,14 +142,4 @@ func (a *app) printOfficialResult(path string, r official.Result, format string)
 		return
 	}
 	a.printJSON(path, r.Value(), false)
-}
-
-// asValidatorInputError gives the aborts of the kind validators the CLI's
-// InputError, so that messages carry the code once.
-func asValidatorInputError(err error) error {
-	var oe *official.InputError
-	if errors.As(err, &oe) {
-		return &validator.InputError{Reason: oe.Reason}
-	}
-	return err
 }

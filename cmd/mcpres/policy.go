@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -546,10 +547,10 @@ atomically, never replaces FILE, and replaces an existing file only with
 			}
 			up, losses := p.Upstream()
 			if errs := val.SchemaErrors(validator.SchemaTrustPolicy, up); len(errs) > 0 {
-				return failf("the projection fails the %s schema: %s %s", attest.TrustPolicySchema, errs[0].InstancePath, errs[0].Message)
+				return failf("the projection fails the %s schema: %s %s", bundle.SchemaVersionTrustPolicy, errs[0].InstancePath, errs[0].Message)
 			}
 			if len(losses) > 0 && !acceptLoss {
-				fmt.Fprintf(a.stderr, "mcpres: error: exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):\n", args[0], attest.TrustPolicySchema)
+				fmt.Fprintf(a.stderr, "mcpres: error: exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):\n", args[0], bundle.SchemaVersionTrustPolicy)
 				for _, l := range losses {
 					fmt.Fprintf(a.stderr, "  - %s\n", l)
 				}
@@ -568,7 +569,7 @@ atomically, never replaces FILE, and replaces an existing file only with
 					fmt.Fprintf(a.stderr, "  - %s\n", l)
 				}
 			}
-			fmt.Fprintf(a.stdout, "%s: %s %q version %s, %d trusted signer(s), %d revoked key(s)\n", out, attest.TrustPolicySchema,
+			fmt.Fprintf(a.stdout, "%s: %s %q version %s, %d trusted signer(s), %d revoked key(s)\n", out, bundle.SchemaVersionTrustPolicy,
 				p.ID(), up.Get("version").Str, len(up.Get("trustedSigners").Items), len(up.Get("revokedKeyFingerprints").Items))
 			return nil
 		},

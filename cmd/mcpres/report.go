@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -109,10 +110,9 @@ func evaluationTime(cmd *cobra.Command, at string) (string, error) {
 // evaluateForReport reads one document and computes its verdict with the
 // calls validate and attest verify make: attest.Verify (with the policy
 // and evaluation time) for an attested bundle, the validator's
-// DocumentWith for every other kind. It is the report command's only
-// document-kind switch; when the document package lands it becomes one call
-// into it.
-func (a *app) evaluateForReport(path string, pol policySource, at string, opts validator.DocumentOptions) (htmlreport.Input, report) {
+// document package for every other kind (document.Detect is the one
+// kind switch).
+func (a *app) evaluateForReport(path string, pol policySource, at string, opts document.Options) (htmlreport.Input, report) {
 	in := htmlreport.Input{Name: path}
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
@@ -122,7 +122,7 @@ func (a *app) evaluateForReport(path string, pol policySource, at string, opts v
 	}
 	in.Document = doc
 	val := validator.New()
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+	if document.Detect(doc) == document.AttestedBundle {
 		vo := attest.Options{EvaluatedAt: at, Validator: val,
 			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
 		if pol.path != "" {
@@ -145,12 +145,12 @@ func (a *app) evaluateForReport(path string, pol policySource, at string, opts v
 	if pol.path != "" {
 		a.warnf("--policy applies to attested bundles only; %s is not one", path)
 	}
-	r, err := val.DocumentWith(doc, opts)
+	dr, err := document.New(val).Validate(doc, opts)
 	if err != nil {
 		rep := inputInvalidReport(path, err)
 		in.InputError = rep.detail
 		return in, rep
 	}
-	in.Result = r
-	return in, resultReport(path, r)
+	in.Result = dr.Result
+	return in, resultReport(path, dr.Result)
 }

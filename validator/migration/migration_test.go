@@ -1,4 +1,4 @@
-package validator_test
+package migration_test
 
 import (
 	"os"
@@ -9,15 +9,17 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/migrate"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/migration"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 // Diagnostic codes of the migration-result validator, shortened.
 const (
-	mSchema    = validator.CodeMigrationSchemaInvalid
-	mSource    = validator.CodeMigrationSourceInvalid
-	mDigest    = validator.CodeMigrationDigestMismatch
-	mPromotion = validator.CodeMigrationClassPromotion
-	mFabricate = validator.CodeMigrationFabrication
+	mSchema    = migration.CodeSchemaInvalid
+	mSource    = migration.CodeSourceInvalid
+	mDigest    = migration.CodeDigestMismatch
+	mPromotion = migration.CodeClassPromotion
+	mFabricate = migration.CodeFabrication
 )
 
 var migrationCodes = []string{mSchema, mSource, mDigest, mPromotion, mFabricate}
@@ -55,13 +57,13 @@ var migrationCorpus = []struct {
 	{"invalid-embedded-source", set("/originalBundle/evidence/cleanup/complete", `false`), mSource},
 }
 
-var migrationCorpusDir = filepath.Join("testdata", "migration")
+var migrationCorpusDir = "testdata"
 
 // TestMigrationCorpus writes (under -update) and checks the committed
 // corpus: each file is exactly its construction, the catalog (REFERENCE
 // §3.8 shape) pins every file's raw SHA-256 and expected diagnostics, and
-// every case gives exactly those diagnostics through MigrationResult and
-// Document.
+// every case gives exactly those diagnostics through package migration and
+// package document.
 func TestMigrationCorpus(t *testing.T) {
 	catalog := lit(t, `{"schemaVersion":"mcp-res.migration-test-corpus/0.2.0","canonicalizationAlgorithm":"mcp-res-json-utf16-v1","valid":[],"invalid":[]}`)
 	for _, c := range migrationCorpus {
@@ -104,7 +106,7 @@ func TestMigrationCorpus(t *testing.T) {
 				for _, d := range e.Get("expectedDiagnostics").Items {
 					want = append(want, d.Str)
 				}
-				for _, f := range []func(*canonjson.Value) (validator.Result, error){val.MigrationResult, val.Document} {
+				for _, f := range []func(*canonjson.Value) (validator.Result, error){migration.New(val).Validate, documentOf(val)} {
 					r, err := f(doc)
 					checkResult(t, r, err, want, nil, "")
 				}
@@ -156,19 +158,19 @@ func migCases() []migCase {
 		{name: "control: original has an unknown member", mutate: set(ob+"/note", `"x"`), want: mSource, notCode: mSchema},
 
 		// 2. original bundle
-		{name: "original cleanup incomplete", mutate: set(ob+"/evidence/cleanup/complete", `false`), want: mSource, detail: validator.CodeCleanupIncomplete},
+		{name: "original cleanup incomplete", mutate: set(ob+"/evidence/cleanup/complete", `false`), want: mSource, detail: v01.CodeCleanupIncomplete},
 		{name: "original evidence edited", mutate: set(ob+"/evidence/cleanup/durationMs", `91`), want: mSource, detail: validator.CodeDigestMismatch},
 		{name: "original statement digest substituted", mutate: set(ob+"/statement/evidenceSha256", otherSha), want: mSource, notCode: mDigest},
 		{name: "original class promoted", mutate: set(ob+"/evidence/evidenceClass", `"DOCUMENTED_ONLY"`), want: mSource, notCode: mPromotion},
 		{name: "original operations empty object: only JS aborts", mutate: set(ob+"/evidence/operations", `{}`), want: mSource, detail: "cannot be evaluated"},
 		{name: "original recoveryPolicies object: only JS aborts", mutate: set(ob+"/evidence/recoveryPolicies", `{}`), want: mSource, detail: "cannot be evaluated"},
 		{name: "original operations empty string: only JS aborts", mutate: set(ob+"/evidence/operations", `""`), want: mSource},
-		{name: "original operations null: only Python aborts", mutate: set(ob+"/evidence/operations", `null`), want: mSource, detail: validator.CodeMissingCleanControl},
+		{name: "original operations null: only Python aborts", mutate: set(ob+"/evidence/operations", `null`), want: mSource, detail: v01.CodeMissingCleanControl},
 		{name: "original non-object before clean control: only Python aborts", mutate: func(t *testing.T, v *canonjson.Value) {
 			ops := v.Path("originalBundle", "evidence", "operations")
 			ops.Items = slices.Insert(ops.Items, 0, canonjson.NewInt(5))
 		}, want: mSource, detail: validator.CodeSchemaInvalid},
-		{name: "original operations absent", mutate: remove(ob + "/evidence/operations"), want: mSource, detail: validator.CodeMissingCleanControl},
+		{name: "original operations absent", mutate: remove(ob + "/evidence/operations"), want: mSource, detail: v01.CodeMissingCleanControl},
 		{name: "original null before clean control: both abort", mutate: insertNull(0), want: v1Abort},
 		{name: "original null before negative control: both abort", mutate: insertNull(1), want: v1Abort},
 		{name: "original operations string: both abort", mutate: set(ob+"/evidence/operations", `"abc"`), want: v1Abort},
@@ -205,8 +207,8 @@ func migCases() []migCase {
 	}
 }
 
-// TestMigrationDiagnostics runs every row through MigrationResult and
-// Document, directly and after a write/read round trip.
+// TestMigrationDiagnostics runs every row through package migration and
+// package document, directly and after a write/read round trip.
 func TestMigrationDiagnostics(t *testing.T) {
 	val := validator.New()
 	for _, c := range migCases() {
@@ -228,7 +230,7 @@ func TestMigrationDiagnostics(t *testing.T) {
 				c.mutate(t, v)
 			}
 			for _, doc := range []*canonjson.Value{v, reread(t, v)} {
-				for _, f := range []func(*canonjson.Value) (validator.Result, error){val.MigrationResult, val.Document} {
+				for _, f := range []func(*canonjson.Value) (validator.Result, error){migration.New(val).Validate, documentOf(val)} {
 					r, err := f(doc)
 					if c.want == v1Abort {
 						checkInputError(t, r, err)
@@ -280,7 +282,7 @@ func TestMigratedUpstreamVectorsValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := reread(t, migrate.JSOrder(migrate.Build(raw, v, corpusToolSHA256)))
-			r, err := val.Document(res)
+			r, err := documentOf(val)(res)
 			checkResult(t, r, err, nil, nil, "")
 		})
 	}

@@ -1,17 +1,14 @@
-package validator_test
+package v01_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/v01"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/v01/example.json (sealed) and the migration corpus in testdata/migration")
 
 // v01ExampleFile is mcpres's own v0.1.0 example bundle: an original fixture
 // (not an upstream vector) with every optional part of a v0.1 bundle — a
@@ -19,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/v01/example.json (seal
 // GENUINE_RUNTIME), a fault case recovered by a side-effecting retry with an
 // idempotency key, a negative control, and an executed regression. Its
 // digests are kept by TestV01ExampleFixture; v0.1 has no Seal of its own.
-var v01ExampleFile = filepath.Join("testdata", "v01", "example.json")
+var v01ExampleFile = filepath.Join("testdata", "example.json")
 
 // v01Identities are the example's fixed identities, each sha256("<text>\n")
 // as REFERENCE §2.3 describes the upstream generator's convention.
@@ -85,36 +82,6 @@ func sealV01(t testing.TB, v *canonjson.Value) {
 	v.Get("integrity").Set("bundleDigest", canonjson.NewString(bd))
 }
 
-// syncFile checks that path holds want, or writes it under -update.
-func syncFile(t *testing.T, path string, want []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./validator -run %s -update)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale (run go test ./validator -run %s -update)", path, t.Name())
-	}
-}
-
-func pretty(t testing.TB, v *canonjson.Value) []byte {
-	t.Helper()
-	b, err := canonjson.Pretty(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // The committed example is sealed, in the canonjson.Pretty layout, carries
 // its fixed identities, and is valid with exactly the v0.1 rules.
 func TestV01ExampleFixture(t *testing.T) {
@@ -141,7 +108,7 @@ func TestV01ExampleFixture(t *testing.T) {
 	}
 	val := validator.New()
 	for name, f := range map[string]func(*canonjson.Value) (validator.Result, error){
-		"BundleV01": val.BundleV01, "Document": val.Document,
+		"v01": v01.New(val).Validate, "document": documentOf(val),
 	} {
 		r, err := f(v)
 		if err != nil || !r.Valid {
@@ -159,7 +126,7 @@ func TestV01ExampleFixture(t *testing.T) {
 // source projection and no regression, claiming FIXTURE_BACKED_PROTOCOL.
 // Its migration lists 15 legacy assertions and SOURCE_EVIDENCE among the
 // unresolved requirements, and its class can be promoted.
-var v01FixtureBackedFile = filepath.Join("testdata", "v01", "fixture-backed.json")
+var v01FixtureBackedFile = filepath.Join("testdata", "fixture-backed.json")
 
 func TestV01FixtureBackedFixture(t *testing.T) {
 	v := v01Example(t)
@@ -212,7 +179,7 @@ func TestV01FixtureBackedFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := validator.New().BundleV01(committed); err != nil || !r.Valid {
+	if r, err := v01.New(nil).Validate(committed); err != nil || !r.Valid {
 		t.Errorf("%s: %+v, %v; want valid", v01FixtureBackedFile, r, err)
 	}
 }

@@ -1,4 +1,4 @@
-package validator_test
+package v01_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 // checkFuzzResult asserts the result properties every validator keeps:
@@ -53,7 +54,7 @@ func fuzzSeeds(f *testing.F, files ...string) {
 		}
 		f.Add(b)
 	}
-	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.1.0")
+	dir := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", "v0.1.0")
 	for _, group := range []string{"valid", "invalid"} {
 		ents, _ := os.ReadDir(filepath.Join(dir, group))
 		for _, e := range ents {
@@ -81,26 +82,11 @@ func FuzzBundleV01(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r, err := val.BundleV01(doc)
+		r, err := v01.New(val).Validate(doc)
 		checkFuzzResult(t, r, err, validator.CodeSchemaInvalid)
-		r2, err2 := val.BundleV01(doc)
+		r2, err2 := v01.New(val).Validate(doc)
 		if (err == nil) != (err2 == nil) || !slices.Equal(r.Diagnostics, r2.Diagnostics) || len(r.SchemaErrors) != len(r2.SchemaErrors) {
 			t.Fatalf("not deterministic: %v %v / %v %v", r.Diagnostics, err, r2.Diagnostics, err2)
 		}
-	})
-}
-
-// FuzzMigrationResult: the same properties for the migration validator.
-func FuzzMigrationResult(f *testing.F) {
-	fuzzSeeds(f, filepath.Join(migrationCorpusDir, "valid", "valid-migration.json"),
-		filepath.Join(migrationCorpusDir, "invalid", "invalid-embedded-source.json"))
-	val := validator.New()
-	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := canonjson.Parse(data)
-		if err != nil {
-			return
-		}
-		r, err := val.MigrationResult(doc)
-		checkFuzzResult(t, r, err, validator.CodeMigrationSchemaInvalid)
 	})
 }

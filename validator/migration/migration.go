@@ -1,24 +1,44 @@
-package validator
+// Package migration validates mcp-res.migration-result/0.2.0 documents
+// (bundle.SchemaVersionMigrationResult), the reports of a v0.1 → v0.2
+// migration (MCP-RES §11, MCPRES-MIG-001), in the order of REFERENCE §5.4
+// (see Validator.Validate for the steps). The embedded original bundle is
+// re-validated with package v01. Results and aborts are the core
+// validator's (validator.Result, *validator.InputError).
+package migration
 
 import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 // Diagnostic codes of the migration-result validator (REFERENCE §5.8).
 const (
-	CodeMigrationSchemaInvalid  = "MCP_RES_MIGRATION_SCHEMA_INVALID"
-	CodeMigrationSourceInvalid  = "MCP_RES_MIGRATION_SOURCE_INVALID"
-	CodeMigrationDigestMismatch = "MCP_RES_MIGRATION_DIGEST_MISMATCH"
-	CodeMigrationClassPromotion = "MCP_RES_MIGRATION_CLASS_PROMOTION"
-	CodeMigrationFabrication    = "MCP_RES_MIGRATION_FABRICATION"
+	CodeSchemaInvalid  = "MCP_RES_MIGRATION_SCHEMA_INVALID"
+	CodeSourceInvalid  = "MCP_RES_MIGRATION_SOURCE_INVALID"
+	CodeDigestMismatch = "MCP_RES_MIGRATION_DIGEST_MISMATCH"
+	CodeClassPromotion = "MCP_RES_MIGRATION_CLASS_PROMOTION"
+	CodeFabrication    = "MCP_RES_MIGRATION_FABRICATION"
 )
 
-// SchemaVersionMigrationResult is the schemaVersion of a v0.1→v0.2
-// migration report. Document validates such documents with MigrationResult.
-const SchemaVersionMigrationResult = "mcp-res.migration-result/0.2.0"
+// A Validator validates migration results. It is safe for concurrent use.
+type Validator struct {
+	core *validator.Validator
+	v01  *v01.Validator
+}
+
+// New returns a Validator that uses the schemas of v, the core validator
+// (validator.Validator.Schemas, the one lazy loader). With nil it uses a
+// validator.New of its own.
+func New(v *validator.Validator) *Validator {
+	if v == nil {
+		v = validator.New()
+	}
+	return &Validator{core: v, v01: v01.New(v)}
+}
 
 // Constants a migration result must keep (REFERENCE §3.3, §7.2).
 const (
@@ -28,13 +48,13 @@ const (
 	migrationLegacyStrength = "LEGACY_SELF_ASSERTED"
 )
 
-// MigrationResult validates a parsed mcp-res.migration-result/0.2.0 (MCP-RES
+// Validate validates a parsed mcp-res.migration-result/0.2.0 (MCP-RES
 // §11, MCPRES-MIG-001) in the order of REFERENCE §5.4, stopping at the
 // first failure:
 //
 //  1. the schema of REFERENCE §3.3 → MCP_RES_MIGRATION_SCHEMA_INVALID, with
 //     every schema error;
-//  2. originalBundle fails the complete v0.1 validator (BundleV01), or
+//  2. originalBundle fails the complete v0.1 validator (package v01), or
 //     cannot be evaluated by it → MCP_RES_MIGRATION_SOURCE_INVALID;
 //  3. source.evidenceSha256 differs from the original statement's
 //     evidenceSha256, or report.preservedEvidenceSha256 from
@@ -47,7 +67,7 @@ const (
 //     that is not the number of assertions, or report and target listing
 //     different unresolved requirements → MCP_RES_MIGRATION_FABRICATION.
 //
-// Step 2 returns an *InputError (MCP_RES_INPUT_INVALID) instead when both
+// Step 2 returns a *validator.InputError (MCP_RES_INPUT_INVALID) instead when both
 // upstream implementations abort there: the v0.1 validator aborts and the
 // upstream Python subset aborts too (originalBundle.evidence.operations
 // null, a number, a boolean, a non-empty string or object, or an array
@@ -59,36 +79,36 @@ const (
 // not part of the result) or migration.tool.sha256 (the tool that wrote
 // it), and the legacy assertions' names and values are not compared with
 // the original bundle.
-func (v *Validator) MigrationResult(doc *canonjson.Value) (Result, error) {
-	if errs := v.SchemaErrors(schema.MigrationResult, doc); len(errs) > 0 {
-		r := fail(CodeMigrationSchemaInvalid, schema.Summary(errs))
+func (v *Validator) Validate(doc *canonjson.Value) (validator.Result, error) {
+	if errs := v.core.SchemaErrors(schema.MigrationResult, doc); len(errs) > 0 {
+		r := validator.Fail(CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}
 	orig := doc.Get("originalBundle")
-	r, err := v.BundleV01(orig)
+	r, err := v.v01.Validate(orig)
 	if err != nil {
 		reason := abortReason(err)
 		if pythonSubsetAborts(orig) {
-			return Result{}, &InputError{Reason: "originalBundle: " + reason}
+			return validator.Result{}, &validator.InputError{Reason: "originalBundle: " + reason}
 		}
-		return fail(CodeMigrationSourceInvalid, "originalBundle cannot be evaluated with the v0.1 rules: "+reason), nil
+		return validator.Fail(CodeSourceInvalid, "originalBundle cannot be evaluated with the v0.1 rules: "+reason), nil
 	}
 	if !r.Valid {
-		return fail(CodeMigrationSourceInvalid, fmt.Sprintf("originalBundle fails v0.1 validation with %s: %s", r.Diagnostics[0], r.Detail)), nil
+		return validator.Fail(CodeSourceInvalid, fmt.Sprintf("originalBundle fails v0.1 validation with %s: %s", r.Diagnostics[0], r.Detail)), nil
 	}
 	for _, check := range []func(doc, orig *canonjson.Value) (string, string){
 		migrationDigests, migrationClass, migrationFabrication,
 	} {
 		if code, detail := check(doc, orig); code != "" {
-			return fail(code, detail), nil
+			return validator.Fail(code, detail), nil
 		}
 	}
-	return pass(), nil
+	return validator.Pass(), nil
 }
 
 func abortReason(err error) string {
-	if ie, ok := err.(*InputError); ok {
+	if ie, ok := err.(*validator.InputError); ok {
 		return ie.Reason
 	}
 	return err.Error()
@@ -98,10 +118,10 @@ func abortReason(err error) string {
 func migrationDigests(doc, orig *canonjson.Value) (string, string) {
 	src := doc.Path("source", "evidenceSha256").Str
 	if want := orig.Path("statement", "evidenceSha256").Str; src != want {
-		return CodeMigrationDigestMismatch, fmt.Sprintf("source.evidenceSha256 is %s, the original statement says %s", src, want)
+		return CodeDigestMismatch, fmt.Sprintf("source.evidenceSha256 is %s, the original statement says %s", src, want)
 	}
 	if got := doc.Path("report", "preservedEvidenceSha256").Str; got != src {
-		return CodeMigrationDigestMismatch, fmt.Sprintf("report.preservedEvidenceSha256 is %s, source.evidenceSha256 is %s", got, src)
+		return CodeDigestMismatch, fmt.Sprintf("report.preservedEvidenceSha256 is %s, source.evidenceSha256 is %s", got, src)
 	}
 	return "", ""
 }
@@ -111,7 +131,7 @@ func migrationClass(doc, orig *canonjson.Value) (string, string) {
 	want := orig.Path("evidence", "evidenceClass").Str
 	for _, p := range [][2]string{{"target", "evidenceClass"}, {"report", "preservedEvidenceClass"}} {
 		if got := doc.Path(p[0], p[1]).Str; got != want {
-			return CodeMigrationClassPromotion, fmt.Sprintf("%s.%s is %s, the original evidence class is %s", p[0], p[1], got, want)
+			return CodeClassPromotion, fmt.Sprintf("%s.%s is %s, the original evidence class is %s", p[0], p[1], got, want)
 		}
 	}
 	return "", ""
@@ -120,7 +140,7 @@ func migrationClass(doc, orig *canonjson.Value) (string, string) {
 // 5. Nothing is fabricated or completed.
 func migrationFabrication(doc, _ *canonjson.Value) (string, string) {
 	bad := func(format string, args ...any) (string, string) {
-		return CodeMigrationFabrication, fmt.Sprintf(format, args...)
+		return CodeFabrication, fmt.Sprintf(format, args...)
 	}
 	target, report := doc.Get("target"), doc.Get("report")
 	switch {
@@ -184,3 +204,9 @@ func pythonSubsetAborts(orig *canonjson.Value) bool {
 	_, aborts = scan("NEGATIVE_CONTROL")
 	return aborts
 }
+
+func isJSONString(v *canonjson.Value, s string) bool { return v.Is(canonjson.String) && v.Str == s }
+
+// isOpKind reports whether op's kind is the string kind (JavaScript
+// strict equality, as the upstream Python subset compares it).
+func isOpKind(op *canonjson.Value, kind string) bool { return isJSONString(op.Get("kind"), kind) }

@@ -1,8 +1,7 @@
-package validator_test
+package v01_test
 
 import (
 	"encoding/base64"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,26 +9,28 @@ import (
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/v01"
+	"github.com/mcpres/mcpres/validator/validatortest"
 )
 
 // Diagnostic codes of the v0.1 validator, shortened for the tables.
 const (
-	v1Missing    = validator.CodeMissingCleanControl
+	v1Missing    = v01.CodeMissingCleanControl
 	v1Vacuous    = validator.CodeVacuousNegativeControl
-	v1Unbounded  = validator.CodeUnboundedRetry
-	v1CleanupInc = validator.CodeCleanupIncomplete
-	v1Partial    = validator.CodePartialManifest
-	v1Ambiguous  = validator.CodeSubjectAmbiguous
-	v1Nondet     = validator.CodeNondeterministicIdentity
-	v1TooLarge   = validator.CodeEvidenceTooLarge
-	v1AuthHeader = validator.CodeAuthHeaderForbidden
-	v1Secret     = validator.CodeSecretDetected
+	v1Unbounded  = v01.CodeUnboundedRetry
+	v1CleanupInc = v01.CodeCleanupIncomplete
+	v1Partial    = v01.CodePartialManifest
+	v1Ambiguous  = v01.CodeSubjectAmbiguous
+	v1Nondet     = v01.CodeNondeterministicIdentity
+	v1TooLarge   = v01.CodeEvidenceTooLarge
+	v1AuthHeader = v01.CodeAuthHeaderForbidden
+	v1Secret     = v01.CodeSecretDetected
 	v1Schema     = validator.CodeSchemaInvalid
-	v1Profile    = validator.CodeProfileUnsupported
+	v1Profile    = v01.CodeProfileUnsupported
 	v1Promotion  = validator.CodeEvidenceClassPromotion
 	v1Causal     = validator.CodeCausalMismatch
-	v1SideEffect = validator.CodeSideEffectRetryUnsafe
-	v1Regression = validator.CodeRegressionInvalid
+	v1SideEffect = v01.CodeSideEffectRetryUnsafe
+	v1Regression = v01.CodeRegressionInvalid
 	v1Digest     = validator.CodeDigestMismatch
 	// v1Abort marks a row that must abort with an *InputError.
 	v1Abort = validator.CodeInputInvalid
@@ -426,7 +427,7 @@ func v01Build(t *testing.T, c v01Case) *canonjson.Value {
 	return v
 }
 
-// TestV01Diagnostics runs every row through BundleV01 and Document, and
+// TestV01Diagnostics runs every row through package v01 and package document, and
 // again after writing the bundle with Pretty and reading it back with the
 // strict reader (the fault must survive a file).
 func TestV01Diagnostics(t *testing.T) {
@@ -442,7 +443,7 @@ func TestV01Diagnostics(t *testing.T) {
 			}
 			v := v01Build(t, c)
 			for _, doc := range []*canonjson.Value{v, reread(t, v)} {
-				for _, f := range []func(*canonjson.Value) (validator.Result, error){val.BundleV01, val.Document} {
+				for _, f := range []func(*canonjson.Value) (validator.Result, error){v01.New(val).Validate, documentOf(val)} {
 					r, err := f(doc)
 					if c.want == v1Abort {
 						checkInputError(t, r, err)
@@ -543,28 +544,7 @@ func TestSealV01ReproducesUpstream(t *testing.T) {
 // the test when the shared folder is absent.
 func upstreamV01Dir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.1.0")
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err != nil {
-		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", dir)
-	}
-	return dir
+	return upstreamDir(t, "v0.1.0")
 }
 
-// upstreamV01Valid lists the file names of the valid v0.1 vectors.
-func upstreamV01Valid(t testing.TB, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(dir, "valid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".json") {
-			out = append(out, e.Name())
-		}
-	}
-	if len(out) != 7 {
-		t.Fatalf("%d valid v0.1 vectors, want 7", len(out))
-	}
-	return out
-}
+var upstreamV01Valid = validatortest.UpstreamV01Valid

@@ -1,4 +1,11 @@
-package validator
+// Package v01 validates frozen mcp-res.conformance-bundle/0.1.0 documents
+// (bundle.SchemaVersionBundleV01) with the v0.1 rules of MCP-RES §1, in the
+// order of REFERENCE §5.2 (see Validator.Validate for the steps). Its
+// results and aborts are the core validator's (validator.Result,
+// *validator.InputError), and it uses the core validator's schemas.
+// Package document sends a document here when its root schemaVersion is
+// exactly bundle.SchemaVersionBundleV01 (REFERENCE §5.0).
+package v01
 
 import (
 	"fmt"
@@ -6,13 +13,15 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the frozen v0.1 validator (REFERENCE §5.8) that the
 // v0.2 validator does not use. The v0.1 validator also reports
-// CodeVacuousNegativeControl, CodeSchemaInvalid, CodeEvidenceClassPromotion,
-// CodeCausalMismatch and CodeDigestMismatch.
+// validator.CodeVacuousNegativeControl, validator.CodeSchemaInvalid,
+// validator.CodeEvidenceClassPromotion, validator.CodeCausalMismatch and
+// validator.CodeDigestMismatch.
 const (
 	CodeMissingCleanControl      = "MCP_RES_MISSING_CLEAN_CONTROL"
 	CodeUnboundedRetry           = "MCP_RES_UNBOUNDED_RETRY"
@@ -28,10 +37,21 @@ const (
 	CodeRegressionInvalid        = "MCP_RES_REGRESSION_INVALID"
 )
 
-// SchemaVersionV01Bundle is the schemaVersion of a frozen v0.1.0
-// conformance bundle. Document applies the v0.1 rules iff the root is an
-// object with exactly this schemaVersion (REFERENCE §5.0).
-const SchemaVersionV01Bundle = "mcp-res.conformance-bundle/0.1.0"
+// A Validator validates v0.1.0 conformance bundles. It is safe for
+// concurrent use.
+type Validator struct {
+	core *validator.Validator
+}
+
+// New returns a Validator that uses the schemas of v, the core validator
+// (validator.Validator.Schemas, the one lazy loader). With nil it uses a
+// validator.New of its own.
+func New(v *validator.Validator) *Validator {
+	if v == nil {
+		v = validator.New()
+	}
+	return &Validator{core: v}
+}
 
 // Size bounds of v0.1 step 8 (REFERENCE §5.2).
 const (
@@ -50,7 +70,7 @@ const (
 	v01UnboundedRetryText = "unbounded"
 )
 
-// BundleV01 validates a parsed mcp-res.conformance-bundle/0.1.0 with the
+// Validate validates a parsed mcp-res.conformance-bundle/0.1.0 with the
 // frozen v0.1 semantics (MCP-RES §1), exactly in the order of REFERENCE
 // §5.2, stopping at the first failure:
 //
@@ -89,13 +109,13 @@ const (
 // does. Its comparisons with ">" fire only for JSON numbers here. Where
 // upstream would throw — evidence.operations present but not an array, a
 // null operation reached by steps 1–2, recoveryPolicies present but not an
-// array, a null policy reached by step 3 — BundleV01 returns an
-// *InputError (MCP_RES_INPUT_INVALID); it returns no other error.
+// array, a null policy reached by step 3 — Validate returns a
+// *validator.InputError (MCP_RES_INPUT_INVALID); it returns no other error.
 //
 // v0.1 has no scenario fingerprint, execution digest, observations,
 // coverage or trial summary, and nothing here checks verifiedAt, the run's
 // times or any artifact other than the evidence and statement entries.
-func (v *Validator) BundleV01(doc *canonjson.Value) (Result, error) {
+func (v *Validator) Validate(doc *canonjson.Value) (validator.Result, error) {
 	pre := v01Pre{doc: doc, ev: doc.Get("evidence")}
 	for _, check := range []func() (string, string, error){
 		pre.cleanControl, pre.negativeControl, pre.unboundedRetry, pre.cleanup, pre.manifest,
@@ -103,14 +123,14 @@ func (v *Validator) BundleV01(doc *canonjson.Value) (Result, error) {
 	} {
 		code, detail, err := check()
 		if err != nil {
-			return Result{}, err
+			return validator.Result{}, err
 		}
 		if code != "" {
-			return fail(code, detail), nil
+			return validator.Fail(code, detail), nil
 		}
 	}
 	if errs := v.v01SchemaErrors(doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schema.Summary(errs))
+		r := validator.Fail(validator.CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -121,13 +141,13 @@ func (v *Validator) BundleV01(doc *canonjson.Value) (Result, error) {
 	} {
 		code, detail, err := check()
 		if err != nil {
-			return Result{}, &InputError{Reason: err.Error()}
+			return validator.Result{}, &validator.InputError{Reason: err.Error()}
 		}
 		if code != "" {
-			return fail(code, detail), nil
+			return validator.Fail(code, detail), nil
 		}
 	}
-	return pass(), nil
+	return validator.Pass(), nil
 }
 
 // v01Pre carries the raw input through steps 1–10.
@@ -153,7 +173,7 @@ func (p *v01Pre) operations() ([]*canonjson.Value, bool, error) {
 	case ops == nil || ops.Kind == canonjson.Null:
 		return nil, false, nil
 	case ops.Kind != canonjson.Array:
-		return nil, false, &InputError{Reason: "evidence.operations is " + kindArticle(ops.Kind) + ", not an array"}
+		return nil, false, &validator.InputError{Reason: "evidence.operations is " + kindArticle(ops.Kind) + ", not an array"}
 	}
 	return ops.Items, true, nil
 }
@@ -171,7 +191,7 @@ func kindArticle(k canonjson.Kind) string {
 func scanV01Ops(ops []*canonjson.Value, kind string) (int, error) {
 	for i, op := range ops {
 		if op.Kind == canonjson.Null {
-			return -1, &InputError{Reason: fmt.Sprintf("evidence.operations[%d] is null", i)}
+			return -1, &validator.InputError{Reason: fmt.Sprintf("evidence.operations[%d] is null", i)}
 		}
 		if isOpKind(op, kind) {
 			return i, nil
@@ -207,15 +227,15 @@ func (p *v01Pre) negativeControl() (string, string, error) {
 		return "", "", err
 	}
 	if i < 0 {
-		return CodeVacuousNegativeControl, "no NEGATIVE_CONTROL operation", nil
+		return validator.CodeVacuousNegativeControl, "no NEGATIVE_CONTROL operation", nil
 	}
 	neg := ops[i]
 	where := fmt.Sprintf("first NEGATIVE_CONTROL (evidence.operations[%d]): ", i)
 	if !isJSONString(neg.Get("outcome"), "EXPECTED_FAILURE") {
-		return CodeVacuousNegativeControl, where + "outcome is not EXPECTED_FAILURE", nil
+		return validator.CodeVacuousNegativeControl, where + "outcome is not EXPECTED_FAILURE", nil
 	}
 	if !neg.Get("faultId").Truthy() {
-		return CodeVacuousNegativeControl, where + "no faultId", nil
+		return validator.CodeVacuousNegativeControl, where + "no faultId", nil
 	}
 	return "", "", nil
 }
@@ -227,11 +247,11 @@ func (p *v01Pre) unboundedRetry() (string, string, error) {
 	case rp == nil || rp.Kind == canonjson.Null:
 		return "", "", nil
 	case rp.Kind != canonjson.Array:
-		return "", "", &InputError{Reason: "evidence.recoveryPolicies is " + kindArticle(rp.Kind) + ", not an array"}
+		return "", "", &validator.InputError{Reason: "evidence.recoveryPolicies is " + kindArticle(rp.Kind) + ", not an array"}
 	}
 	for i, pol := range rp.Items {
 		if pol.Kind == canonjson.Null {
-			return "", "", &InputError{Reason: fmt.Sprintf("evidence.recoveryPolicies[%d] is null", i)}
+			return "", "", &validator.InputError{Reason: fmt.Sprintf("evidence.recoveryPolicies[%d] is null", i)}
 		}
 		if lim := pol.Get("retryLimit"); lim.Is(canonjson.Null) || isJSONString(lim, v01UnboundedRetryText) {
 			return CodeUnboundedRetry, fmt.Sprintf("evidence.recoveryPolicies[%d].retryLimit is unbounded", i), nil
@@ -300,7 +320,7 @@ func (p *v01Pre) subjectDeterminism() (string, string, error) {
 func (p *v01Pre) size() (string, string, error) {
 	b, err := canonjson.Compact(p.doc)
 	if err != nil {
-		return "", "", &InputError{Reason: "bundle has no JSON serialization: " + err.Error()}
+		return "", "", &validator.InputError{Reason: "bundle has no JSON serialization: " + err.Error()}
 	}
 	p.compact = b
 	if len(b) > v01MaxSerializedBytes {
@@ -335,8 +355,8 @@ func (p *v01Pre) secrets() (string, string, error) {
 // v01SchemaErrors checks doc against the v0.1 schema and adds the two path
 // rules upstream expresses with look-aheads (no leading "/", no ".."
 // segment) as "pattern" errors, in the schema errors' document order.
-func (v *Validator) v01SchemaErrors(doc *canonjson.Value) []SchemaError {
-	errs := v.SchemaErrors(schema.V01ConformanceBundle, doc)
+func (v *Validator) v01SchemaErrors(doc *canonjson.Value) []validator.SchemaError {
+	errs := v.core.SchemaErrors(schema.V01ConformanceBundle, doc)
 	arts := doc.Path("integrity", "artifacts")
 	if !arts.Is(canonjson.Array) {
 		return errs
@@ -346,7 +366,7 @@ func (v *Validator) v01SchemaErrors(doc *canonjson.Value) []SchemaError {
 		if !p.Is(canonjson.String) || !v01PathChars(p.Str) || v01PathShapeOK(p.Str) {
 			continue // the schema reported it, or it is fine
 		}
-		errs = insertSchemaError(doc, errs, SchemaError{
+		errs = insertSchemaError(doc, errs, validator.SchemaError{
 			InstancePath: "/integrity/artifacts/" + strconv.Itoa(i) + "/path",
 			Keyword:      "pattern",
 			Message:      "must be a relative path without a leading \"/\" or a \"..\" segment",
@@ -386,12 +406,12 @@ func v01PathShapeOK(s string) bool {
 
 // insertSchemaError inserts e into errs (sorted by document position of
 // the instance) after every error at the same or an earlier position.
-func insertSchemaError(doc *canonjson.Value, errs []SchemaError, e SchemaError) []SchemaError {
+func insertSchemaError(doc *canonjson.Value, errs []validator.SchemaError, e validator.SchemaError) []validator.SchemaError {
 	i := len(errs)
 	for i > 0 && comparePointers(doc, errs[i-1].InstancePath, e.InstancePath) > 0 {
 		i--
 	}
-	errs = append(errs, SchemaError{})
+	errs = append(errs, validator.SchemaError{})
 	copy(errs[i+1:], errs[i:])
 	errs[i] = e
 	return errs

@@ -1,10 +1,11 @@
-package validator
+package v01
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 )
 
 // v01Profiles are the three v0.1 profiles ("id@version") and the subject
@@ -82,7 +83,7 @@ func (c *v01Check) evidenceClass() (string, string, error) {
 		needs = "every execution boolean false"
 	}
 	if !ok {
-		return CodeEvidenceClassPromotion, "evidenceClass " + class + " requires " + needs, nil
+		return validator.CodeEvidenceClassPromotion, "evidenceClass " + class + " requires " + needs, nil
 	}
 	return "", "", nil
 }
@@ -106,7 +107,7 @@ func (c *v01Check) causality() (string, string, error) {
 	for _, op := range ops {
 		id := op.Get("operationId").Str
 		bad := func(format string, args ...any) (string, string, error) {
-			return CodeCausalMismatch, "operation " + id + ": " + fmt.Sprintf(format, args...), nil
+			return validator.CodeCausalMismatch, "operation " + id + ": " + fmt.Sprintf(format, args...), nil
 		}
 		if r := op.Get("runId").Str; r != runID {
 			return bad("runId %s is not the run %s", r, runID)
@@ -181,7 +182,7 @@ func (c *v01Check) duplicatePaths() (string, string, error) {
 // g. Evidence, statement and bundle digests.
 func (c *v01Check) digests() (string, string, error) {
 	bad := func(format string, args ...any) (string, string, error) {
-		return CodeDigestMismatch, fmt.Sprintf(format, args...), nil
+		return validator.CodeDigestMismatch, fmt.Sprintf(format, args...), nil
 	}
 	evSum, evLen, err := digest(c.ev)
 	if err != nil {
@@ -209,7 +210,7 @@ func (c *v01Check) digests() (string, string, error) {
 				want.path, a.Get("sha256").Str, a.Get("bytes").Int, want.sum, want.n)
 		}
 	}
-	sum, err := BundleDigest(arts)
+	sum, err := validator.BundleDigest(arts)
 	if err != nil {
 		return "", "", err
 	}
@@ -237,8 +238,16 @@ func (c *v01Check) mirrors() (string, string, error) {
 		{"validatorSha256", []string{"validator", "sha256"}},
 	} {
 		if got, want := c.str(c.st, m.member), c.str(c.ev, m.want...); got != want {
-			return CodeCausalMismatch, fmt.Sprintf("statement.%s is %q, evidence says %q", m.member, got, want), nil
+			return validator.CodeCausalMismatch, fmt.Sprintf("statement.%s is %q, evidence says %q", m.member, got, want), nil
 		}
 	}
 	return "", "", nil
+}
+
+func digest(v *canonjson.Value) (string, int, error) {
+	sum, n, err := canonjson.Digest(v)
+	if err != nil {
+		return "", 0, fmt.Errorf("cannot canonicalize: %w", err)
+	}
+	return sum, n, nil
 }

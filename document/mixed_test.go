@@ -1,4 +1,4 @@
-package official_test
+package document_test
 
 import (
 	"errors"
@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/jsontest"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/oauth"
-	"github.com/mcpres/mcpres/validator/official"
 	"github.com/mcpres/mcpres/validator/profile"
-	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // kindResult is what dispatch returns: the upstream result object, or an
@@ -23,48 +23,29 @@ type kindResult struct {
 	diags []string
 }
 
-// dispatch mirrors validator.DocumentWith as issue #7 hands it over
-// (validator/kinds.go): the three kinds by schemaVersion, everything else
-// through Validator.Document. Once that file is merged this test should
-// call DocumentWith directly; cmd/mcpres's TestCLIValidateMixedKinds then
-// covers the same folder through the CLI.
-func dispatch(t testing.TB, set *schema.Set, core *validator.Validator, doc *canonjson.Value, profiles *profile.Set) kindResult {
+// dispatch validates doc with the one document-kind switch.
+func dispatch(t testing.TB, val *document.Validator, doc *canonjson.Value, profiles *profile.Set) kindResult {
 	t.Helper()
-	var (
-		obj   *canonjson.Value
-		diags []string
-		err   error
-	)
-	switch sv := doc.Get("schemaVersion"); {
-	case sv.Is(canonjson.String) && sv.Str == official.SchemaVersion:
-		var r official.Result
-		r, err = official.New(set).Validate(doc, official.Options{})
-		obj, diags = r.Value(), r.Diagnostics
-	case sv.Is(canonjson.String) && sv.Str == profile.SchemaVersion:
-		var r profile.Result
-		r, err = profile.New(set).Validate(doc, profiles)
-		obj, diags = r.Value(), r.Diagnostics
-	case sv.Is(canonjson.String) && sv.Str == oauth.SchemaVersion:
-		var r oauth.Result
-		r, err = oauth.New(set).Validate(doc, profiles)
-		obj, diags = r.Value(), r.Diagnostics
-	default:
-		var r validator.Result
-		r, err = core.Document(doc)
-		obj, diags = r.Value(), r.Diagnostics
-	}
+	r, err := val.Validate(doc, document.Options{Profiles: profiles, EvaluatedAt: "2026-12-01T00:00:00Z"})
 	if err != nil {
-		var oe *official.InputError
-		var pe *profile.InputError
-		var ae *oauth.InputError
 		var ve *validator.InputError
-		if !errors.As(err, &oe) && !errors.As(err, &pe) && !errors.As(err, &ae) && !errors.As(err, &ve) {
+		if !errors.As(err, &ve) {
 			t.Fatalf("abort of type %T: %v", err, err)
 		}
 		return kindResult{diags: []string{validator.CodeInputInvalid}}
 	}
-	return kindResult{obj: obj, diags: diags}
+	return kindResult{obj: r.Value(), diags: r.Diagnostics}
 }
+
+func strs(v *canonjson.Value) []string {
+	out := []string{}
+	for _, it := range v.Items {
+		out = append(out, it.Str)
+	}
+	return out
+}
+
+func compact(t testing.TB, v *canonjson.Value) string { return jsontest.Compact(t, v) }
 
 // TestMixedFolder validates a folder mixing every document kind — official
 // attachments, profile evaluations, OAuth evaluations, a core bundle and
@@ -72,7 +53,7 @@ func dispatch(t testing.TB, set *schema.Set, core *validator.Validator, doc *can
 // per file. With ../shared present, a second folder holds the evaluations
 // bound to the upstream profile set.
 func TestMixedFolder(t *testing.T) {
-	root := filepath.Join("..", "..", "testdata")
+	root := filepath.Join("..", "testdata")
 	type want struct {
 		diags []string
 		extra string // compact members after schemaErrors for valid results
@@ -109,11 +90,7 @@ func TestMixedFolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		schemas, err := schema.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		core := validator.New()
+		val := document.New(nil)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -130,7 +107,7 @@ func TestMixedFolder(t *testing.T) {
 			if _, doc, err := canonjson.ReadFile(filepath.Join(dir, de.Name())); err != nil {
 				got = kindResult{diags: []string{validator.CodeInputInvalid}}
 			} else {
-				got = dispatch(t, schemas, core, doc, set)
+				got = dispatch(t, val, doc, set)
 			}
 			if w.diags == nil {
 				w.diags = []string{}
@@ -189,7 +166,7 @@ func TestMixedFolder(t *testing.T) {
 	files["oauth/raw-token-in-evidence.json"] = want{diags: []string{oauth.CodeSchemaInvalid}}
 	t.Run("own profile set", func(t *testing.T) { run(t, files, filepath.Join(root, "profile", "sets", "examples")) })
 
-	upstream := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", "v0.2.0")
+	upstream := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.2.0")
 	t.Run("upstream profile set", func(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(upstream, "profiles")); err != nil {
 			t.Skipf("upstream profile manifests not available (%s is absent); CI provides ../shared", upstream)

@@ -1,4 +1,4 @@
-package validator
+package v01
 
 import (
 	"encoding/base64"
