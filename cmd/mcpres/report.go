@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/version"
