@@ -18,9 +18,13 @@
 //     VerifyEd25519 rejects non-canonical and small-order A and R, S ≥ L and
 //     wrong lengths before it calls crypto/ed25519.Verify, and says which
 //     rule failed. [CheckEd25519PublicKey] applies the key rules alone.
+//     Both are the functions of package internal/ed25519strict, which owns
+//     these rules for the whole module (note keys included).
 //   - [MarshalSPKI], [ParseSPKI], [KeyID] (§6.6): the 44-byte Ed25519
 //     SubjectPublicKeyInfo DER and its key id, the lowercase hex SHA-256 of
-//     those 44 bytes (also called the key fingerprint).
+//     those 44 bytes (also called the key fingerprint), likewise owned by
+//     internal/ed25519strict; ParseSPKI adds the name of a non-Ed25519
+//     algorithm with crypto/x509.
 //   - [PAE] (§6.5): the DSSE pre-authentication encoding that is signed.
 //   - [GenerateKey], [MarshalPrivateKeyPEM], [MarshalEncryptedPrivateKeyPEM],
 //     [ParsePrivateKeyPEM], [MarshalPublicKeyPEM], [ParsePublicKeyPEM]: key

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 )
 
@@ -168,7 +169,7 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 	case PEMTypePublicKey:
 		return nil, fmt.Errorf("%w: PEM block is a public key, want a private key", ErrUnsupportedKeyFormat)
 	default:
-		return nil, fmt.Errorf("%w: PEM block type %q is not a supported private key type", ErrUnsupportedKeyFormat, truncate(block.Type, 64))
+		return nil, fmt.Errorf("%w: PEM block type %q is not a supported private key type", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64))
 	}
 }
 
@@ -219,7 +220,7 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 			clear(block.Bytes)
 			return nil, fmt.Errorf("%w: PEM block is a private key, want a public key (%q)", ErrUnsupportedKeyFormat, PEMTypePublicKey)
 		default:
-			return nil, fmt.Errorf("%w: PEM block type %q is not %q", ErrUnsupportedKeyFormat, truncate(block.Type, 64), PEMTypePublicKey)
+			return nil, fmt.Errorf("%w: PEM block type %q is not %q", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64), PEMTypePublicKey)
 		}
 	} else {
 		var err error
@@ -372,12 +373,4 @@ func decryptSigstore(container []byte, passphrase func() ([]byte, error)) ([]byt
 		return nil, ErrIncorrectPassphrase
 	}
 	return der, nil
-}
-
-// truncate shortens s to at most n bytes for use in a message.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

@@ -2,20 +2,20 @@ package attest
 
 import (
 	"crypto/ed25519"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
+
+	"github.com/mcpres/mcpres/internal/ed25519strict"
 )
 
 // SPKIPrefix is the DER prefix of every Ed25519 SubjectPublicKeyInfo
 // (REFERENCE §0.1, §6.6): SEQUENCE (42 bytes) { SEQUENCE { OID 1.3.101.112 },
 // BIT STRING (33 bytes, 0 unused bits) }, followed by the 32-byte raw key.
-const SPKIPrefix = "\x30\x2a\x30\x05\x06\x03\x2b\x65\x70\x03\x21\x00"
+const SPKIPrefix = ed25519strict.SPKIPrefix
 
 // SPKISize is the length of an Ed25519 SubjectPublicKeyInfo DER: 44 bytes.
-const SPKISize = len(SPKIPrefix) + ed25519.PublicKeySize
+const SPKISize = ed25519strict.SPKISize
 
 // ErrInvalidSPKI is wrapped by every error of [ParseSPKI].
 var ErrInvalidSPKI = errors.New("public key is not a 44-byte Ed25519 SubjectPublicKeyInfo")
@@ -24,14 +24,7 @@ var ErrInvalidSPKI = errors.New("public key is not a 44-byte Ed25519 SubjectPubl
 // [SPKIPrefix] followed by the raw key. Its standard base64 is the envelope's
 // publicKeySpkiBase64 and its [KeyID] is the keyid. It panics if pub is not
 // 32 bytes long, like crypto/ed25519 does for malformed keys.
-func MarshalSPKI(pub ed25519.PublicKey) []byte {
-	if len(pub) != ed25519.PublicKeySize {
-		panic(fmt.Sprintf("attest: MarshalSPKI: public key is %d bytes, want %d", len(pub), ed25519.PublicKeySize))
-	}
-	der := make([]byte, 0, SPKISize)
-	der = append(der, SPKIPrefix...)
-	return append(der, pub...)
-}
+func MarshalSPKI(pub ed25519.PublicKey) []byte { return ed25519strict.MarshalSPKI(pub) }
 
 // ParseSPKI returns the raw Ed25519 public key held in der, which must be
 // exactly [SPKISize] bytes: [SPKIPrefix] followed by 32 key bytes
@@ -44,7 +37,8 @@ func MarshalSPKI(pub ed25519.PublicKey) []byte {
 // [CheckEd25519PublicKey] apply the point rules. The result is a copy and
 // does not alias der.
 func ParseSPKI(der []byte) (ed25519.PublicKey, error) {
-	if len(der) != SPKISize || string(der[:len(SPKIPrefix)]) != SPKIPrefix {
+	pub, ok := ed25519strict.KeyFromSPKI(der)
+	if !ok {
 		if alg := describeSPKI(der); alg != "" {
 			return nil, fmt.Errorf("%w: public key is %s, only Ed25519 is supported", ErrInvalidSPKI, alg)
 		}
@@ -53,8 +47,6 @@ func ParseSPKI(der []byte) (ed25519.PublicKey, error) {
 		}
 		return nil, fmt.Errorf("%w: the first %d bytes are not the Ed25519 SPKI prefix", ErrInvalidSPKI, len(SPKIPrefix))
 	}
-	pub := make(ed25519.PublicKey, ed25519.PublicKeySize)
-	copy(pub, der[len(SPKIPrefix):])
 	return pub, nil
 }
 
@@ -79,7 +71,4 @@ func describeSPKI(der []byte) string {
 // signerKeyFingerprint and the trust policy's keyFingerprint. KeyID hashes
 // der as given; it does not check the layout (check E4 compares the key id
 // before E5 checks the shape).
-func KeyID(der []byte) string {
-	sum := sha256.Sum256(der)
-	return hex.EncodeToString(sum[:])
-}
+func KeyID(der []byte) string { return ed25519strict.SPKIFingerprint(der) }

@@ -5,19 +5,18 @@ import (
 	"encoding/base64"
 	"fmt"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
-// Fixed identifiers of MCP-RES attestations (REFERENCE §0.1, §3.2).
+// Fixed identifiers of MCP-RES attestations (REFERENCE §0.1, §3.2). The
+// schema versions of the attested bundle, authenticity record, envelope and
+// trust policy are bundle.SchemaVersionAttestedBundle and its neighbours.
 const (
-	PayloadType        = "application/vnd.in-toto+json"
-	StatementType      = "https://in-toto.io/Statement/v1"
-	PredicateType      = "https://aliengineering-byte.github.io/resilireplay/standards/mcp-res/attestation/v0.2"
-	Algorithm          = "Ed25519"
-	WrapperSchema      = "mcp-res.attested-conformance-bundle/0.2.0"
-	AuthenticitySchema = "mcp-res.authenticity/0.2.0"
-	EnvelopeSchema     = "mcp-res.dsse-envelope/0.2.0"
-	TrustPolicySchema  = "mcp-res.trust-policy/0.2.0"
+	PayloadType   = "application/vnd.in-toto+json"
+	StatementType = "https://in-toto.io/Statement/v1"
+	PredicateType = "https://aliengineering-byte.github.io/resilireplay/standards/mcp-res/attestation/v0.2"
+	Algorithm     = "Ed25519"
 )
 
 // A Level is an authenticity classification (REFERENCE §6.2), ordered.
@@ -135,7 +134,7 @@ func SignPayload(payload []byte, priv ed25519.PrivateKey, signerIdentity string)
 	s := canonjson.NewString
 	enc := base64.StdEncoding.EncodeToString
 	return canonjson.NewObject(
-		m("schemaVersion", s(EnvelopeSchema)),
+		m("schemaVersion", s(bundle.SchemaVersionEnvelope)),
 		m("payloadType", s(PayloadType)),
 		m("payload", s(enc(payload))),
 		m("signatures", canonjson.NewArray(canonjson.NewObject(
@@ -153,10 +152,10 @@ func SignPayload(payload []byte, priv ed25519.PrivateKey, signerIdentity string)
 func Wrap(b *canonjson.Value, claim Level, envelopes ...*canonjson.Value) *canonjson.Value {
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
 	return canonjson.NewObject(
-		m("schemaVersion", canonjson.NewString(WrapperSchema)),
+		m("schemaVersion", canonjson.NewString(bundle.SchemaVersionAttestedBundle)),
 		m("bundle", b),
 		m("authenticity", canonjson.NewObject(
-			m("schemaVersion", canonjson.NewString(AuthenticitySchema)),
+			m("schemaVersion", canonjson.NewString(bundle.SchemaVersionAuthenticity)),
 			m("claimedClassification", canonjson.NewString(claim.String())),
 			m("envelopes", canonjson.NewArray(envelopes...)),
 		)),

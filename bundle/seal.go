@@ -481,7 +481,7 @@ func (s *sealer) sealIntegrity() error {
 // (REFERENCE §2.2), in the order a new manifest lists them.
 func integrityConstants() []canonjson.Member {
 	return []canonjson.Member{
-		{Key: "schemaVersion", Value: canonjson.NewString(IntegritySchemaV02)},
+		{Key: "schemaVersion", Value: canonjson.NewString(SchemaVersionIntegrity)},
 		{Key: "canonicalizationAlgorithm", Value: canonjson.NewString(CanonicalizationAlg)},
 		{Key: "hashAlgorithm", Value: canonjson.NewString(HashAlgorithm)},
 		{Key: "publication", Value: canonjson.NewString(PublicationMode)},

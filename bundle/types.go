@@ -2,16 +2,31 @@ package bundle
 
 import "github.com/mcpres/mcpres/internal/canonjson"
 
-// Schema versions and fixed identifiers of MCP-RES v0.2.0 (REFERENCE §0.1).
+// Schema versions of the MCP-RES documents (REFERENCE §0.1, §3): the value
+// of each document's root "schemaVersion". This is the one place they are
+// named; package document detects a document's kind from them.
 const (
-	BundleSchemaV02      = "mcp-res.conformance-bundle/0.2.0"
-	BundleSchemaV01      = "mcp-res.conformance-bundle/0.1.0"
-	EvidenceSchemaV02    = "mcp-res.evidence-envelope/0.2.0"
-	ObservationSchema    = "mcp-res.observation/0.2.0"
-	CoverageSchema       = "mcp-res.observation-coverage/0.2.0"
-	TrialSummarySchema   = "mcp-res.trial-summary/0.2.0"
-	StatementSchemaV02   = "mcp-res.conformance-statement/0.2.0"
-	IntegritySchemaV02   = "mcp-res.integrity-manifest/0.2.0"
+	SchemaVersionBundle             = "mcp-res.conformance-bundle/0.2.0"
+	SchemaVersionBundleV01          = "mcp-res.conformance-bundle/0.1.0"
+	SchemaVersionEvidence           = "mcp-res.evidence-envelope/0.2.0"
+	SchemaVersionObservation        = "mcp-res.observation/0.2.0"
+	SchemaVersionCoverage           = "mcp-res.observation-coverage/0.2.0"
+	SchemaVersionTrialSummary       = "mcp-res.trial-summary/0.2.0"
+	SchemaVersionStatement          = "mcp-res.conformance-statement/0.2.0"
+	SchemaVersionIntegrity          = "mcp-res.integrity-manifest/0.2.0"
+	SchemaVersionAttestedBundle     = "mcp-res.attested-conformance-bundle/0.2.0"
+	SchemaVersionAuthenticity       = "mcp-res.authenticity/0.2.0"
+	SchemaVersionEnvelope           = "mcp-res.dsse-envelope/0.2.0"
+	SchemaVersionTrustPolicy        = "mcp-res.trust-policy/0.2.0"
+	SchemaVersionMigrationResult    = "mcp-res.migration-result/0.2.0"
+	SchemaVersionOfficialAttachment = "mcp-res.official-conformance-attachment/0.2.0"
+	SchemaVersionProfileEvaluation  = "mcp-res.profile-evaluation/0.2.0"
+	SchemaVersionProfileManifest    = "mcp-res.reliability-profile-manifest/0.2.0"
+	SchemaVersionOAuthEvaluation    = "mcp-res.oauth-boundary-evaluation/0.2.0"
+)
+
+// Fixed identifiers of MCP-RES v0.2.0 (REFERENCE §0.1).
+const (
 	CanonicalizationAlg  = "mcp-res-json-utf16-v1"
 	HashAlgorithm        = "SHA-256"
 	PublicationMode      = "MANIFEST_LAST"

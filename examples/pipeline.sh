@@ -17,7 +17,6 @@ mkdir -p "$work/keys" "$work/dist"
 step() { printf '\n== %s\n' "$*"; }
 
 # Times: the policy window and TUF expiries count from now.
-now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
 if from=$(date -u -d '-1 day' +%Y-%m-%dT%H:%M:%S.000Z 2>/dev/null); then
   until=$(date -u -d '+365 days' +%Y-%m-%dT%H:%M:%S.000Z)
 else # BSD date

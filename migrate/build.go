@@ -3,8 +3,8 @@ package migrate
 import (
 	"slices"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator"
 )
 
 // LegacyStrength labels every producer-written v0.1 boolean (MCP-RES §1).
@@ -51,19 +51,19 @@ var Warnings = []string{
 //	                legacyAssertionCount, unresolvedRequirements, warnings}
 //	originalBundle the bundle itself, unmodified
 //
-// raw is the input file's bytes; bundle must be the v0.1-valid parse of
+// raw is the input file's bytes; orig must be the v0.1-valid parse of
 // them (Build does not validate: Run does, first). The result shares
-// bundle's values; clone bundle first to modify either independently.
-func Build(raw []byte, bundle *canonjson.Value, toolSHA256 string) *canonjson.Value {
-	ev := bundle.Get("evidence")
-	evidenceSha := bundle.Path("statement", "evidenceSha256").Str
+// orig's values; clone orig first to modify either independently.
+func Build(raw []byte, orig *canonjson.Value, toolSHA256 string) *canonjson.Value {
+	ev := orig.Get("evidence")
+	evidenceSha := orig.Path("statement", "evidenceSha256").Str
 	class := ev.Get("evidenceClass").Str
 	assertions := LegacyAssertions(ev)
 	reqs := UnresolvedRequirements(ev)
 	str := canonjson.NewString
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
 	return canonjson.NewObject(
-		m("schemaVersion", str(validator.SchemaVersionMigrationResult)),
+		m("schemaVersion", str(bundle.SchemaVersionMigrationResult)),
 		m("source", canonjson.NewObject(
 			m("standardVersion", str(From)),
 			m("evidenceSha256", str(evidenceSha)),
@@ -97,7 +97,7 @@ func Build(raw []byte, bundle *canonjson.Value, toolSHA256 string) *canonjson.Va
 			m("unresolvedRequirements", stringArray(reqs)),
 			m("warnings", stringArray(Warnings)),
 		)),
-		m("originalBundle", bundle),
+		m("originalBundle", orig),
 	)
 }
 

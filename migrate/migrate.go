@@ -44,9 +44,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 // Versions a migration converts between, and the tool identity it records
@@ -69,8 +71,6 @@ const (
 	CodeOutputConflict           = "MCP_RES_MIGRATION_OUTPUT_CONFLICT"
 	CodeInputJSONInvalid         = "MCP_RES_MIGRATION_INPUT_JSON_INVALID"
 )
-
-const v02BundleVersion = "mcp-res.conformance-bundle/0.2.0"
 
 // A RefusalError is a migration the command refuses. Code is one of the
 // Code… constants; for CodeSourceInvalid, Diagnostics holds the v0.1
@@ -285,11 +285,11 @@ func unwrapPathError(err error) error {
 func convert(raw []byte, doc *canonjson.Value, opts Options) (*canonjson.Value, bool, error) {
 	sv := doc.Get("schemaVersion")
 	switch {
-	case isString(sv, validator.SchemaVersionMigrationResult):
+	case isString(sv, bundle.SchemaVersionMigrationResult):
 		return doc, true, nil
-	case isString(sv, v02BundleVersion):
+	case isString(sv, bundle.SchemaVersionBundle):
 		return nil, false, refuse(CodeAlreadyV02, "the input is already a v0.2.0 conformance bundle")
-	case !isString(sv, validator.SchemaVersionV01Bundle):
+	case !isString(sv, bundle.SchemaVersionBundleV01):
 		what := "not a JSON object"
 		if doc.Is(canonjson.Object) {
 			what = "not a v0.1.0 conformance bundle"
@@ -299,11 +299,7 @@ func convert(raw []byte, doc *canonjson.Value, opts Options) (*canonjson.Value, 
 		}
 		return nil, false, refuse(CodeSourceVersionUnsupported, "the input is %s", what)
 	}
-	val := opts.Validator
-	if val == nil {
-		val = validator.New()
-	}
-	r, err := val.BundleV01(doc)
+	r, err := v01.New(opts.Validator).Validate(doc)
 	if err != nil {
 		return nil, false, &RefusalError{Code: CodeSourceInvalid, Diagnostics: []string{validator.CodeInputInvalid}, Detail: err.Error()}
 	}

@@ -10,17 +10,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/migrate"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/migration"
+	"github.com/mcpres/mcpres/validator/v01"
 )
 
 // Fixtures: mcpres's own v0.1 examples and migration corpus (kept by the
 // validator package's tests), and its own v0.2 example bundle.
 var (
-	exampleV01      = filepath.Join("..", "validator", "testdata", "v01", "example.json")
-	fixtureV01      = filepath.Join("..", "validator", "testdata", "v01", "fixture-backed.json")
-	goldenMigration = filepath.Join("..", "validator", "testdata", "migration", "valid", "valid-migration.json")
+	exampleV01      = filepath.Join("..", "validator", "v01", "testdata", "example.json")
+	fixtureV01      = filepath.Join("..", "validator", "v01", "testdata", "fixture-backed.json")
+	goldenMigration = filepath.Join("..", "validator", "migration", "testdata", "valid", "valid-migration.json")
 	exampleV02      = filepath.Join("..", "testdata", "bundles", "example.json")
 )
 
@@ -191,7 +194,7 @@ func TestBuildFullExample(t *testing.T) {
 	if reqs := strings.Join(stringsOf(res.Path("target", "unresolvedRequirements")), ","); strings.Contains(reqs, "SOURCE_EVIDENCE") {
 		t.Errorf("requirements %s include SOURCE_EVIDENCE, but the example has source evidence", reqs)
 	}
-	if r, err := validator.New().MigrationResult(res); err != nil || !r.Valid {
+	if r, err := migration.New(nil).Validate(res); err != nil || !r.Valid {
 		t.Errorf("the result does not validate: %+v %v", r, err)
 	}
 }
@@ -306,7 +309,7 @@ func TestMigrateValidVectorsTwice(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "..", "shared")); err == nil {
 		files = append(files, upstreamV01Valid(t)...)
 	}
-	val := validator.New()
+	val := document.New(nil)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			dir, in := workspace(t, f)
@@ -318,7 +321,7 @@ func TestMigrateValidVectorsTwice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r, err := val.Document(doc); err != nil || !r.Valid {
+			if r, err := val.Validate(doc, document.Options{}); err != nil || !r.Valid {
 				t.Fatalf("migrated result: %+v %v", r, err)
 			}
 			opts := options(dir, "first.json", "second.json")
@@ -480,14 +483,14 @@ func TestRefusalsLeaveInputUntouched(t *testing.T) {
 			b, _ := canonjson.Pretty(v)
 			os.WriteFile(in, b, 0o644)
 			return in, "out.json"
-		}, migrate.CodeSourceInvalid, []string{validator.CodeCleanupIncomplete}},
+		}, migrate.CodeSourceInvalid, []string{v01.CodeCleanupIncomplete}},
 		{"v0.1 input with an encoded secret", fixtureV01, func(t *testing.T, dir, in string) (string, string) {
 			_, v, _ := canonjson.ReadFile(in)
 			v.Path("evidence", "subject").Set("name", canonjson.NewString("QXV0aG9yaXphdGlvbjogQmVhcmVyIGFiYzEyMw=="))
 			b, _ := canonjson.Pretty(v)
 			os.WriteFile(in, b, 0o644)
 			return in, "out.json"
-		}, migrate.CodeSourceInvalid, []string{validator.CodeSecretDetected}},
+		}, migrate.CodeSourceInvalid, []string{v01.CodeSecretDetected}},
 		{"v0.1 input the v0.1 validator cannot evaluate", fixtureV01, func(t *testing.T, dir, in string) (string, string) {
 			os.WriteFile(in, []byte(`{"schemaVersion":"mcp-res.conformance-bundle/0.1.0","evidence":{"operations":{}}}`), 0o644)
 			return in, "out.json"

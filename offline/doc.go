@@ -5,9 +5,10 @@
 // docs/transparency.md is the user manual; this comment is the contract.
 //
 // It never imports a package that opens network connections, nor net
-// itself (a test checks its dependency list): that is why it verifies
-// cosignature/v1 signatures itself rather than through
-// transparency-dev/formats/note, which imports crypto/x509 and so net.
+// itself (TestOffline in internal/layering checks its dependency list):
+// that is why its keys and signatures are those of internal/signednote,
+// which verifies cosignature/v1 itself rather than through
+// transparency-dev/formats/note (which imports crypto/x509 and so net).
 // Rekor v1 entries, whose libraries link net/http, are verified by package
 // offline/rekor.
 //
@@ -56,10 +57,10 @@
 // # Verifying
 //
 // [Verify] takes the proof bytes, the entry this bundle must have, and a
-// [Trust] (the logs and the witness policy of a tlog-policy text; package
-// trustpolicy converts its TLogPolicy). Its steps and their error types are
-// listed on the function; it returns a [Verified] if and only if every step
-// passed. Duplicates never count twice: witnesses are counted once per key
+// [Trust] (the logs and the witness policy of a tlog-policy text, with keys
+// parsed once by [ParseVKey]; package trustpolicy converts its TLogPolicy).
+// Its steps and their error types are listed on the function; it returns a
+// [Verified] if and only if every step passed. Duplicates never count twice: witnesses are counted once per key
 // fingerprint, a repeated cosignature line counts once, and a Trust that
 // lists one key twice is refused. Nothing reads a clock: witness timestamps
 // are reported, not judged.

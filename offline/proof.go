@@ -3,13 +3,13 @@ package offline
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/transparency-dev/formats/log"
+	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/transparency-dev/formats/proof"
 )
 
@@ -80,6 +80,11 @@ type Proof struct {
 	// Entry is the leaf data: the canonical bytes of an
 	// mcpres.transparency-entry/v1 (see [ParseEntry]).
 	Entry []byte
+
+	// text and sigs are Checkpoint split by ParseProof (signednote.Split),
+	// so that a verification splits the note once.
+	text []byte
+	sigs []signednote.SigLine
 }
 
 // Marshal returns the tlog-proof bytes of p (transparency-dev/formats'
@@ -142,73 +147,28 @@ func ParseProof(b []byte) (*Proof, error) {
 	if !bytes.Equal(tp.Marshal(), b) {
 		return nil, &ProofError{Msg: "not in canonical form (re-encoding gives other bytes: non-canonical base64, a leading zero, a missing empty line or trailing data)"}
 	}
-	if _, _, err := splitNote(tp.Checkpoint); err != nil {
+	text, sigs, err := signednote.Split(tp.Checkpoint)
+	if err != nil {
 		return nil, &ProofError{Msg: "checkpoint", Err: err}
 	}
-	return &Proof{Index: tp.Index, Hashes: tp.Hashes, Checkpoint: tp.Checkpoint, Entry: tp.ExtraData}, nil
+	return &Proof{Index: tp.Index, Hashes: tp.Hashes, Checkpoint: tp.Checkpoint, Entry: tp.ExtraData, text: text, sigs: sigs}, nil
 }
 
 func firstLine(b []byte) string {
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]
 	}
-	return truncate(strings.ToValidUTF8(string(b), "\uFFFD"), 40)
+	return truncate.String(strings.ToValidUTF8(string(b), "\uFFFD"), 40)
 }
 
-// A sigLine is one signature line of a signed note, unverified.
-type sigLine struct {
-	name string
-	hash uint32
-	sig  []byte
-}
-
-// splitNote checks the shape of a signed note (sumdb/note's rules without
-// verifying anything, and canonical base64 in signature lines, which
-// sumdb/note does not require: one signature has one encoding) and returns
-// its text and signature lines.
-func splitNote(n []byte) ([]byte, []sigLine, error) {
-	i := bytes.LastIndex(n, []byte("\n\n"))
-	if i < 0 {
-		return nil, nil, fmt.Errorf("not a signed note: no empty line before the signatures")
+// parseCheckpointBody is signednote.ParseBody with its error as a
+// *CheckpointError: formats' Checkpoint.Unmarshal, then the re-encoding
+// must give the text back (a size without leading zeros, canonical base64)
+// and the root hash must be 32 bytes. Extension lines are allowed.
+func parseCheckpointBody(text []byte) (*signednote.Body, error) {
+	b, err := signednote.ParseBody(text)
+	if be := (*signednote.BodyError)(nil); errors.As(err, &be) {
+		return nil, &CheckpointError{Msg: be.Msg, Err: be.Err}
 	}
-	text, block := n[:i+1], n[i+2:]
-	if len(block) == 0 || block[len(block)-1] != '\n' {
-		return nil, nil, fmt.Errorf("not a signed note: no signature lines, or the last one does not end in LF")
-	}
-	var sigs []sigLine
-	for _, line := range strings.SplitAfter(string(block), "\n") {
-		if line == "" {
-			continue
-		}
-		rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "— ")
-		name, b64, _ := strings.Cut(rest, " ")
-		sig, err := base64.StdEncoding.DecodeString(b64)
-		if !ok || !validNoteName(name) || err != nil || len(sig) < 5 || base64.StdEncoding.EncodeToString(sig) != b64 {
-			return nil, nil, fmt.Errorf("malformed signature line %q", truncate(line, 40))
-		}
-		sigs = append(sigs, sigLine{name, binary.BigEndian.Uint32(sig), sig[4:]})
-	}
-	if len(sigs) > 100 {
-		return nil, nil, fmt.Errorf("%d signature lines, more than sumdb/note's limit of 100", len(sigs))
-	}
-	return text, sigs, nil
-}
-
-// parseCheckpointBody reads a checkpoint body strictly: formats'
-// Checkpoint.Unmarshal, then the re-encoding must give the text back (a
-// size without leading zeros, canonical base64) and the root hash must be
-// 32 bytes. Extension lines after the hash are allowed and ignored.
-func parseCheckpointBody(text []byte) (*log.Checkpoint, error) {
-	var cp log.Checkpoint
-	rest, err := cp.Unmarshal(text)
-	if err != nil {
-		return nil, &CheckpointError{Msg: "malformed body", Err: err}
-	}
-	if len(cp.Hash) != sha256.Size {
-		return nil, &CheckpointError{Msg: fmt.Sprintf("root hash is %d bytes, want %d", len(cp.Hash), sha256.Size)}
-	}
-	if !bytes.Equal(append(cp.Marshal(), rest...), text) {
-		return nil, &CheckpointError{Msg: "body is not in canonical form (a size with leading zeros or non-canonical base64)"}
-	}
-	return &cp, nil
+	return b, err
 }

@@ -1,16 +1,15 @@
 package offline
 
 import (
+	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/transparency-dev/formats/log"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
@@ -164,12 +163,11 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 		return nil, fmt.Errorf("entryUuid is %q, the proof is for leaf index %d", claim.EntryUUID, p.Index)
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(p.Entry)
-	_, lines, _ := splitNote(p.Checkpoint) // checked by ParseProof
-	lg, err := s.findLog(lines)
+	lg, err := s.findLog(p.sigs)
 	if err != nil {
 		return nil, err
 	}
-	cp, counted, err := s.openCheckpoint(p.Checkpoint, lg.Origin, lg.v)
+	cp, counted, err := s.openCheckpoint(p.Checkpoint, p.text, p.sigs, lg.Origin, lg.v)
 	if err != nil {
 		return nil, err
 	}
@@ -193,12 +191,16 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 // signature type sumdb/note can use) and the witness keys of trust,
 // requires the origin, and applies the quorum. trust.Logs is not read.
 // Package offline/rekor uses it for Rekor checkpoints.
-func VerifyCheckpoint(signed []byte, origin string, logKey note.Verifier, trust Trust) (*Checkpoint, error) {
+func VerifyCheckpoint(signed []byte, origin string, logKey *VKey, trust Trust) (*Checkpoint, error) {
 	s, err := trust.check()
 	if err != nil {
 		return nil, err
 	}
-	cp, counted, err := s.openCheckpoint(signed, origin, logKey)
+	text, lines, err := signednote.Split(signed)
+	if err != nil {
+		return nil, &CheckpointError{Msg: "malformed note", Err: err}
+	}
+	cp, counted, err := s.openCheckpoint(signed, text, lines, origin, logKey)
 	if err != nil {
 		return nil, err
 	}
@@ -269,10 +271,10 @@ func checkEntry(data []byte, want Entry) (Entry, error) {
 
 // findLog is step 5 of Verify: the Ed25519 log whose key name and hash a
 // signature line carries.
-func (s *trustSet) findLog(lines []sigLine) (*trustedLog, error) {
+func (s *trustSet) findLog(lines []signednote.SigLine) (*trustedLog, error) {
 	for _, l := range lines {
 		for i := range s.logs {
-			if k := s.logs[i].key; s.logs[i].v != nil && l.name == k.Name && l.hash == k.Hash {
+			if k := s.logs[i].Key; s.logs[i].v != nil && l.Name == k.Name() && l.Hash == k.KeyHash() {
 				return &s.logs[i], nil
 			}
 		}
@@ -281,12 +283,10 @@ func (s *trustSet) findLog(lines []sigLine) (*trustedLog, error) {
 }
 
 // openCheckpoint is step 6 of Verify and the counting of step 8: it returns
-// the checkpoint and the names of the witnesses counted.
-func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Verifier) (*Checkpoint, map[string]bool, error) {
-	text, lines, err := splitNote(signed)
-	if err != nil {
-		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
-	}
+// the checkpoint and the names of the witnesses counted. text and lines are
+// signed as signednote.Split returned them: the note is split, opened and
+// its body parsed once each.
+func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLine, origin string, logKey note.Verifier) (*Checkpoint, map[string]bool, error) {
 	n, err := note.Open(signed, s.verifiers(logKey))
 	if err != nil {
 		var inv *note.InvalidSignatureError
@@ -295,7 +295,7 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 		case errors.As(err, &inv):
 			role := "log"
 			for _, w := range s.witnesses {
-				if w.key.Name == inv.Name && w.key.Hash == inv.Hash {
+				if w.Key.Name() == inv.Name && w.Key.KeyHash() == inv.Hash {
 					role = fmt.Sprintf("witness %q", w.Name)
 				}
 			}
@@ -305,24 +305,20 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 		}
 		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
 	}
-	logSigned := false
-	for _, sig := range n.Sigs {
-		logSigned = logSigned || (sig.Name == logKey.Name() && sig.Hash == logKey.KeyHash())
-	}
-	if !logSigned {
+	if !signednote.SignedBy(n, logKey) {
 		return nil, nil, unknownLog(lines)
 	}
-	// Authenticated: now parse, with formats' ParseCheckpoint enforcing the
-	// origin. It wraps its errors with %v, so the origin case is told apart
-	// by reading the (authenticated) body here.
-	if _, _, _, err := log.ParseCheckpoint(signed, origin, logKey); err != nil {
-		var body log.Checkpoint
-		if _, uerr := body.Unmarshal(text); uerr == nil && body.Origin != origin {
-			return nil, nil, &OriginError{Got: body.Origin, Want: origin}
-		}
-		return nil, nil, &CheckpointError{Msg: "rejected by log.ParseCheckpoint", Err: err}
-	}
+	// Authenticated: now parse. A body formats cannot read at all is
+	// malformed; one it reads with another origin is an *OriginError (as
+	// formats' log.ParseCheckpoint would say), before the strict rules.
 	body, err := parseCheckpointBody(text)
+	var be *CheckpointError
+	if errors.As(err, &be) && be.Err != nil {
+		return nil, nil, err
+	}
+	if got, _, _ := bytes.Cut(text, []byte("\n")); string(got) != origin {
+		return nil, nil, &OriginError{Got: string(got), Want: origin}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -334,20 +330,20 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 		if w == nil {
 			continue
 		}
-		fp := w.key.Fingerprint()
+		fp := w.fp
 		if byFP[fp] { // unreachable: sumdb/note drops repeats and keys are distinct
 			continue
 		}
-		if nc := s.times.judge(w.Name, cosignatureTime(sig.Base64)); nc != nil {
+		if nc := s.times.judge(w.Name, cosignatureTime(sig)); nc != nil {
 			cp.NotCounted = append(cp.NotCounted, *nc)
 			continue
 		}
 		byFP[fp], counted[w.Name] = true, true
-		cp.Witnesses = append(cp.Witnesses, Cosigner{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig.Base64)})
+		cp.Witnesses = append(cp.Witnesses, Cosigner{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)})
 	}
 	seen := map[string]int{}
 	for _, l := range lines {
-		if w := s.witnessFor(l.name, l.hash); w != nil {
+		if w := s.witnessFor(l.Name, l.Hash); w != nil {
 			if seen[w.Name]++; seen[w.Name] == 2 {
 				cp.Repeated = append(cp.Repeated, w.Name)
 			}
@@ -357,30 +353,21 @@ func (s *trustSet) openCheckpoint(signed []byte, origin string, logKey note.Veri
 	return cp, counted, nil
 }
 
-func unknownLog(lines []sigLine) error {
+func unknownLog(lines []signednote.SigLine) error {
 	e := &UnknownLogError{}
 	for _, l := range lines {
-		e.Signers = append(e.Signers, fmt.Sprintf("%s+%08x", l.name, l.hash))
+		e.Signers = append(e.Signers, fmt.Sprintf("%s+%08x", l.Name, l.Hash))
 	}
 	return e
 }
 
 func (s *trustSet) witnessFor(name string, hash uint32) *trustedWitness {
 	for i := range s.witnesses {
-		if k := s.witnesses[i].key; k.Name == name && k.Hash == hash {
+		if k := s.witnesses[i].Key; k.Name() == name && k.KeyHash() == hash {
 			return &s.witnesses[i]
 		}
 	}
 	return nil
-}
-
-// cosignatureTime reads the timestamp of a verified cosignature/v1 line.
-func cosignatureTime(b64 string) uint64 {
-	b, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil || len(b) < 4+8 {
-		return 0
-	}
-	return binary.BigEndian.Uint64(b[4:])
 }
 
 // CheckBinding is what `attest sign --transparency` checks before signing,
@@ -399,8 +386,7 @@ func CheckBinding(proofBytes []byte, bundle *canonjson.Value) error {
 	if _, err := checkEntry(p.Entry, EntryFor(bundle)); err != nil {
 		return err
 	}
-	text, _, _ := splitNote(p.Checkpoint) // checked by ParseProof
-	cp, err := parseCheckpointBody(text)
+	cp, err := parseCheckpointBody(p.text)
 	if err != nil {
 		return err
 	}
@@ -438,10 +424,16 @@ func ReferenceIDs(proofBytes []byte) (logID, entryUUID string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	text, _, _ := splitNote(p.Checkpoint)
-	cp, err := parseCheckpointBody(text)
+	cp, err := parseCheckpointBody(p.text)
 	if err != nil {
 		return "", "", err
 	}
 	return cp.Origin, strconv.FormatUint(p.Index, 10), nil
+}
+
+// cosignatureTime is the timestamp of a verified cosignature/v1 line, as
+// the witness wrote it.
+func cosignatureTime(sig note.Signature) uint64 {
+	t, _ := signednote.CosignatureTimestamp(sig) // verified: well formed
+	return t
 }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/checkpoint"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/transparency-dev/formats/proof"
 	mproof "github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -78,14 +78,14 @@ type Storage interface {
 
 // Checkpoint is an authenticated, parsed checkpoint: origin, size, root
 // hash, the note text, the note as published, and its signatures.
-type Checkpoint = checkpoint.Checkpoint
+type Checkpoint = signednote.Checkpoint
 
 // ParseCheckpoint authenticates a checkpoint note with the log key and
-// parses it strictly (see package internal/checkpoint): the log signature
+// parses it strictly (see internal/signednote.Open): the log signature
 // must verify, the origin must be the key's name, the size and root hash
 // must be canonical. Cosignatures are left unverified (UnverifiedSigs).
-func ParseCheckpoint(data []byte, logKey note.Verifier) (*Checkpoint, error) {
-	return checkpoint.Open(data, logKey)
+func ParseCheckpoint(data []byte, logKey *signednote.Verifier) (*Checkpoint, error) {
+	return signednote.Open(data, logKey)
 }
 
 // A Log is a transparency log in some Storage, identified by its
@@ -94,7 +94,7 @@ func ParseCheckpoint(data []byte, logKey note.Verifier) (*Checkpoint, error) {
 // other processes but not other goroutines of the same process.
 type Log struct {
 	store  Storage
-	key    note.Verifier
+	key    *signednote.Verifier
 	origin string
 	mu     sync.Mutex // serialises appending and checkpoint replacement
 }
@@ -102,7 +102,7 @@ type Log struct {
 // Open returns the log in store whose checkpoints are signed by key; the
 // log's origin is key.Name(). It reads nothing: a missing or foreign log
 // is reported by the first operation.
-func Open(store Storage, key note.Verifier) *Log {
+func Open(store Storage, key *signednote.Verifier) *Log {
 	return &Log{store: store, key: key, origin: key.Name()}
 }
 
@@ -167,7 +167,7 @@ func (l *Log) Init(ctx context.Context, signer note.Signer) (*Checkpoint, error)
 	for {
 		data, err := reader.ReadCheckpoint(actx)
 		if err == nil {
-			return checkpoint.Open(data, l.key)
+			return signednote.Open(data, l.key)
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("tlog: reading the first checkpoint: %w", err)
@@ -190,7 +190,7 @@ func (l *Log) Checkpoint(ctx context.Context) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlog: reading the checkpoint: %w", err)
 	}
-	cp, err := checkpoint.Open(data, l.key)
+	cp, err := signednote.Open(data, l.key)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: published checkpoint: %w", err)
 	}
@@ -315,7 +315,7 @@ func (l *Log) UpdateCheckpoint(ctx context.Context, update func(cp *Checkpoint) 
 	if err != nil {
 		return nil, err
 	}
-	ncp, err := checkpoint.Open(next, l.key)
+	ncp, err := signednote.Open(next, l.key)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: updated checkpoint: %w", err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -51,41 +51,41 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func logKey(t testing.TB, seed []byte, origin string) (*notekey.LogSigner, *notekey.Verifier, string) {
+func logKey(t testing.TB, seed []byte, origin string) (*signednote.LogSigner, *signednote.Verifier, string) {
 	t.Helper()
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(seed), notekey.TypeEd25519, origin)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeEd25519, origin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := notekey.ParseLogSigner(skey)
+	s, err := signednote.ParseLogSigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := notekey.ParseLogVerifier(vkey)
+	v, err := signednote.ParseLogVerifier(vkey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, v, vkey
 }
 
-func witnessKey(t testing.TB, seed []byte, name string) (*notekey.Cosigner, *notekey.Verifier, string) {
+func witnessKey(t testing.TB, seed []byte, name string) (*signednote.Cosigner, *signednote.Verifier, string) {
 	t.Helper()
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(seed), notekey.TypeCosignatureV1, name)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := notekey.ParseCosigner(skey)
+	c, err := signednote.ParseCosigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := notekey.ParseWitnessVerifier(vkey)
+	v, err := signednote.ParseWitnessVerifier(vkey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, v, vkey
 }
 
-func newLog(t testing.TB, dir string, seed []byte) (*tlog.Log, *notekey.LogSigner) {
+func newLog(t testing.TB, dir string, seed []byte) (*tlog.Log, *signednote.LogSigner) {
 	t.Helper()
 	s, v, _ := logKey(t, seed, testOrigin)
 	l := tlog.Open(posix.New(dir), v)
@@ -224,7 +224,7 @@ func TestEndToEnd(t *testing.T) {
 	w1, w1v, w1VKey := witnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
 	w2, w2v, w2VKey := witnessKey(t, testOnlyWitness2Seed, "example.org/witness-2")
 	states := map[string][]byte{}
-	cosign := func(w *notekey.Cosigner) *witness.Cosignature {
+	cosign := func(w *signednote.Cosigner) *witness.Cosignature {
 		t.Helper()
 		st := &witness.State{}
 		if data, ok := states[w.Name()]; ok {
@@ -256,7 +256,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// Attach both, plus the first one again (dropped).
-	ws := []*notekey.Verifier{w1v, w2v}
+	ws := []*signednote.Verifier{w1v, w2v}
 	var res *witness.AttachResult
 	if _, err := l.UpdateCheckpoint(c, func(cp *tlog.Checkpoint) ([]byte, error) {
 		res, err = witness.Attach(cp.Note, lv, ws, []witness.CosignatureInput{

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
@@ -48,7 +49,7 @@ func (p *Policy) Upstream() (doc *canonjson.Value, losses []string) {
 		revoked[i] = s(r.Fingerprint)
 	}
 	doc = canonjson.NewObject(
-		m("schemaVersion", s(attest.TrustPolicySchema)),
+		m("schemaVersion", s(bundle.SchemaVersionTrustPolicy)),
 		m("id", s(p.doc.ID)),
 		m("version", s(fmt.Sprintf("%d.0.0", p.doc.Version))),
 		m("validFrom", s(p.doc.ValidFrom)),

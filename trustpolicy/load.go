@@ -9,6 +9,8 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -176,7 +178,7 @@ func (c *checker) check(doc *canonjson.Value) {
 			}
 			at := "/revocations/" + strconv.Itoa(i) + "/fingerprint"
 			if !isFingerprint(fp) {
-				c.add(at, "fingerprint", "%q is not a key fingerprint (64 lowercase hex digits: the SHA-256 of the SPKI DER)", truncate(fp, 80))
+				c.add(at, "fingerprint", "%q is not a key fingerprint (64 lowercase hex digits: the SHA-256 of the SPKI DER)", truncate.String(fp, 80))
 				continue
 			}
 			if j, dup := seen[fp]; dup {
@@ -205,7 +207,7 @@ func (c *checker) check(doc *canonjson.Value) {
 				i, known := names[m.Str]
 				switch {
 				case !known:
-					c.add(at, "member", "%q is not the name of a signer of this policy", truncate(m.Str, 80))
+					c.add(at, "member", "%q is not the name of a signer of this policy", truncate.String(m.Str, 80))
 				case !roles[m.Str]:
 					c.add(at, "member", "signer %q (/signers/%d) does not have the witness role", m.Str, i)
 				}
@@ -252,7 +254,7 @@ func isFingerprint(s string) bool {
 	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-func fingerprint(pub ed25519.PublicKey) string { return attest.KeyID(attest.MarshalSPKI(pub)) }
+func fingerprint(pub ed25519.PublicKey) string { return ed25519strict.Fingerprint(pub) }
 
 // Loader is the attest.PolicyLoader of mcpres.trust-policy/v1: register it
 // in attest.Options.PolicyLoaders under [SchemaVersion]. Every [Problem]

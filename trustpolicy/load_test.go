@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
@@ -71,7 +72,7 @@ func TestLoadRejections(t *testing.T) {
 		},
 		{
 			name: "upstream schemaVersion",
-			raw:  func(v *canonjson.Value) { v.Set("schemaVersion", canonjson.NewString(attest.TrustPolicySchema)) },
+			raw:  func(v *canonjson.Value) { v.Set("schemaVersion", canonjson.NewString(bundle.SchemaVersionTrustPolicy)) },
 			want: []Problem{{"/schemaVersion", "const", `must be equal to the constant "mcpres.trust-policy/v1"`}},
 		},
 		{

@@ -3,6 +3,8 @@ package trustpolicy
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/internal/signednote"
 )
 
 // TestParseTLogPolicyDraft: a draft may lack its log and quorum lines (the
@@ -17,7 +19,7 @@ func TestParseTLogPolicyDraft(t *testing.T) {
 	if _, errs := ParseTLogPolicy(draft); len(errs) != 2 {
 		t.Fatalf("full parser on the draft: %v", errs)
 	}
-	w1Again := FormatNoteKey("w1-alias.example", NoteKeyCosignatureV1, testKey("w1"))
+	w1Again := signednote.FormatVerifierKey("w1-alias.example", signednote.TypeCosignatureV1, testKey("w1"))
 	for name, tc := range map[string]struct{ text, want string }{
 		"same key twice":       {draft + "witness W3 " + w1Again + "\n", "the same key is already listed"},
 		"name twice":           {draft + "witness W1 " + testW3 + "\n", `name "W1" is already defined`},

@@ -1,22 +1,16 @@
 package trustpolicy
 
 import (
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/internal/truncate"
+	"github.com/mcpres/mcpres/offline"
 )
 
 // Limits of a tlog-policy text.
@@ -28,61 +22,19 @@ const (
 	MaxTLogPolicyLines = 1024
 )
 
-// Signed-note verifier key types (C2SP signed-note, tlog-cosignature).
-const (
-	// NoteKeyEd25519 is an Ed25519 signed-note key: what a log signs its
-	// checkpoints with.
-	NoteKeyEd25519 byte = 0x01
-	// NoteKeyECDSA is an ECDSA P-256 key in PKIX DER with the key hash
-	// SHA-256(DER)[:4], the form transparency-dev/formats gives Rekor v1
-	// checkpoint keys: a Rekor log, verified by mcpres-sigstore.
-	NoteKeyECDSA byte = 0x02
-	// NoteKeyCosignatureV1 is a cosignature/v1 Ed25519 key: what a witness
-	// cosigns checkpoints with.
-	NoteKeyCosignatureV1 byte = 0x04
-)
-
-// A NoteKey is a parsed signed-note verifier key ("vkey"):
-// NAME "+" HASH "+" base64(TYPE ‖ KEY), where HASH is 8 lowercase hex
-// digits of the first 4 bytes (big-endian) of SHA-256(NAME ‖ "\n" ‖ TYPE ‖
-// KEY), or of SHA-256(DER) for an ECDSA key.
-type NoteKey struct {
-	Name string
-	Hash uint32
-	Type byte
-	Key  ed25519.PublicKey // types 0x01 and 0x04
-	DER  []byte            // type 0x02: the PKIX DER of an ECDSA P-256 key
-}
-
-// String returns the vkey.
-func (k NoteKey) String() string {
-	if k.Type == NoteKeyECDSA {
-		return fmt.Sprintf("%s+%08x+%s", k.Name, k.Hash, base64.StdEncoding.EncodeToString(append([]byte{NoteKeyECDSA}, k.DER...)))
-	}
-	return FormatNoteKey(k.Name, k.Type, k.Key)
-}
-
-// raw is the key material that identifies the key whatever its name.
-func (k NoteKey) raw() string {
-	if k.Type == NoteKeyECDSA {
-		return string(k.DER)
-	}
-	return string(k.Key)
-}
-
 // A TLogLog is a "log" line: a log whose checkpoints are signed by Key.
 type TLogLog struct {
 	Line int
-	Key  NoteKey
-	URL  string // optional
+	Key  *offline.VKey // type 0x01, or 0x02 (a Rekor v1 log)
+	URL  string        // optional
 }
 
 // A TLogWitness is a "witness" line.
 type TLogWitness struct {
 	Line int
 	Name string
-	Key  NoteKey
-	URL  string // optional
+	Key  *offline.VKey // type 0x04
+	URL  string        // optional
 }
 
 // A TLogGroup is a "group" line: satisfied when Threshold of its Members
@@ -148,9 +100,11 @@ func isReserved(name string) bool {
 //   - a NAME is 1..128 printable ASCII characters other than "#", and not
 //     one of log, witness, group, quorum, any, all, none; no name is defined
 //     twice;
-//   - a VKEY is NAME+HASH+BASE64 with canonical padded base64 of a type byte
-//     and a 32-byte Ed25519 key that passes attest.CheckEd25519PublicKey (no
-//     small-order or non-canonical key), and HASH must be the key's hash;
+//   - a VKEY is parsed by offline.ParseVKey (internal/signednote, the one
+//     parser of note keys): NAME+HASH+BASE64 with canonical padded base64 of
+//     a type byte and a 32-byte Ed25519 key that passes the rules of
+//     REFERENCE §6.7 (no small-order or non-canonical key), or the canonical
+//     DER of a P-256 key, and HASH must be the key's hash;
 //   - a URL, if given, is an absolute http or https URL;
 //   - K is a decimal number without leading zeros, any (1) or all (the
 //     number of members), and must lie in 1..number of members;
@@ -163,9 +117,8 @@ func isReserved(name string) bool {
 // witness as often as it is reachable, so three texts it accepts would
 // satisfy a threshold with fewer real witnesses; all three are rejected here:
 //
-//   - the same Ed25519 key on two log or witness lines, under two names or
-//     the same one (keys are compared as raw 32-byte keys, whatever the vkey
-//     name or type);
+//   - the same key on two log or witness lines, under two names or the same
+//     one (keys are compared by fingerprint, whatever the vkey name or type);
 //   - a member listed twice in one group ("group g 2 W1 W1");
 //   - a witness reachable through two members of one group ("group a 1 W1
 //     W2", "group b 1 W1 W3", "group g 2 a b" would let W1 alone satisfy g).
@@ -180,6 +133,13 @@ func isReserved(name string) bool {
 // of a policy (the URL of a witness line, tlog/witnessclient) reads the
 // policy with this parser.
 func ParseTLogPolicy(text string) (*TLogPolicy, []TLogError) {
+	return parseTLogText(text, false)
+}
+
+// parseTLogText is ParseTLogPolicy, and with draft set
+// ParseTLogPolicyDraft: the same checks, but no log line and no quorum line
+// are not problems.
+func parseTLogText(text string, draft bool) (*TLogPolicy, []TLogError) {
 	if errs := precheckTLogText(text); len(errs) > 0 {
 		return nil, errs
 	}
@@ -192,7 +152,12 @@ func ParseTLogPolicy(text string) (*TLogPolicy, []TLogError) {
 	for i, line := range strings.Split(text, "\n") {
 		p.line(i+1, line)
 	}
-	p.finish()
+	if draft {
+		p.haveLog = true // a draft may have no log line yet
+	}
+	if !draft || p.quorumLine != 0 {
+		p.finish()
+	}
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
@@ -235,7 +200,7 @@ type tlogParser struct {
 	pol        *TLogPolicy
 	errs       []TLogError
 	defined    map[string]int      // witness or group name → line (also when the line was invalid)
-	keys       map[string]string   // raw key → "log \"x\" on line N" / "witness \"x\" on line N"
+	keys       map[string]string   // key fingerprint → "log \"x\" on line N" / "witness \"x\" on line N"
 	leaves     map[string][]string // valid witness or group → the witnesses it reaches
 	quorum     string
 	quorumLine int
@@ -264,7 +229,7 @@ func (p *tlogParser) line(n int, line string) {
 	case "quorum":
 		p.quorumDecl(n, fields)
 	default:
-		p.errorf(n, "unknown keyword %q (want log, witness, group or quorum)", truncate(kw, 32))
+		p.errorf(n, "unknown keyword %q (want log, witness, group or quorum)", truncate.String(kw, 32))
 	}
 }
 
@@ -274,13 +239,13 @@ func (p *tlogParser) log(n int, f []string) {
 		p.errorf(n, "log: want \"log VKEY [URL]\", got %d fields", len(f))
 		return
 	}
-	key, err := parseNoteKey(f[1])
+	key, err := signednote.ParseVerifier(f[1])
 	if err != nil {
 		p.errorf(n, "log: %v", err)
 		return
 	}
-	what := fmt.Sprintf("log %q", key.Name)
-	ok := key.Type == NoteKeyECDSA || p.checkKeyType(n, what, key, NoteKeyEd25519)
+	what := fmt.Sprintf("log %q", key.Name())
+	ok := key.Type() == signednote.TypeECDSA || p.checkKeyType(n, what, key, signednote.TypeEd25519)
 	ok = p.claimKey(n, what, key) && ok
 	u := ""
 	if len(f) == 3 {
@@ -304,13 +269,13 @@ func (p *tlogParser) witness(n int, f []string) {
 	}
 	name := f[1]
 	ok := p.define(n, name)
-	key, err := parseNoteKey(f[2])
+	key, err := signednote.ParseVerifier(f[2])
 	if err != nil {
 		p.errorf(n, "witness %q: %v", name, err)
 		return
 	}
 	what := fmt.Sprintf("witness %q", name)
-	ok = p.checkKeyType(n, what, key, NoteKeyCosignatureV1) && ok
+	ok = p.checkKeyType(n, what, key, signednote.TypeCosignatureV1) && ok
 	ok = p.claimKey(n, what, key) && ok
 	u := ""
 	if len(f) == 4 {
@@ -344,7 +309,7 @@ func (p *tlogParser) group(n int, f []string) {
 	default:
 		v, err := strconv.Atoi(k)
 		if err != nil || strings.Trim(k, "0123456789") != "" || strconv.Itoa(v) != k || len(k) > 9 {
-			p.errorf(n, "group %q: threshold %q is not a decimal number, any or all", name, truncate(k, 32))
+			p.errorf(n, "group %q: threshold %q is not a decimal number, any or all", name, truncate.String(k, 32))
 			ok = false
 			break
 		}
@@ -371,7 +336,7 @@ func (p *tlogParser) group(n int, f []string) {
 		}
 		line, isDefined := p.defined[m]
 		if !isDefined || line == n {
-			p.errorf(n, "group %q: unknown member %q (members are witnesses or groups defined on earlier lines)", name, truncate(m, 128))
+			p.errorf(n, "group %q: unknown member %q (members are witnesses or groups defined on earlier lines)", name, truncate.String(m, 128))
 			ok = false
 			continue
 		}
@@ -419,7 +384,7 @@ func (p *tlogParser) finish() {
 		p.pol.Quorum = "none"
 	default:
 		if _, ok := p.defined[p.quorum]; !ok {
-			p.errorf(p.quorumLine, "quorum names unknown witness or group %q", truncate(p.quorum, 128))
+			p.errorf(p.quorumLine, "quorum names unknown witness or group %q", truncate.String(p.quorum, 128))
 			return
 		}
 		p.pol.Quorum = p.quorum
@@ -440,17 +405,17 @@ func (p *tlogParser) define(n int, name string) bool {
 	return true
 }
 
-func (p *tlogParser) checkKeyType(n int, what string, k NoteKey, want byte) bool {
-	if k.Type != want {
-		p.errorf(n, "%s: key type 0x%02x (%s), want 0x%02x (%s)", what, k.Type, keyTypeName(k.Type), want, keyTypeName(want))
+func (p *tlogParser) checkKeyType(n int, what string, k *offline.VKey, want byte) bool {
+	if err := k.CheckType(want); err != nil {
+		p.errorf(n, "%s: %v", what, err)
 		return false
 	}
 	return true
 }
 
-// claimKey records a key; the same raw key may appear on one line only.
-func (p *tlogParser) claimKey(n int, what string, k NoteKey) bool {
-	raw := k.raw()
+// claimKey records a key; the same key may appear on one line only.
+func (p *tlogParser) claimKey(n int, what string, k *offline.VKey) bool {
+	raw := k.Fingerprint()
 	if prev, dup := p.keys[raw]; dup {
 		p.errorf(n, "%s: the same key is already listed for %s; one key under two names would count twice", what, prev)
 		return false
@@ -459,28 +424,16 @@ func (p *tlogParser) claimKey(n int, what string, k NoteKey) bool {
 	return true
 }
 
-func keyTypeName(t byte) string {
-	switch t {
-	case NoteKeyEd25519:
-		return "Ed25519 signed-note key"
-	case NoteKeyCosignatureV1:
-		return "cosignature/v1 key"
-	case NoteKeyECDSA:
-		return "ECDSA Rekor log key"
-	}
-	return "unsupported"
-}
-
 func checkName(name string) string {
 	if isReserved(name) {
 		return fmt.Sprintf("%q is a keyword and cannot be a name", name)
 	}
 	if len(name) > 128 {
-		return fmt.Sprintf("name %q is %d bytes, more than 128", truncate(name, 32), len(name))
+		return fmt.Sprintf("name %q is %d bytes, more than 128", truncate.String(name, 32), len(name))
 	}
 	for _, r := range name {
 		if r <= ' ' || r > '~' {
-			return fmt.Sprintf("name %q: only printable ASCII characters are allowed", truncate(name, 128))
+			return fmt.Sprintf("name %q: only printable ASCII characters are allowed", truncate.String(name, 128))
 		}
 	}
 	return ""
@@ -489,97 +442,7 @@ func checkName(name string) string {
 func checkURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-		return "", fmt.Errorf("URL %q is not an absolute http or https URL", truncate(s, 128))
+		return "", fmt.Errorf("URL %q is not an absolute http or https URL", truncate.String(s, 128))
 	}
 	return s, nil
-}
-
-// parseNoteKey parses a signed-note verifier key strictly: one encoding per
-// key (lowercase hash, canonical padded base64), the hash checked, and the
-// Ed25519 key checked with attest.CheckEd25519PublicKey.
-func parseNoteKey(vkey string) (NoteKey, error) {
-	// The base64 may itself contain "+": split at the first two only.
-	parts := strings.SplitN(vkey, "+", 3)
-	if len(parts) != 3 {
-		return NoteKey{}, fmt.Errorf("malformed vkey (want NAME+HASH+BASE64, got %d parts)", len(parts))
-	}
-	name, hash, b64 := parts[0], parts[1], parts[2]
-	if name == "" || strings.IndexFunc(name, unicode.IsSpace) >= 0 {
-		return NoteKey{}, fmt.Errorf("vkey name %q is empty or contains spaces", truncate(name, 128))
-	}
-	if len(hash) != 8 || strings.Trim(hash, "0123456789abcdef") != "" {
-		return NoteKey{}, fmt.Errorf("vkey %q: hash %q is not 8 lowercase hex digits", truncate(name, 128), truncate(hash, 16))
-	}
-	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
-	if err != nil || base64.StdEncoding.EncodeToString(raw) != b64 {
-		return NoteKey{}, fmt.Errorf("vkey %q: key is not canonical padded base64", truncate(name, 128))
-	}
-	if len(raw) > 1 && raw[0] == NoteKeyECDSA {
-		return parseECDSANoteKey(name, hash, raw[1:])
-	}
-	if len(raw) != 1+ed25519.PublicKeySize {
-		return NoteKey{}, fmt.Errorf("vkey %q: key is %d bytes, want %d (a type byte and a 32-byte Ed25519 key)", truncate(name, 128), len(raw), 1+ed25519.PublicKeySize)
-	}
-	if raw[0] != NoteKeyEd25519 && raw[0] != NoteKeyCosignatureV1 {
-		return NoteKey{}, fmt.Errorf("vkey %q: key type 0x%02x is not supported (want 0x01 Ed25519, 0x02 ECDSA or 0x04 cosignature/v1)", truncate(name, 128), raw[0])
-	}
-	want := noteKeyHash(name, raw)
-	got, _ := strconv.ParseUint(hash, 16, 32)
-	if uint32(got) != want {
-		return NoteKey{}, fmt.Errorf("vkey %q: hash %s does not match the key (want %08x)", truncate(name, 128), hash, want)
-	}
-	pub := ed25519.PublicKey(slices.Clone(raw[1:]))
-	if err := attest.CheckEd25519PublicKey(pub); err != nil {
-		return NoteKey{}, fmt.Errorf("vkey %q: %w", truncate(name, 128), err)
-	}
-	return NoteKey{Name: name, Hash: want, Type: raw[0], Key: pub}, nil
-}
-
-// parseECDSANoteKey parses the key of a type 0x02 vkey: the PKIX DER of an
-// ECDSA P-256 public key, re-encoded identically, whose hash is
-// SHA-256(DER)[:4] (transparency-dev/formats' NewECDSAVerifier, Rekor's
-// checkpoint key hint).
-func parseECDSANoteKey(name, hash string, der []byte) (NoteKey, error) {
-	pub, err := x509.ParsePKIXPublicKey(der)
-	ec, ok := pub.(*ecdsa.PublicKey)
-	if err != nil || !ok || ec.Curve != elliptic.P256() {
-		return NoteKey{}, fmt.Errorf("vkey %q: type 0x02 key is not the PKIX DER of an ECDSA P-256 key", truncate(name, 128))
-	}
-	if again, err := x509.MarshalPKIXPublicKey(ec); err != nil || string(again) != string(der) {
-		return NoteKey{}, fmt.Errorf("vkey %q: type 0x02 key is not in canonical DER", truncate(name, 128))
-	}
-	sum := sha256.Sum256(der)
-	want := binary.BigEndian.Uint32(sum[:4])
-	if got, _ := strconv.ParseUint(hash, 16, 32); uint32(got) != want {
-		return NoteKey{}, fmt.Errorf("vkey %q: hash %s does not match the key (want %08x)", truncate(name, 128), hash, want)
-	}
-	return NoteKey{Name: name, Hash: want, Type: NoteKeyECDSA, DER: slices.Clone(der)}, nil
-}
-
-// noteKeyHash is the signed-note key hash of name and typed key bytes.
-func noteKeyHash(name string, typedKey []byte) uint32 {
-	h := sha256.New()
-	h.Write([]byte(name))
-	h.Write([]byte("\n"))
-	h.Write(typedKey)
-	return binary.BigEndian.Uint32(h.Sum(nil)[:4])
-}
-
-// FormatNoteKey returns the vkey of an Ed25519 key of the given type
-// ([NoteKeyEd25519] or [NoteKeyCosignatureV1]) under name.
-func FormatNoteKey(name string, typ byte, pub ed25519.PublicKey) string {
-	typed := append([]byte{typ}, pub...)
-	return fmt.Sprintf("%s+%08x+%s", name, noteKeyHash(name, typed), base64.StdEncoding.EncodeToString(typed))
-}
-
-// truncate shortens s to at most n bytes for a message, on a character
-// boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -7,11 +7,12 @@ import (
 	"crypto/elliptic"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/internal/signednote"
 )
 
 // testKey derives a deterministic test-only key from a label.
@@ -21,10 +22,10 @@ func testKey(label string) ed25519.PublicKey {
 }
 
 var (
-	testLogVKey = FormatNoteKey("example.org/log", NoteKeyEd25519, testKey("log"))
-	testW1      = FormatNoteKey("w1.example", NoteKeyCosignatureV1, testKey("w1"))
-	testW2      = FormatNoteKey("w2.example", NoteKeyCosignatureV1, testKey("w2"))
-	testW3      = FormatNoteKey("w3.example", NoteKeyCosignatureV1, testKey("w3"))
+	testLogVKey = signednote.FormatVerifierKey("example.org/log", signednote.TypeEd25519, testKey("log"))
+	testW1      = signednote.FormatVerifierKey("w1.example", signednote.TypeCosignatureV1, testKey("w1"))
+	testW2      = signednote.FormatVerifierKey("w2.example", signednote.TypeCosignatureV1, testKey("w2"))
+	testW3      = signednote.FormatVerifierKey("w3.example", signednote.TypeCosignatureV1, testKey("w3"))
 	// testTLogText is a valid tlog policy: one log, three witnesses, two
 	// of them required.
 	testTLogText = fmt.Sprintf(`# example tlog policy
@@ -49,20 +50,15 @@ var testRekorVKey = func() string {
 	if err != nil {
 		panic(err)
 	}
-	return ecdsaVKey("rekor.example", der)
+	return signednote.FormatECDSAVerifierKey("rekor.example", der)
 }()
-
-func ecdsaVKey(name string, der []byte) string {
-	sum := sha256.Sum256(der)
-	return fmt.Sprintf("%s+%x+%s", name, sum[:4], base64.StdEncoding.EncodeToString(append([]byte{NoteKeyECDSA}, der...)))
-}
 
 func TestParseTLogPolicyRekorLog(t *testing.T) {
 	p, errs := ParseTLogPolicy("log " + testRekorVKey + "\nlog " + testLogVKey + "\nquorum none\n")
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	if k := p.Logs[0].Key; k.Type != NoteKeyECDSA || k.Name != "rekor.example" || k.String() != testRekorVKey || len(k.DER) == 0 {
+	if k := p.Logs[0].Key; k.Type() != signednote.TypeECDSA || k.Name() != "rekor.example" || k.String() != testRekorVKey || len(k.DER()) == 0 {
 		t.Errorf("Rekor log key %+v", k)
 	}
 	if p.Logs[1].Key.String() != testLogVKey {
@@ -75,10 +71,10 @@ func TestParseTLogPolicyValid(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	if len(p.Logs) != 1 || p.Logs[0].Key.Name != "example.org/log" || p.Logs[0].URL != "https://log.example.org/" || p.Logs[0].Line != 2 {
+	if len(p.Logs) != 1 || p.Logs[0].Key.Name() != "example.org/log" || p.Logs[0].URL != "https://log.example.org/" || p.Logs[0].Line != 2 {
 		t.Errorf("logs = %+v", p.Logs)
 	}
-	if len(p.Witnesses) != 3 || p.Witnesses[2].Name != "W3" || !p.Witnesses[2].Key.Key.Equal(testKey("w3")) {
+	if len(p.Witnesses) != 3 || p.Witnesses[2].Name != "W3" || !p.Witnesses[2].Key.PublicKey().Equal(testKey("w3")) {
 		t.Errorf("witnesses = %+v", p.Witnesses)
 	}
 	if len(p.Groups) != 1 || p.Groups[0].Threshold != 2 || !slices.Equal(p.Groups[0].Members, []string{"W1", "W2", "W3"}) || p.Quorum != "g" {
@@ -100,9 +96,9 @@ func TestParseTLogPolicyValid(t *testing.T) {
 // TestParseTLogPolicyDoubleCounting: the three texts that formats'
 // witness.ParsePolicy accepts and then counts one witness twice.
 func TestParseTLogPolicyDoubleCounting(t *testing.T) {
-	w1Again := FormatNoteKey("w1-alias.example", NoteKeyCosignatureV1, testKey("w1"))
-	logAsWitness := FormatNoteKey("example.org/log", NoteKeyCosignatureV1, testKey("log"))
-	logAgain := FormatNoteKey("other-name.example/log", NoteKeyEd25519, testKey("log"))
+	w1Again := signednote.FormatVerifierKey("w1-alias.example", signednote.TypeCosignatureV1, testKey("w1"))
+	logAsWitness := signednote.FormatVerifierKey("example.org/log", signednote.TypeCosignatureV1, testKey("log"))
+	logAgain := signednote.FormatVerifierKey("other-name.example/log", signednote.TypeEd25519, testKey("log"))
 	head := "log " + testLogVKey + "\nwitness W1 " + testW1 + "\n"
 	tests := []struct {
 		name, text string
@@ -148,11 +144,8 @@ func TestParseTLogPolicyErrors(t *testing.T) {
 	badHash := w1Raw[0] + "+00000000+" + w1Raw[2]
 	upperHash := w1Raw[0] + "+" + strings.ToUpper(w1Raw[1]) + "+" + w1Raw[2]
 	overpadded := w1Raw[0] + "+" + w1Raw[1] + "+" + w1Raw[2] + "=="
-	smallOrder := FormatNoteKey("bad", NoteKeyCosignatureV1, append([]byte{1}, make([]byte, 31)...))
-	rsaType := func() string {
-		typed := append([]byte{0x03}, testKey("x")...)
-		return fmt.Sprintf("x+%08x+%s", noteKeyHash("x", typed), base64.StdEncoding.EncodeToString(typed))
-	}()
+	smallOrder := signednote.FormatVerifierKey("bad", signednote.TypeCosignatureV1, append([]byte{1}, make([]byte, 31)...))
+	rsaType := signednote.FormatVerifierKey("x", 0x03, testKey("x")) // an unsupported type with a valid hash
 	tests := []struct {
 		name, text string
 		want       []string
@@ -177,12 +170,12 @@ func TestParseTLogPolicyErrors(t *testing.T) {
 		{"keyword as name", head + "witness any " + testW3 + "\nquorum W1", []string{`line 4: "any" is a keyword and cannot be a name`}},
 		{"long name", head + "witness " + strings.Repeat("a", 129) + " " + testW3 + "\nquorum W1", []string{`line 4: name "` + strings.Repeat("a", 32) + `…" is 129 bytes, more than 128`}},
 		{"non-ASCII name", head + "witness Wé " + testW3 + "\nquorum W1", []string{`line 4: name "Wé": only printable ASCII characters are allowed`}},
-		{"witness key of log type", "log " + testLogVKey + "\nwitness W1 " + FormatNoteKey("w", NoteKeyEd25519, testKey("w1")) + "\nquorum W1",
+		{"witness key of log type", "log " + testLogVKey + "\nwitness W1 " + signednote.FormatVerifierKey("w", signednote.TypeEd25519, testKey("w1")) + "\nquorum W1",
 			[]string{`line 2: witness "W1": key type 0x01 (Ed25519 signed-note key), want 0x04 (cosignature/v1 key)`}},
 		{"log key of witness type", "log " + testW3 + "\nwitness W1 " + testW1 + "\nquorum W1",
 			[]string{`line 1: log "w3.example": key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519 signed-note key)`}},
 		{"unsupported key type", head + "witness W3 " + rsaType + "\nquorum W1", []string{`line 4: witness "W3": vkey "x": key type 0x03 is not supported (want 0x01 Ed25519, 0x02 ECDSA or 0x04 cosignature/v1)`}},
-		{"ECDSA key that is not P-256 DER", head + "log " + ecdsaVKey("rekor.example", []byte("not DER")) + "\nquorum W1", []string{`line 4: log: vkey "rekor.example": type 0x02 key is not the PKIX DER of an ECDSA P-256 key`}},
+		{"ECDSA key that is not P-256 DER", head + "log " + signednote.FormatECDSAVerifierKey("rekor.example", []byte("not DER")) + "\nquorum W1", []string{`line 4: log: vkey "rekor.example": type 0x02 key is not the PKIX DER of an ECDSA P-256 key`}},
 		{"ECDSA key as a witness", head + "witness W3 " + testRekorVKey + "\nquorum W1", []string{`line 4: witness "W3": key type 0x02 (ECDSA Rekor log key), want 0x04 (cosignature/v1 key)`}},
 		{"ECDSA log key twice", head + "log " + testRekorVKey + "\nlog " + testRekorVKey + "\nquorum W1", []string{`line 5: log "rekor.example": the same key is already listed for log "rekor.example" on line 4; one key under two names would count twice`}},
 		{"wrong key hash", head + "witness W3 " + badHash + "\nquorum W1", []string{fmt.Sprintf(`line 4: witness "W3": vkey "w1.example": hash 00000000 does not match the key (want %s)`, w1Raw[1])}},
@@ -245,16 +238,16 @@ func FuzzParseTLogPolicy(f *testing.F) {
 		}
 		keys := map[string]bool{}
 		for _, l := range p.Logs {
-			if keys[string(l.Key.Key)] {
+			if keys[l.Key.Fingerprint()] {
 				t.Fatal("key twice")
 			}
-			keys[string(l.Key.Key)] = true
+			keys[l.Key.Fingerprint()] = true
 		}
 		for _, w := range p.Witnesses {
-			if keys[string(w.Key.Key)] {
+			if keys[w.Key.Fingerprint()] {
 				t.Fatal("key twice")
 			}
-			keys[string(w.Key.Key)] = true
+			keys[w.Key.Fingerprint()] = true
 		}
 		for _, g := range p.Groups {
 			if g.Threshold < 1 || g.Threshold > len(g.Members) {

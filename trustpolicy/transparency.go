@@ -17,10 +17,10 @@ import (
 func (t *TLogPolicy) Trust() offline.Trust {
 	var tr offline.Trust
 	for _, l := range t.Logs {
-		tr.Logs = append(tr.Logs, offline.Log{Origin: l.Key.Name, VKey: l.Key.String()})
+		tr.Logs = append(tr.Logs, offline.Log{Origin: l.Key.Name(), Key: l.Key})
 	}
 	for _, w := range t.Witnesses {
-		tr.Witnesses = append(tr.Witnesses, offline.Witness{Name: w.Name, VKey: w.Key.String()})
+		tr.Witnesses = append(tr.Witnesses, offline.Witness{Name: w.Name, Key: w.Key})
 	}
 	for _, g := range t.Groups {
 		tr.Groups = append(tr.Groups, offline.Group{Name: g.Name, Threshold: g.Threshold, Members: g.Members})

@@ -125,7 +125,7 @@ func TestTransparencyVerifiedOffline(t *testing.T) {
 	}
 }
 
-func mustVKey(t *testing.T, s string) offline.VKey {
+func mustVKey(t *testing.T, s string) *offline.VKey {
 	t.Helper()
 	k, err := offline.ParseVKey(s)
 	if err != nil {

@@ -1,51 +1,21 @@
-package validator
+package validator_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/validatortest"
 )
 
-// upstreamDir returns ../shared/conformance/upstream/<version>, skipping the
-// test when the shared folder is absent (a plain clone does not have it).
 func upstreamDir(t testing.TB, version string) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", version)
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err != nil {
-		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", dir)
-	}
-	return dir
+	return validatortest.UpstreamDir(t, "..", version)
 }
 
-type catalogEntry struct {
-	ID                  string   `json:"id"`
-	Path                string   `json:"path"`
-	ExpectedDiagnostics []string `json:"expectedDiagnostics"`
-	FileSha256          string   `json:"fileSha256"`
-}
-
-type catalog struct {
-	SchemaVersion             string         `json:"schemaVersion"`
-	CanonicalizationAlgorithm string         `json:"canonicalizationAlgorithm"`
-	Valid                     []catalogEntry `json:"valid"`
-	Invalid                   []catalogEntry `json:"invalid"`
-}
-
-func loadCatalog(t testing.TB, dir string) []catalogEntry {
-	t.Helper()
-	_, v, err := canonjson.ReadFile(filepath.Join(dir, "catalog.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c catalog
-	if err := canonjson.Unmarshal(v, &c); err != nil {
-		t.Fatal(err)
-	}
-	return append(c.Valid, c.Invalid...)
-}
+var loadCatalog = validatortest.LoadCatalog
 
 // TestUpstreamV02Catalog runs every v0.2.0 upstream vector through the Go
 // API and compares valid and diagnostics exactly (REFERENCE §9.1).
@@ -55,7 +25,7 @@ func TestUpstreamV02Catalog(t *testing.T) {
 	if len(entries) != 25 {
 		t.Fatalf("catalog has %d entries, want 25", len(entries))
 	}
-	val := New()
+	val := validator.New()
 	for _, e := range entries {
 		t.Run(e.ID, func(t *testing.T) {
 			raw, doc, err := canonjson.ReadFile(filepath.Join(dir, e.Path))

@@ -20,13 +20,13 @@ import (
 // the verdict.
 func (v *Validator) Bundle(doc *canonjson.Value) (Result, error) {
 	if ok, why := selfAsserted(doc.Get("evidence")); ok {
-		return fail(CodeSelfAssertedClaim, why), nil
+		return Fail(CodeSelfAssertedClaim, why), nil
 	}
 	if r, ok, err := negativeControls(doc); err != nil || !ok {
 		return r, err
 	}
-	if errs := v.schemaErrors(schemaBundle, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schema.Summary(errs))
+	if errs := v.SchemaErrors(SchemaBundle, doc); len(errs) > 0 {
+		r := Fail(CodeSchemaInvalid, schema.Summary(errs))
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -44,10 +44,10 @@ func (v *Validator) Bundle(doc *canonjson.Value) (Result, error) {
 			return Result{}, &InputError{Reason: err.Error()}
 		}
 		if code != "" {
-			return fail(code, detail), nil
+			return Fail(code, detail), nil
 		}
 	}
-	return pass(), nil
+	return Pass(), nil
 }
 
 // coreCheck carries one bundle through the semantic checks. Each check

@@ -9,22 +9,10 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/validatortest"
 )
 
-// reread writes v with Pretty and reads it back with the strict reader, as
-// a bundle file would be.
-func reread(t testing.TB, v *canonjson.Value) *canonjson.Value {
-	t.Helper()
-	text, err := canonjson.Pretty(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := canonjson.Parse(text)
-	if err != nil {
-		t.Fatalf("the written bundle does not read back: %v", err)
-	}
-	return doc
-}
+var reread = validatortest.Reread
 
 func canonicalBytes(t testing.TB, v *canonjson.Value) []byte {
 	t.Helper()

@@ -2,16 +2,15 @@ package validator_test
 
 import (
 	"cmp"
-	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/validatortest"
 )
 
 // This file holds the helpers the fault tables use to edit the sealed
@@ -54,7 +53,7 @@ const (
 	pathWire       = "observations/obs-wire-exchange.json"
 	pathTranscript = "transcripts/wire-exchange.jsonl"
 	// otherSha is a well-formed digest that is nobody's.
-	otherSha = `"0000000000000000000000000000000000000000000000000000000000000001"`
+	otherSha = validatortest.OtherSha
 )
 
 // noReseal marks a fault that must stay exactly as mutated: the mutation is
@@ -66,127 +65,20 @@ const noReseal bundle.Stage = -1
 // (operations, run, coverage, trial summary, result...).
 const fullSeal = bundle.StageSubject
 
-// A mutator edits a bundle in place.
-type mutator func(t *testing.T, v *canonjson.Value)
+// The shared fault-table helpers (validatortest), under the short names
+// the tables use.
+type mutator = validatortest.Mutator
 
-// lit parses a JSON literal with the strict reader.
-func lit(t testing.TB, text string) *canonjson.Value {
-	t.Helper()
-	v, err := canonjson.Parse([]byte(text))
-	if err != nil {
-		t.Fatalf("literal %s: %v", text, err)
-	}
-	return v
-}
-
-// tokens splits an RFC 6901 pointer; "" is the root.
-func tokens(ptr string) []string {
-	if ptr == "" {
-		return nil
-	}
-	toks := strings.Split(ptr[1:], "/")
-	for i, tok := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-	}
-	return toks
-}
-
-func walk(t testing.TB, v *canonjson.Value, ptr string, toks []string) *canonjson.Value {
-	t.Helper()
-	for _, tok := range toks {
-		switch {
-		case v.Is(canonjson.Object) && v.Has(tok):
-			v = v.Get(tok)
-		case v.Is(canonjson.Array):
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v.Items) {
-				t.Fatalf("pointer %s: no element %q", ptr, tok)
-			}
-			v = v.Items[i]
-		default:
-			t.Fatalf("pointer %s: no member %q", ptr, tok)
-		}
-	}
-	return v
-}
-
-// at returns the value at ptr, failing the test when it is absent.
-func at(t testing.TB, v *canonjson.Value, ptr string) *canonjson.Value {
-	t.Helper()
-	return walk(t, v, ptr, tokens(ptr))
-}
-
-// put sets the value at ptr: an object member is replaced or appended, an
-// array element replaced (index len appends).
-func put(t testing.TB, v *canonjson.Value, ptr string, val *canonjson.Value) {
-	t.Helper()
-	toks := tokens(ptr)
-	parent, last := walk(t, v, ptr, toks[:len(toks)-1]), toks[len(toks)-1]
-	switch parent.Kind {
-	case canonjson.Object:
-		parent.Set(last, val)
-	case canonjson.Array:
-		i, err := strconv.Atoi(last)
-		if err != nil || i < 0 || i > len(parent.Items) {
-			t.Fatalf("pointer %s: bad index %q", ptr, last)
-		}
-		if i == len(parent.Items) {
-			parent.Items = append(parent.Items, val)
-		} else {
-			parent.Items[i] = val
-		}
-	default:
-		t.Fatalf("pointer %s: parent is a %s", ptr, parent.Kind)
-	}
-}
-
-// set returns a mutator writing the JSON literal text at ptr.
-func set(ptr, text string) mutator {
-	return func(t *testing.T, v *canonjson.Value) { put(t, v, ptr, lit(t, text)) }
-}
-
-// remove returns a mutator deleting the member or element at ptr.
-func remove(ptr string) mutator {
-	return func(t *testing.T, v *canonjson.Value) {
-		t.Helper()
-		toks := tokens(ptr)
-		parent, last := walk(t, v, ptr, toks[:len(toks)-1]), toks[len(toks)-1]
-		at(t, v, ptr) // must exist
-		if parent.Kind == canonjson.Array {
-			i, _ := strconv.Atoi(last)
-			parent.Items = slices.Delete(parent.Items, i, i+1)
-			return
-		}
-		parent.Delete(last)
-	}
-}
-
-// appendTo returns a mutator appending the JSON literal text to the array
-// at ptr.
-func appendTo(ptr, text string) mutator {
-	return func(t *testing.T, v *canonjson.Value) {
-		t.Helper()
-		arr := at(t, v, ptr)
-		if !arr.Is(canonjson.Array) {
-			t.Fatalf("%s is not an array", ptr)
-		}
-		arr.Items = append(arr.Items, lit(t, text))
-	}
-}
-
-// copyTo returns a mutator setting dst to a deep copy of the value at src.
-func copyTo(dst, src string) mutator {
-	return func(t *testing.T, v *canonjson.Value) { put(t, v, dst, at(t, v, src).Clone()) }
-}
-
-// all chains mutators.
-func all(ms ...mutator) mutator {
-	return func(t *testing.T, v *canonjson.Value) {
-		for _, m := range ms {
-			m(t, v)
-		}
-	}
-}
+var (
+	lit      = validatortest.Lit
+	at       = validatortest.At
+	put      = validatortest.Put
+	set      = validatortest.Set
+	remove   = validatortest.Remove
+	appendTo = validatortest.AppendTo
+	copyTo   = validatortest.CopyTo
+	all      = validatortest.All
+)
 
 // entry returns the pointer of the last manifest entry with path (the one
 // validators and Seal look up).
@@ -316,48 +208,11 @@ func build(t *testing.T, m mutator, stage bundle.Stage) *canonjson.Value {
 }
 
 // schemaErr renders a schema error as "instancePath keyword".
-func schemaErr(e validator.SchemaError) string { return e.InstancePath + " " + e.Keyword }
-
-// checkResult compares a validation outcome exactly: the diagnostics array
-// (nil or empty want means valid), the schema errors as "path keyword"
-// (only for MCP_RES_SCHEMA_INVALID; otherwise none may be present) and,
-// when detail is set, a substring of Detail naming the sub-condition.
-func checkResult(t *testing.T, r validator.Result, err error, want, wantSchema []string, detail string) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("aborted with %v, want diagnostics %v", err, want)
-	}
-	if want == nil {
-		want = []string{}
-	}
-	if !slices.Equal(r.Diagnostics, want) || r.Valid != (len(want) == 0) {
-		t.Fatalf("got valid=%t %q (%s), want %q", r.Valid, r.Diagnostics, r.Detail, want)
-	}
-	var gotSchema []string
-	for _, e := range r.SchemaErrors {
-		gotSchema = append(gotSchema, schemaErr(e))
-	}
-	if wantSchema != nil || len(gotSchema) > 0 {
-		if !slices.Equal(gotSchema, wantSchema) {
-			t.Errorf("schemaErrors = %q, want %q", gotSchema, wantSchema)
-		}
-	}
-	if detail != "" && !strings.Contains(r.Detail, detail) {
-		t.Errorf("detail %q does not name %q", r.Detail, detail)
-	}
-}
-
-// checkInputError requires an *InputError abort.
-func checkInputError(t *testing.T, r validator.Result, err error) {
-	t.Helper()
-	var ie *validator.InputError
-	if !errors.As(err, &ie) {
-		t.Fatalf("got valid=%t %q, err %v; want an *InputError", r.Valid, r.Diagnostics, err)
-	}
-	if !strings.HasPrefix(ie.Error(), validator.CodeInputInvalid+": ") {
-		t.Errorf("InputError text %q lacks the %s prefix", ie.Error(), validator.CodeInputInvalid)
-	}
-}
+var (
+	schemaErr       = validatortest.SchemaErr
+	checkResult     = validatortest.CheckResult
+	checkInputError = validatortest.CheckInputError
+)
 
 // TestExampleLayout pins the example bundle positions the fault tables
 // address, so a changed fixture fails here and not as a wrong diagnostic.

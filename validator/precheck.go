@@ -93,7 +93,7 @@ func negativeControls(doc *canonjson.Value) (Result, bool, error) {
 		return Result{}, false, &InputError{Reason: "evidence.operations is a " + ops.Kind.String() + ", not an array"}
 	}
 	if len(controls) == 0 {
-		return fail(CodeVacuousNegativeControl, "no NEGATIVE_CONTROL operation"), false, nil
+		return Fail(CodeVacuousNegativeControl, "no NEGATIVE_CONTROL operation"), false, nil
 	}
 	for _, op := range controls {
 		if r, ok := negativeControl(op); !ok {
@@ -111,23 +111,23 @@ func negativeControl(op *canonjson.Value) (Result, bool) {
 	where := "negative control " + id + ": "
 	no := op.Get("negativeObservation")
 	if !no.Truthy() || (no.Kind == canonjson.Object && len(no.Members) == 0) || (no.Kind == canonjson.Array && len(no.Items) == 0) {
-		return fail(CodeVacuousNegativeControl, where+"negativeObservation is missing or empty"), false
+		return Fail(CodeVacuousNegativeControl, where+"negativeObservation is missing or empty"), false
 	}
 	if pr := no.Get("prerequisitesReached"); !pr.Is(canonjson.Array) || len(pr.Items) == 0 {
-		return fail(CodeNegativePrerequisiteMissing, where+"prerequisitesReached is not a non-empty array"), false
+		return Fail(CodeNegativePrerequisiteMissing, where+"prerequisitesReached is not a non-empty array"), false
 	}
 	if reached := no.Get("propertyReached"); !reached.Is(canonjson.Bool) || !reached.Bool {
-		return fail(CodePropertyNotReached, where+"propertyReached is not true"), false
+		return Fail(CodePropertyNotReached, where+"propertyReached is not true"), false
 	}
 	if !canonjson.Equal(no.Get("expectedVerdict"), no.Get("observedVerdict")) {
-		return fail(CodeVacuousNegativeControl, where+"observedVerdict differs from expectedVerdict"), false
+		return Fail(CodeVacuousNegativeControl, where+"observedVerdict differs from expectedVerdict"), false
 	}
 	if !canonjson.Equal(no.Get("expectedStopReason"), no.Get("observedStopReason")) {
-		return fail(CodeWrongStopReason, where+"observedStopReason differs from expectedStopReason"), false
+		return Fail(CodeWrongStopReason, where+"observedStopReason differs from expectedStopReason"), false
 	}
 	if no.Get("mutantId").Truthy() {
 		if k := no.Get("mutantKilled"); !k.Is(canonjson.Bool) || !k.Bool {
-			return fail(CodeNegativeMutantSurvived, where+"declared mutant was not killed"), false
+			return Fail(CodeNegativeMutantSurvived, where+"declared mutant was not killed"), false
 		}
 	}
 	return Result{}, true

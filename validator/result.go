@@ -2,13 +2,12 @@ package validator
 
 import (
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator/outcome"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the core v0.2 validator (REFERENCE §5.8).
 const (
-	CodeInputInvalid                = outcome.CodeInputInvalid
+	CodeInputInvalid                = "MCP_RES_INPUT_INVALID"
 	CodeSelfAssertedClaim           = "MCP_RES_SELF_ASSERTED_CLAIM"
 	CodeVacuousNegativeControl      = "MCP_RES_VACUOUS_NEGATIVE_CONTROL"
 	CodeNegativePrerequisiteMissing = "MCP_RES_NEGATIVE_PREREQUISITE_MISSING"
@@ -54,20 +53,45 @@ type Result struct {
 	Extra []canonjson.Member
 }
 
-func pass() Result {
+// Pass is the result of a document that passes every check.
+func Pass() Result {
 	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []SchemaError{}}
 }
 
-func fail(code, detail string) Result {
+// Fail is the result of the first failing check: exactly one diagnostic
+// code, no schema errors, and detail for people.
+func Fail(code, detail string) Result {
 	return Result{Diagnostics: []string{code}, SchemaErrors: []SchemaError{}, Detail: detail}
 }
 
 // Value renders the upstream-compatible result object
-// {"valid","diagnostics","schemaErrors"} followed by Extra.
+// {"valid","diagnostics","schemaErrors"} followed by Extra, in that order
+// (REFERENCE §5.0). Every document kind renders its result with it.
 func (r Result) Value() *canonjson.Value {
-	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra)
+	d := make([]*canonjson.Value, len(r.Diagnostics))
+	for i, c := range r.Diagnostics {
+		d[i] = canonjson.NewString(c)
+	}
+	e := make([]*canonjson.Value, len(r.SchemaErrors))
+	for i, se := range r.SchemaErrors {
+		e[i] = canonjson.NewObject(
+			canonjson.Member{Key: "instancePath", Value: canonjson.NewString(se.InstancePath)},
+			canonjson.Member{Key: "keyword", Value: canonjson.NewString(se.Keyword)},
+			canonjson.Member{Key: "message", Value: canonjson.NewString(se.Message)},
+		)
+	}
+	return canonjson.NewObject(append([]canonjson.Member{
+		{Key: "valid", Value: canonjson.NewBool(r.Valid)},
+		{Key: "diagnostics", Value: canonjson.NewArray(d...)},
+		{Key: "schemaErrors", Value: canonjson.NewArray(e...)},
+	}, r.Extra...)...)
 }
 
 // An InputError aborts validation: the input cannot be evaluated at all.
-// It is reported as MCP_RES_INPUT_INVALID with exit status 2.
-type InputError = outcome.InputError
+// It is reported as MCP_RES_INPUT_INVALID with exit status 2. Every
+// document kind aborts with it.
+type InputError struct {
+	Reason string
+}
+
+func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }

@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/checkpoint"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
@@ -23,8 +22,8 @@ const (
 	MaxProofLines = 63
 	// MaxAddRequestBytes bounds a request body: the old size line, 63
 	// proof lines of 44 base64 characters and a checkpoint of at most
-	// checkpoint.MaxBytes.
-	MaxAddRequestBytes = len("old 18446744073709551615\n") + MaxProofLines*45 + 1 + checkpoint.MaxBytes
+	// signednote.MaxBytes.
+	MaxAddRequestBytes = len("old 18446744073709551615\n") + MaxProofLines*45 + 1 + signednote.MaxBytes
 )
 
 // Errors of the add-checkpoint protocol besides the refusals of [Cosign].
@@ -158,12 +157,12 @@ func truncate(b []byte, n int) string {
 // The caller MUST record the returned State durably before it answers
 // with the cosignature, and MUST serialise calls for one log, so that the
 // check and the update are atomic (C2SP tlog-witness).
-func AddCheckpoint(req *AddRequest, logKey note.Verifier, w *notekey.Cosigner, prev *LogState, now time.Time) (*Cosignature, error) {
+func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.Cosigner, prev *LogState, now time.Time) (*Cosignature, error) {
 	origin := logKey.Name()
 	if prev != nil && (prev.Origin != origin || len(prev.Hash) != sha256.Size) {
 		return nil, fmt.Errorf("witness: the recorded state is not a state of log %q", origin)
 	}
-	cp, err := checkpoint.Open(req.Checkpoint, logKey)
+	cp, err := signednote.Open(req.Checkpoint, logKey)
 	if err != nil {
 		var unv *note.UnverifiedNoteError
 		var inv *note.InvalidSignatureError
@@ -214,7 +213,7 @@ func AddCheckpoint(req *AddRequest, logKey note.Verifier, w *notekey.Cosigner, p
 }
 
 // sign cosigns the checkpoint cp that passed the checks against prev.
-func sign(cp *checkpoint.Checkpoint, w *notekey.Cosigner, prev *LogState, cproof [][]byte, now time.Time) (*Cosignature, error) {
+func sign(cp *signednote.Checkpoint, w *signednote.Cosigner, prev *LogState, cproof [][]byte, now time.Time) (*Cosignature, error) {
 	signed, err := note.Sign(&note.Note{Text: cp.Text}, w.At(now))
 	if err != nil {
 		return nil, fmt.Errorf("witness: signing: %w", err)

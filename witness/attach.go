@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/checkpoint"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -70,21 +69,21 @@ type CosignatureInput struct {
 // dropped, so a key never counts twice. Signatures by keys that are not
 // given are kept as they are. The result keeps the note's bytes and appends
 // the new lines. Nothing is returned with an error.
-func Attach(cp []byte, logKey note.Verifier, witnesses []*notekey.Verifier, inputs []CosignatureInput) (*AttachResult, error) {
-	byFP := map[string]*notekey.Verifier{}
-	vs := make([]note.Verifier, 0, len(witnesses))
+func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier, inputs []CosignatureInput) (*AttachResult, error) {
+	byFP := map[string]*signednote.Verifier{}
+	vs := make([]*signednote.Verifier, 0, len(witnesses))
 	for _, w := range witnesses {
 		fp := w.Fingerprint()
 		if prev, dup := byFP[fp]; dup {
 			return nil, fmt.Errorf("%w: %s and %s (fingerprint %s)", ErrDuplicateWitnessKey, prev, w, fp)
 		}
-		if w.Type() != notekey.TypeCosignatureV1 {
-			return nil, fmt.Errorf("witness key %s is a %s, want a cosignature/v1 key", w, notekey.TypeName(w.Type()))
+		if err := w.CheckType(signednote.TypeCosignatureV1); err != nil {
+			return nil, fmt.Errorf("witness key %s: %w", w, err)
 		}
 		byFP[fp] = w
 		vs = append(vs, w)
 	}
-	c, err := checkpoint.Open(cp, logKey, vs...)
+	c, err := signednote.Open(cp, logKey, vs...)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +117,12 @@ func Attach(cp []byte, logKey note.Verifier, witnesses []*notekey.Verifier, inpu
 			}
 			have[fp] = true
 			out = append(out, line...)
-			t, _ := notekey.CosignatureTime(s)
+			t, _ := signednote.CosignatureTime(s)
 			res.Added = append(res.Added, Cosigner{Name: s.Name, KeyHash: s.Hash, Fingerprint: fp, Time: t})
 		}
 	}
 	// Check the whole result as a reader will.
-	final, err := checkpoint.Open(out, logKey, vs...)
+	final, err := signednote.Open(out, logKey, vs...)
 	if err != nil {
 		return nil, fmt.Errorf("witness: the cosigned checkpoint does not verify: %w", err)
 	}
@@ -138,8 +137,8 @@ func signatureLines(in CosignatureInput) ([][]byte, error) {
 	if len(in.Data) == 0 {
 		return nil, fmt.Errorf("%s: empty cosignature file", in.Source)
 	}
-	if len(in.Data) > checkpoint.MaxBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than %d", in.Source, len(in.Data), checkpoint.MaxBytes)
+	if len(in.Data) > signednote.MaxBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than %d", in.Source, len(in.Data), signednote.MaxBytes)
 	}
 	if in.Data[len(in.Data)-1] != '\n' {
 		return nil, fmt.Errorf("%s: a cosignature line must end with a newline", in.Source)
@@ -158,9 +157,13 @@ func signatureLines(in CosignatureInput) ([][]byte, error) {
 }
 
 // verifyLine verifies one signature line against the checkpoint body.
-func verifyLine(c *checkpoint.Checkpoint, line []byte, witnesses []*notekey.Verifier, vs []note.Verifier) (note.Signature, *notekey.Verifier, error) {
+func verifyLine(c *signednote.Checkpoint, line []byte, witnesses, vs []*signednote.Verifier) (note.Signature, *signednote.Verifier, error) {
 	msg := append([]byte(c.Text+"\n"), line...)
-	n, err := note.Open(msg, note.VerifierList(vs...))
+	nvs := make([]note.Verifier, len(vs))
+	for i, v := range vs {
+		nvs[i] = v
+	}
+	n, err := note.Open(msg, note.VerifierList(nvs...))
 	if err != nil {
 		var unv *note.UnverifiedNoteError
 		var inv *note.InvalidSignatureError
@@ -181,7 +184,7 @@ func verifyLine(c *checkpoint.Checkpoint, line []byte, witnesses []*notekey.Veri
 	return s, findVerifier(witnesses, s), nil
 }
 
-func findVerifier(ws []*notekey.Verifier, s note.Signature) *notekey.Verifier {
+func findVerifier(ws []*signednote.Verifier, s note.Signature) *signednote.Verifier {
 	for _, w := range ws {
 		if w.Name() == s.Name && w.KeyHash() == s.Hash {
 			return w
@@ -194,19 +197,15 @@ func findVerifier(ws []*notekey.Verifier, s note.Signature) *notekey.Verifier {
 // cosignatures on the checkpoint note cp verify, counted by key
 // fingerprint, in note order. The checkpoint must verify with logKey; a
 // cosignature by a given key that does not verify is an error.
-func Cosigners(cp []byte, logKey note.Verifier, witnesses []*notekey.Verifier) ([]Cosigner, error) {
-	vs := make([]note.Verifier, len(witnesses))
-	for i, w := range witnesses {
-		vs[i] = w
-	}
-	c, err := checkpoint.Open(cp, logKey, vs...)
+func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier) ([]Cosigner, error) {
+	c, err := signednote.Open(cp, logKey, witnesses...)
 	if err != nil {
 		return nil, err
 	}
 	return cosigners(c, witnesses), nil
 }
 
-func cosigners(c *checkpoint.Checkpoint, witnesses []*notekey.Verifier) []Cosigner {
+func cosigners(c *signednote.Checkpoint, witnesses []*signednote.Verifier) []Cosigner {
 	var out []Cosigner
 	seen := map[string]bool{}
 	for _, s := range c.Sigs {
@@ -215,7 +214,7 @@ func cosigners(c *checkpoint.Checkpoint, witnesses []*notekey.Verifier) []Cosign
 			continue
 		}
 		seen[w.Fingerprint()] = true
-		t, _ := notekey.CosignatureTime(s)
+		t, _ := signednote.CosignatureTime(s)
 		out = append(out, Cosigner{Name: s.Name, KeyHash: s.Hash, Fingerprint: w.Fingerprint(), Time: t})
 	}
 	return out

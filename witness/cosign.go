@@ -10,11 +10,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/checkpoint"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -56,7 +54,7 @@ type LogState struct {
 // A Cosignature is the result of Cosign.
 type Cosignature struct {
 	// Checkpoint is the checkpoint cosigned, as read and authenticated.
-	Checkpoint *checkpoint.Checkpoint
+	Checkpoint *signednote.Checkpoint
 	// Line is the cosignature/v1 signature line, "— NAME BASE64\n": what
 	// a witness returns to the log (C2SP tlog-witness).
 	Line []byte
@@ -81,7 +79,7 @@ type Cosignature struct {
 // prev, when given, must be for logKey's origin. A checkpoint equal to prev
 // is cosigned again (with the new time). Errors that do not wrap ErrRefused
 // are failures to read the log or to build the proof: nothing was decided.
-func Cosign(ctx context.Context, r LogReader, logKey note.Verifier, w *notekey.Cosigner, prev *LogState, now time.Time) (*Cosignature, error) {
+func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *signednote.Cosigner, prev *LogState, now time.Time) (*Cosignature, error) {
 	origin := logKey.Name()
 	if prev != nil && prev.Origin != origin {
 		return nil, fmt.Errorf("witness: the recorded state is for log %q, not %q", prev.Origin, origin)
@@ -93,7 +91,7 @@ func Cosign(ctx context.Context, r LogReader, logKey note.Verifier, w *notekey.C
 	if err != nil {
 		return nil, fmt.Errorf("witness: reading the checkpoint of %q: %w", origin, err)
 	}
-	cp, err := checkpoint.Open(data, logKey)
+	cp, err := signednote.Open(data, logKey)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -17,11 +17,11 @@ import (
 // is the one now recorded.
 func ExampleAddCheckpoint() {
 	// Test-only keys from fixed seeds.
-	skey, vkey, _ := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{1}, 32)), notekey.TypeEd25519, "example.org/log")
-	logSigner, _ := notekey.ParseLogSigner(skey)
-	logKey, _ := notekey.ParseLogVerifier(vkey)
-	wkey, _, _ := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{2}, 32)), notekey.TypeCosignatureV1, "example.org/witness")
-	w, _ := notekey.ParseCosigner(wkey)
+	skey, vkey, _ := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{1}, 32)), signednote.TypeEd25519, "example.org/log")
+	logSigner, _ := signednote.ParseLogSigner(skey)
+	logKey, _ := signednote.ParseLogVerifier(vkey)
+	wkey, _, _ := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{2}, 32)), signednote.TypeCosignatureV1, "example.org/witness")
+	w, _ := signednote.ParseCosigner(wkey)
 
 	cp, _ := note.Sign(&note.Note{Text: "example.org/log\n1\n" + strings.Repeat("A", 43) + "=\n"}, logSigner)
 	req, err := witness.ParseAddRequest(append([]byte("old 0\n\n"), cp...))

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/witness"
@@ -42,39 +42,39 @@ func TestMain(m *testing.M) {
 }
 
 type keys struct {
-	logSigner *notekey.LogSigner
-	logKey    *notekey.Verifier
-	w         *notekey.Cosigner
-	wv        *notekey.Verifier
-	w2        *notekey.Cosigner
-	w2v       *notekey.Verifier
+	logSigner *signednote.LogSigner
+	logKey    *signednote.Verifier
+	w         *signednote.Cosigner
+	wv        *signednote.Verifier
+	w2        *signednote.Cosigner
+	w2v       *signednote.Verifier
 }
 
 func testKeys(t testing.TB) keys {
 	t.Helper()
 	var k keys
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(testOnlyLogSeed), notekey.TypeEd25519, testOrigin)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(testOnlyLogSeed), signednote.TypeEd25519, testOrigin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k.logSigner, _ = notekey.ParseLogSigner(skey)
-	k.logKey, _ = notekey.ParseLogVerifier(vkey)
+	k.logSigner, _ = signednote.ParseLogSigner(skey)
+	k.logKey, _ = signednote.ParseLogVerifier(vkey)
 	k.w, k.wv = cosigner(t, testOnlyWitnessSeed, "example.org/witness")
 	k.w2, k.w2v = cosigner(t, testOnlyWitness2Seed, "example.org/witness-2")
 	return k
 }
 
-func cosigner(t testing.TB, seed []byte, name string) (*notekey.Cosigner, *notekey.Verifier) {
+func cosigner(t testing.TB, seed []byte, name string) (*signednote.Cosigner, *signednote.Verifier) {
 	t.Helper()
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(seed), notekey.TypeCosignatureV1, name)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := notekey.ParseCosigner(skey)
+	c, err := signednote.ParseCosigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := notekey.ParseWitnessVerifier(vkey)
+	v, err := signednote.ParseWitnessVerifier(vkey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +169,8 @@ func TestCosignRefusals(t *testing.T) {
 	dirA3, _ := makeLog(t, k, "a", "b", "c") // a consistent extension of A
 
 	// A log signed by another key under the same name.
-	otherSkey, _, _ := notekey.GenerateKey(bytes.NewReader(testOnlyOtherLogSeed), notekey.TypeEd25519, testOrigin)
-	otherSigner, _ := notekey.ParseLogSigner(otherSkey)
+	otherSkey, _, _ := signednote.GenerateKey(bytes.NewReader(testOnlyOtherLogSeed), signednote.TypeEd25519, testOrigin)
+	otherSigner, _ := signednote.ParseLogSigner(otherSkey)
 	dirForeign := filepath.Join(t.TempDir(), "foreign")
 	if _, err := tlog.Open(posix.New(dirForeign), otherSigner.Verifier()).Init(ctx(t), otherSigner); err != nil {
 		t.Fatal(err)
@@ -284,7 +284,7 @@ func TestAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := []*notekey.Verifier{k.wv, k.w2v}
+	ws := []*signednote.Verifier{k.wv, k.w2v}
 	in := func(lines ...[]byte) []witness.CosignatureInput {
 		var out []witness.CosignatureInput
 		for i, l := range lines {
@@ -308,21 +308,21 @@ func TestAttach(t *testing.T) {
 	})
 	t.Run("one key under two names counts once", func(t *testing.T) {
 		// The same Ed25519 key as witness 1, under another name.
-		skey, vkey, _ := notekey.GenerateKey(bytes.NewReader(testOnlyWitnessSeed), notekey.TypeCosignatureV1, "example.org/alias")
-		alias, _ := notekey.ParseCosigner(skey)
-		aliasV, _ := notekey.ParseWitnessVerifier(vkey)
+		skey, vkey, _ := signednote.GenerateKey(bytes.NewReader(testOnlyWitnessSeed), signednote.TypeCosignatureV1, "example.org/alias")
+		alias, _ := signednote.ParseCosigner(skey)
+		aliasV, _ := signednote.ParseWitnessVerifier(vkey)
 		ca, err := witness.Cosign(ctx(t), posix.New(dir), k.logKey, alias, nil, testNow)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := witness.Attach(cp.Note, k.logKey, []*notekey.Verifier{k.wv, aliasV}, in(c1.Line, ca.Line)); !errors.Is(err, witness.ErrDuplicateWitnessKey) {
+		if _, err := witness.Attach(cp.Note, k.logKey, []*signednote.Verifier{k.wv, aliasV}, in(c1.Line, ca.Line)); !errors.Is(err, witness.ErrDuplicateWitnessKey) {
 			t.Errorf("Attach with one key under two names: %v, want ErrDuplicateWitnessKey", err)
 		}
 	})
 	errCases := []struct {
 		name  string
 		cp    []byte
-		ws    []*notekey.Verifier
+		ws    []*signednote.Verifier
 		lines [][]byte
 		want  error
 		msg   string
@@ -468,8 +468,8 @@ func resign(t testing.TB, cp []byte) []byte {
 	if !errors.As(err, &unv) {
 		t.Fatal(err)
 	}
-	skey, _, _ := notekey.GenerateKey(bytes.NewReader(testOnlyOtherLogSeed), notekey.TypeEd25519, testOrigin)
-	s, _ := notekey.ParseLogSigner(skey)
+	skey, _, _ := signednote.GenerateKey(bytes.NewReader(testOnlyOtherLogSeed), signednote.TypeEd25519, testOrigin)
+	s, _ := signednote.ParseLogSigner(skey)
 	out, err := note.Sign(&note.Note{Text: unv.Note.Text}, s)
 	if err != nil {
 		t.Fatal(err)

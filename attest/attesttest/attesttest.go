@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
@@ -91,7 +92,7 @@ func Policy(o PolicyOptions) *canonjson.Value {
 		revoked = append(revoked, s(r))
 	}
 	return canonjson.NewObject(
-		m("schemaVersion", s(attest.TrustPolicySchema)),
+		m("schemaVersion", s(bundle.SchemaVersionTrustPolicy)),
 		m("id", s(TrustPolicyID)),
 		m("version", s("1.0.0")),
 		m("validFrom", s("2026-01-01T00:00:00.000Z")),

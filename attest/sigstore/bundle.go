@@ -7,7 +7,9 @@ import (
 	"slices"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
 )
 
 // MediaType is the media type of the Sigstore bundles ExportBundle writes.
@@ -86,7 +88,7 @@ func checkEnvelope(env *canonjson.Value) (checked, error) {
 	if err := closedMembers(env, "envelope", envelopeMembers); err != nil {
 		return c, err
 	}
-	if err := constString(env, "envelope", "schemaVersion", attest.EnvelopeSchema); err != nil {
+	if err := constString(env, "envelope", "schemaVersion", bundle.SchemaVersionEnvelope); err != nil {
 		return c, err
 	}
 	if err := constString(env, "envelope", "payloadType", attest.PayloadType); err != nil {
@@ -147,7 +149,7 @@ func checkEnvelope(env *canonjson.Value) (checked, error) {
 	if err != nil {
 		return c, notExportable("%s.publicKeySpkiBase64: %v", where, err)
 	}
-	if err := attest.VerifyEd25519(pub, attest.PAE(attest.PayloadType, payload), rawSig); err != nil {
+	if err := ed25519strict.Verify(pub, attest.PAE(attest.PayloadType, payload), rawSig); err != nil {
 		return c, notExportable("%s: the signature does not verify over the payload: %v", where, err)
 	}
 	return checked{payload: payload, sig: rawSig, fingerprint: fp}, nil

@@ -29,7 +29,10 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	cmdcli "github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/rekor"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -73,7 +76,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
 	attestCmd.AddCommand(a.verifyCommand())
-	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand())
+	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(),
+		cmdcli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} },
+			func(err error) error { return err }, nil))
+	root.Version = version.Version
+	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-sigstore"))
+	cmdcli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -174,9 +182,7 @@ func (a *app) verifyEntryCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("bundle %s: %v", bundlePath, err)
 			}
-			if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-				doc = doc.Get("bundle")
-			}
+			doc = document.CoreBundle(doc)
 			val := validator.New()
 			if r, err := val.Bundle(doc); err != nil || !r.Valid {
 				return fmt.Errorf("bundle %s is not a valid conformance bundle", bundlePath)

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog/rekor"
@@ -79,13 +81,15 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 				return &usageError{errors.New("-o/--output is required")}
 			case out == entryOut:
 				return &usageError{errors.New("-o and --entry name the same file")}
+			case entryOut == "-":
+				return &usageError{errors.New("--entry -: the entry is written to a file (only -o may be - for standard output)")}
 			}
 			for _, o := range []string{out, entryOut} {
-				if o == "" {
+				if o == "" || o == "-" {
 					continue
 				}
-				if _, err := os.Lstat(o); err == nil && !force {
-					return fmt.Errorf("refusing to overwrite %s (use --force to replace it)", o)
+				if err := atomicfile.CheckTarget(o, force); err != nil {
+					return errors.New(cmdcli.WriteError(o, err))
 				}
 			}
 			entry, err := a.rekorEntry(args[0])
@@ -115,12 +119,16 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {
-				return fmt.Errorf("entry %s logged, but writing %s: %v", e.UUID, out, err)
+			if out == "-" {
+				if _, err := a.stdout.Write(data); err != nil {
+					return fmt.Errorf("entry %s logged, but writing to standard output: %v", e.UUID, err)
+				}
+			} else if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {
+				return fmt.Errorf("entry %s logged, but %s", e.UUID, cmdcli.WriteError(out, err))
 			}
 			if entryOut != "" {
 				if err := atomicfile.WriteFile(entryOut, e.JSON, 0o644, force); err != nil {
-					return fmt.Errorf("entry %s logged, but writing %s: %v", e.UUID, entryOut, err)
+					return fmt.Errorf("entry %s logged, but %s", e.UUID, cmdcli.WriteError(entryOut, err))
 				}
 			}
 			fmt.Fprintf(a.stderr, "mcpres-sigstore: %s: logged in Rekor %s as entry %s (log index %d)\n", args[0], rekorURL, e.UUID, e.LogIndex)
@@ -130,7 +138,7 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&rekorURL, "rekor-url", "", "the Rekor instance (https://…)")
 	f.StringVar(&keySpec, "key", "", "Ed25519 private key that signs the entry: PATH, file:PATH or env:NAME (PKCS#8 PEM)")
-	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required; - for standard output)")
 	f.StringVar(&entryOut, "entry", "", "also write the LogEntryAnon JSON Rekor returned to this file")
 	f.StringVar(&expect, "expect-entry-sha256", "", "refuse unless the entry's SHA-256 is this (used by mcpres log add)")
 	f.BoolVar(&force, "force", false, "replace existing output files")
@@ -144,9 +152,7 @@ func (a *app) rekorEntry(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %v", path, err)
 	}
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-		doc = doc.Get("bundle")
-	}
+	doc = document.CoreBundle(doc)
 	r, err := validator.New().Bundle(doc)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %v", path, err)

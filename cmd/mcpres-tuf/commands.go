@@ -7,13 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/trustpolicy/tufdist"
 	"github.com/spf13/cobra"
@@ -52,7 +52,11 @@ func (a *app) rootCommand(use string) *cobra.Command {
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
-	root.AddCommand(a.initCommand(), a.addTargetCommand(), a.signCommand(), a.fetchCommand())
+	root.SetVersionTemplate(version.ReadBuild().Describe(use))
+	root.AddCommand(a.initCommand(), a.addTargetCommand(), a.signCommand(), a.fetchCommand(),
+		cli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} },
+			func(err error) error { return failf("%v", err) }, nil))
+	cli.CompleteEnums(root, map[string][]string{"format": {"raw", "json"}})
 	return root
 }
 
@@ -337,7 +341,7 @@ func (a *app) fetchCommand() *cobra.Command {
 				a.warnf("TUF repository %s could not be read (%v); using the cached trust policy %q (targets version %d), verified again at %s and valid until %s",
 					repo, res.FetchError, target, res.Targets.Version, res.EvaluatedAt.Format(time.RFC3339), res.ValidUntil().UTC().Format(time.RFC3339))
 			}
-			if out == "" {
+			if out == "" || out == "-" {
 				_, err := a.stdout.Write(res.Data)
 				return err
 			}
@@ -349,7 +353,7 @@ func (a *app) fetchCommand() *cobra.Command {
 	f.StringVar(&repo, "policy-repo", "", "TUF repository: an http(s) URL or a local directory")
 	f.StringVar(&target, "policy-target", "", "name of the trust policy target")
 	f.StringVar(&cacheDir, "policy-cache", "", "TUF cache directory (default: user cache dir/mcpres/tuf/<sha256 of ROOT.json>)")
-	f.StringVarP(&out, "output", "o", "", "write the policy here instead of stdout")
+	f.StringVarP(&out, "output", "o", "", "write the policy here instead of stdout (- is stdout)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	f.StringVar(&format, "format", "raw", "raw (the policy bytes) or json (a result object)")
 	return cmd
@@ -428,10 +432,7 @@ func writeOutput(out, input string, data []byte, force bool) error {
 		}
 	}
 	if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return failf("refusing to overwrite %s (use --force to replace it)", out)
-		}
-		return failf("writing %s: %v", out, err)
+		return failf("%s", cli.WriteError(out, err))
 	}
 	return nil
 }

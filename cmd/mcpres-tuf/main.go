@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -100,6 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		args = append(words[1:len(words):len(words)], args...)
 	}
+	cli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -160,9 +162,13 @@ func (a *app) loadRootKey(path string) (ed25519.PublicKey, ed25519.PrivateKey, e
 	return priv.Public().(ed25519.PublicKey), priv, nil
 }
 
-// passphrase returns $MCPRES_PASSWORD, or asks on the terminal.
+// passphrase returns $MCPRES_PASSWORD, else cosign's $COSIGN_PASSWORD, or
+// asks on the terminal.
 func (a *app) passphrase(path string) ([]byte, error) {
 	if p, ok := os.LookupEnv(passwordEnv); ok {
+		return []byte(p), nil
+	}
+	if p, ok := os.LookupEnv("COSIGN_PASSWORD"); ok {
 		return []byte(p), nil
 	}
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/offline"
@@ -135,7 +136,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if !strings.HasPrefix(keyPath, "env:") {
 				inputs = append(inputs, strings.TrimPrefix(keyPath, "file:"))
 			}
-			return writeOutput(out, inputs, data, force)
+			return a.writeOutput(out, inputs, data, force)
 		},
 	}
 	f := cmd.Flags()
@@ -145,7 +146,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 	f.StringVar(&claim, "claim", "", "claimed authenticity level (default SIGNED; kept when co-signing)")
 	f.StringVar(&signingTime, "signing-time", "", "signing time as an RFC 3339 date-time (default: now, UTC, milliseconds)")
 	f.StringVar(&transparency, "transparency", "", "JSON file holding a transparency reference {logId, entryUuid, inclusionProofBase64, inclusionProofSha256}")
-	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required; - for standard output)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
 }
@@ -173,10 +174,7 @@ func (a *app) readTransparency(path string) (*attest.TransparencyReference, erro
 // the bundle being signed and names its checkpoint origin and leaf index
 // (offline.CheckReference). Other proof kinds can only be digest-checked here.
 func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, doc *canonjson.Value) error {
-	b := doc
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-		b = doc.Get("bundle")
-	}
+	b := document.CoreBundle(doc)
 	proof, err := attest.DecodeStrictBase64(ref.InclusionProofBase64)
 	if err != nil {
 		return failf("transparency reference %s: inclusionProofBase64: %v", path, err)
@@ -194,8 +192,7 @@ func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, 
 // sign signs a bundle, or appends an envelope to an attested bundle.
 func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*canonjson.Value, error) {
 	val := validator.New()
-	sv := doc.Get("schemaVersion")
-	if sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
+	if document.Detect(doc) == document.AttestedBundle {
 		return a.cosign(path, doc, priv, opts, claim, val)
 	}
 	r, err := val.Bundle(doc)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/example"
 	"github.com/spf13/cobra"
@@ -133,7 +134,7 @@ func (a *app) demoPolicy(p func(string) string, now time.Time) ([]byte, error) {
 	}
 	format := "2006-01-02T15:04:05.000Z"
 	policy := canonjson.NewObject(
-		m("schemaVersion", s("mcp-res.trust-policy/0.2.0")),
+		m("schemaVersion", s(bundle.SchemaVersionTrustPolicy)),
 		m("id", s(demoPolicyID)),
 		m("version", s("1.0.0")),
 		m("validFrom", s(now.Add(-24*time.Hour).Format(format))),

@@ -59,8 +59,8 @@ func TestExamplePipelineScript(t *testing.T) {
 // with exactly the flags used.
 func TestExampleWorkflows(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(examplesDir, "github-actions", "*.yml"))
-	if len(files) != 2 {
-		t.Fatalf("found %d workflows, want 2", len(files))
+	if len(files) != 3 {
+		t.Fatalf("found %d workflows, want 3 (release, consume, tuf-refresh)", len(files))
 	}
 	var scripts []string
 	for _, f := range files {

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/sigstore"
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/spf13/cobra"
 )
@@ -65,21 +66,20 @@ func (a *app) attestExportCommand() *cobra.Command {
 			if err != nil {
 				return failf("encoding the Sigstore bundle: %v", err)
 			}
-			return writeOutput(out, []string{path}, data, force)
+			return a.writeOutput(out, []string{path}, data, force)
 		},
 	}
 	f := cmd.Flags()
 	f.IntVar(&index, "sigstore-bundle", 0, "write a Sigstore bundle v0.3 of envelope number `ENVELOPE_INDEX`, counted from 0 (required)")
-	f.StringVarP(&out, "output", "o", "", "where to write the Sigstore bundle (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the Sigstore bundle (required; - for standard output)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
 }
 
 // selectEnvelope returns envelope number index of the attested bundle doc.
 func selectEnvelope(path string, doc *canonjson.Value, index int) (*canonjson.Value, error) {
-	sv := doc.Get("schemaVersion")
-	if !sv.Is(canonjson.String) || sv.Str != attest.WrapperSchema {
-		return nil, failf("%s is not an attested conformance bundle (schemaVersion %s is required)", path, attest.WrapperSchema)
+	if document.Detect(doc) != document.AttestedBundle {
+		return nil, failf("%s is not an attested conformance bundle (schemaVersion %s is required)", path, bundle.SchemaVersionAttestedBundle)
 	}
 	envs := doc.Path("authenticity", "envelopes")
 	if !envs.Is(canonjson.Array) {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -18,6 +17,21 @@ import (
 // passwordEnv names the environment variable that supplies a private-key
 // passphrase non-interactively (for CI).
 const passwordEnv = "MCPRES_PASSWORD"
+
+// cosignPasswordEnv is cosign's variable for the same passphrase, read
+// when $MCPRES_PASSWORD is unset, so that a cosign-encrypted key works in
+// a pipeline already set up for cosign.
+const cosignPasswordEnv = "COSIGN_PASSWORD"
+
+// lookupPassword returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, and the
+// name of the variable it came from.
+func lookupPassword() (pass, name string, ok bool) {
+	if p, ok := os.LookupEnv(passwordEnv); ok {
+		return p, passwordEnv, true
+	}
+	p, ok := os.LookupEnv(cosignPasswordEnv)
+	return p, cosignPasswordEnv, ok
+}
 
 func (a *app) keyCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -41,11 +55,12 @@ SPKI DER, the keyid of MCP-RES envelopes) is printed on stdout.
 
 With --encrypt the private key is encrypted (scrypt + secretbox, the format of
 Sigstore/cosign "ENCRYPTED SIGSTORE PRIVATE KEY" files) with a passphrase taken
-from $MCPRES_PASSWORD or, when that is unset, asked for on the terminal.`,
+from $MCPRES_PASSWORD (else $COSIGN_PASSWORD) or, when both are unset, asked
+for on the terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usagef("--out NAME is required")
+			if err := keyPairBase("--out", out, ".key", ".pub"); err != nil {
+				return err
 			}
 			priv, err := attest.GenerateKey(rand.Reader)
 			if err != nil {
@@ -69,25 +84,15 @@ from $MCPRES_PASSWORD or, when that is unset, asked for on the terminal.`,
 			if err != nil {
 				return failf("encoding public key: %v", err)
 			}
-			keyPath, pubPath := out+".key", out+".pub"
-			for _, p := range []string{keyPath, pubPath} {
-				if _, err := os.Lstat(p); err == nil {
-					return failf("refusing to overwrite %s", p)
-				}
-			}
-			if err := atomicfile.WriteFileExclusive(keyPath, privPEM, 0o600); err != nil {
-				return failf("writing %s: %v", keyPath, err)
-			}
-			if err := atomicfile.WriteFileExclusive(pubPath, pubPEM, 0o644); err != nil {
-				os.Remove(keyPath) // do not leave half a key pair
-				return failf("writing %s: %v", pubPath, err)
+			if err := writeKeyPair(out+".key", privPEM, out+".pub", pubPEM); err != nil {
+				return err
 			}
 			fmt.Fprintln(a.stdout, attest.KeyID(attest.MarshalSPKI(pub)))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (NAME.key, NAME.pub)")
-	cmd.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt the private key with a passphrase ($MCPRES_PASSWORD or a prompt)")
+	cmd.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt the private key with a passphrase ($MCPRES_PASSWORD, $COSIGN_PASSWORD or a prompt)")
 	return cmd
 }
 
@@ -164,19 +169,21 @@ func (a *app) parsePrivateKey(path string, data []byte) (ed25519.PrivateKey, err
 	return priv, nil
 }
 
-// passphrase returns $MCPRES_PASSWORD, or asks on the terminal.
+// passphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks on
+// the terminal.
 func (a *app) passphrase(path string) ([]byte, error) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
+	if p, _, ok := lookupPassword(); ok {
 		return []byte(p), nil
 	}
 	return a.prompt(fmt.Sprintf("passphrase for %s: ", path))
 }
 
-// newPassphrase returns $MCPRES_PASSWORD, or asks twice on the terminal.
+// newPassphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks
+// twice on the terminal.
 func (a *app) newPassphrase() ([]byte, error) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
+	if p, name, ok := lookupPassword(); ok {
 		if p == "" {
-			return nil, failf("$%s is set but empty", passwordEnv)
+			return nil, failf("$%s is set but empty", name)
 		}
 		return []byte(p), nil
 	}

@@ -20,9 +20,10 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -166,7 +167,7 @@ policy's tlog-policy. Existing files are never overwritten.`,
 			if out == "" {
 				return usagef("--out NAME is required")
 			}
-			return a.generateNoteKey(notekey.TypeEd25519, origin, out)
+			return a.generateNoteKey(signednote.TypeEd25519, origin, out)
 		},
 	}
 	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin (the key's name)")
@@ -176,22 +177,15 @@ policy's tlog-policy. Existing files are never overwritten.`,
 
 // generateNoteKey writes NAME.key and NAME.vkey and prints the vkey.
 func (a *app) generateNoteKey(typ byte, name, out string) error {
-	skey, vkey, err := notekey.GenerateKey(rand.Reader, typ, name)
+	skey, vkey, err := signednote.GenerateKey(rand.Reader, typ, name)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	keyPath, vkeyPath := out+".key", out+".vkey"
-	for _, p := range []string{keyPath, vkeyPath} {
-		if _, err := os.Lstat(p); err == nil {
-			return failf("refusing to overwrite %s", p)
-		}
+	if err := keyPairBase("--out", out, ".key", ".vkey"); err != nil {
+		return err
 	}
-	if err := atomicfile.WriteFileExclusive(keyPath, []byte(skey+"\n"), 0o600); err != nil {
-		return failf("writing %s: %v", keyPath, err)
-	}
-	if err := atomicfile.WriteFileExclusive(vkeyPath, []byte(vkey+"\n"), 0o644); err != nil {
-		os.Remove(keyPath) // do not leave half a key pair
-		return failf("writing %s: %v", vkeyPath, err)
+	if err := writeKeyPair(out+".key", []byte(skey+"\n"), out+".vkey", []byte(vkey+"\n")); err != nil {
+		return err
 	}
 	fmt.Fprintln(a.stdout, vkey)
 	return nil
@@ -268,12 +262,12 @@ func (a *app) loadNoteKeyText(spec, defEnv string) (key, label string, err error
 }
 
 // loadLogSigner reads a log's private key (see loadNoteKeyText).
-func (a *app) loadLogSigner(spec string) (*notekey.LogSigner, error) {
+func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
 	k, label, err := a.loadNoteKeyText(spec, logKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	signer, err := notekey.ParseLogSigner(k)
+	signer, err := signednote.ParseLogSigner(k)
 	if err != nil {
 		return nil, failf("log key %s: %v", label, err)
 	}
@@ -281,12 +275,12 @@ func (a *app) loadLogSigner(spec string) (*notekey.LogSigner, error) {
 }
 
 // loadCosigner reads a witness's private key (see loadNoteKeyText).
-func (a *app) loadCosigner(spec string) (*notekey.Cosigner, error) {
+func (a *app) loadCosigner(spec string) (*signednote.Cosigner, error) {
 	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	c, err := notekey.ParseCosigner(k)
+	c, err := signednote.ParseCosigner(k)
 	if err != nil {
 		return nil, failf("witness key %s: %v", label, err)
 	}
@@ -300,7 +294,7 @@ func (a *app) warnIfReadable(path string) {
 }
 
 // loadVerifierKey reads a vkey file with the given parser.
-func loadVerifierKey(what, path string, parse func(string) (*notekey.Verifier, error)) (*notekey.Verifier, error) {
+func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier, error)) (*signednote.Verifier, error) {
 	s, err := readKeyFile(path)
 	if err != nil {
 		return nil, failf("%s %s: %v", what, path, err)
@@ -314,15 +308,15 @@ func loadVerifierKey(what, path string, parse func(string) (*notekey.Verifier, e
 
 // logVerifier returns the log key: --log-key if given, else the key
 // recorded by 'log init'.
-func logVerifier(dir, flag string) (*notekey.Verifier, error) {
+func logVerifier(dir, flag string) (*signednote.Verifier, error) {
 	if flag != "" {
-		return loadVerifierKey("log key", flag, notekey.ParseLogVerifier)
+		return loadVerifierKey("log key", flag, signednote.ParseLogVerifier)
 	}
 	path := filepath.Join(dir, logVKeyFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, failf("%s has no recorded log key (%s): give the log's verifier key with --log-key", dir, logVKeyFile)
 	}
-	return loadVerifierKey("log key", path, notekey.ParseLogVerifier)
+	return loadVerifierKey("log key", path, signednote.ParseLogVerifier)
 }
 
 func logContext() (context.Context, context.CancelFunc) {
@@ -373,7 +367,7 @@ and 'log add-cosignature') and printed on stdout.`,
 				return failf("%v", err)
 			}
 			if err := atomicfile.WriteFile(p, []byte(vkey+"\n"), 0o644, false); err != nil {
-				return failf("writing %s: %v", p, err)
+				return writeFileError(p, err)
 			}
 			fmt.Fprintln(a.stdout, vkey)
 			return nil
@@ -461,7 +455,7 @@ func (a *app) logAddCommand() *cobra.Command {
 				return err
 			}
 			if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-				v, err := loadVerifierKey("recorded log key", recorded, notekey.ParseLogVerifier)
+				v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
 				if err != nil {
 					return err
 				}
@@ -506,34 +500,13 @@ func (a *app) logAddCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
-	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required; - for standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
 	f.BoolVar(&force, "force", false, "replace existing output files")
 	f.StringVar(&rekorURL, "rekor-url", "", "also submit the entry to this Rekor instance (runs mcpres-sigstore)")
 	f.StringVar(&rekorKey, "rekor-key", "", "private key (PKCS#8 PEM) that signs the Rekor entry")
 	wp.register(cmd)
 	return cmd
-}
-
-// checkOutputs refuses, before any work, outputs that exist (without
-// force), repeat, or name an input.
-func checkOutputs(outputs, inputs []string, force bool) error {
-	for i, o := range outputs {
-		for _, in := range inputs {
-			if in != "" && sameFile(in, o) {
-				return failf("refusing to write %s: it is an input of this command", o)
-			}
-		}
-		for _, p := range outputs[:i] {
-			if sameFile(p, o) {
-				return usagef("%s is given as two outputs", o)
-			}
-		}
-		if _, err := os.Lstat(o); err == nil && !force {
-			return failf("refusing to overwrite %s (use --force to replace it)", o)
-		}
-	}
-	return nil
 }
 
 func fileExists(p string) bool {
@@ -550,9 +523,8 @@ func (a *app) bundleEntry(path string) ([]byte, error) {
 		a.printInputInvalid(path, err, "text", false)
 		return nil, &exitError{exitInput}
 	}
-	b := doc
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-		b = doc.Get("bundle")
+	b := document.CoreBundle(doc)
+	if document.Detect(doc) == document.AttestedBundle {
 		if !b.Is(canonjson.Object) {
 			a.printInputInvalid(path, errors.New("the attested bundle has no bundle object"), "text", false)
 			return nil, &exitError{exitInput}
@@ -593,11 +565,11 @@ func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []strin
 		if err != nil {
 			return failf("%v", err)
 		}
-	} else if err := writeOutput(out, inputs, data, force); err != nil {
+	} else if err := a.writeOutput(out, inputs, data, force); err != nil {
 		return err
 	}
 	if proofOut != "" {
-		return writeOutput(proofOut, inputs, proofBytes, force)
+		return a.writeOutput(proofOut, inputs, proofBytes, force)
 	}
 	return nil
 }
@@ -670,7 +642,7 @@ reference carries what they gave.`,
 	f.StringVar(&index, "index", "", "the entry's leaf index")
 	wp.register(cmd)
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
-	f.StringVarP(&out, "output", "o", "", "where to write the reference (default: stdout)")
+	f.StringVarP(&out, "output", "o", "", "where to write the reference (default and -: standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
 	f.BoolVar(&force, "force", false, "replace existing output files")
 	return cmd
@@ -706,9 +678,9 @@ meanwhile.`,
 			if err != nil {
 				return err
 			}
-			var ws []*notekey.Verifier
+			var ws []*signednote.Verifier
 			for _, p := range witnessKeys {
-				w, err := loadVerifierKey("witness key", p, notekey.ParseWitnessVerifier)
+				w, err := loadVerifierKey("witness key", p, signednote.ParseWitnessVerifier)
 				if err != nil {
 					return err
 				}

@@ -22,7 +22,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog/rekor/rekorfake"
 	flog "github.com/transparency-dev/formats/log"
@@ -114,17 +114,17 @@ type logEnv struct {
 
 func newLogEnv(t *testing.T) *logEnv {
 	e := &logEnv{t: t, dir: t.TempDir()}
-	e.writeKey("log", notekey.TypeEd25519, testLogOrigin, testOnlyLogKeySeed)
-	e.writeKey("other-log", notekey.TypeEd25519, testLogOrigin, testOnlyOtherLogKeySeed)
-	e.writeKey("w1", notekey.TypeCosignatureV1, "example.org/witness-1", testOnlyWitnessOneSeed)
-	e.writeKey("w2", notekey.TypeCosignatureV1, "example.org/witness-2", testOnlyWitnessTwoSeed)
+	e.writeKey("log", signednote.TypeEd25519, testLogOrigin, testOnlyLogKeySeed)
+	e.writeKey("other-log", signednote.TypeEd25519, testLogOrigin, testOnlyOtherLogKeySeed)
+	e.writeKey("w1", signednote.TypeCosignatureV1, "example.org/witness-1", testOnlyWitnessOneSeed)
+	e.writeKey("w2", signednote.TypeCosignatureV1, "example.org/witness-2", testOnlyWitnessTwoSeed)
 	return e
 }
 
 func (e *logEnv) p(name string) string { return filepath.Join(e.dir, name) }
 
 func (e *logEnv) writeKey(name string, typ byte, keyName string, seed []byte) {
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(seed), typ, keyName)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), typ, keyName)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func checkReference(t testing.TB, refPath, bundlePath, logVKey string, index, si
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Get("schemaVersion").Str == attest.WrapperSchema {
+	if b.Get("schemaVersion").Str == bundle.SchemaVersionAttestedBundle {
 		b = b.Get("bundle")
 	}
 	entry, _ := offline.EntryFor(b).Marshal()
@@ -397,7 +397,7 @@ func TestCLILogAddRefusals(t *testing.T) {
 		{"existing output", exitInput, "refusing to overwrite " + e.p("ref.json"), []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("ref.json")}},
 		{"output is the input", exitInput, "it is an input of this command", []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", b1, "--force"}},
 		{"another key", exitInput, "is not the key of the log in", []string{"log", "add", "--dir", dir, "--key", e.p("other-log.key"), b1, "-o", e.p("new.json")}},
-		{"witness key as log key", exitInput, "is a cosignature/v1 witness key (type 0x04), want a Ed25519 log key", []string{"log", "add", "--dir", dir, "--key", e.p("w1.key"), b1, "-o", e.p("new.json")}},
+		{"witness key as log key", exitInput, "key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519 signed-note key)", []string{"log", "add", "--dir", dir, "--key", e.p("w1.key"), b1, "-o", e.p("new.json")}},
 		{"no log", exitInput, "no log there", []string{"log", "add", "--dir", e.p("nolog"), "--key", e.p("log.key"), b1, "-o", e.p("new.json")}},
 		{"rekor url without key", exitInput, "--rekor-url and --rekor-key go together", []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("new.json"), "--rekor-url", "http://127.0.0.1:1"}},
 		{"missing output", exitInput, "-o/--output is required", []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1}},
@@ -428,7 +428,7 @@ func TestCLILogKeygen(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("log keygen: exit %d, stderr %q", code, stderr)
 	}
-	v, err := notekey.ParseLogVerifier(strings.TrimSuffix(stdout, "\n"))
+	v, err := signednote.ParseLogVerifier(strings.TrimSuffix(stdout, "\n"))
 	if err != nil || v.Name() != "example.org/log" {
 		t.Fatalf("printed vkey %q: %v", stdout, err)
 	}
@@ -446,11 +446,11 @@ func TestCLILogKeygen(t *testing.T) {
 	if _, _, code := runLogCLI(t, "log", "keygen", "--origin", "example.org/log", "--out", filepath.Join(dir, "log")); code != exitInput {
 		t.Errorf("keygen over existing files: exit %d", code)
 	}
-	if _, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "a b", "--out", filepath.Join(dir, "x")); code != exitInput || !strings.Contains(stderr, "contains a space") {
+	if _, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "a b", "--out", filepath.Join(dir, "x")); code != exitInput || !strings.Contains(stderr, "is empty or contains spaces") {
 		t.Errorf("keygen with a bad origin: exit %d, %q", code, stderr)
 	}
 	stdout, _, code = runLogCLI(t, "witness", "keygen", "--name", "example.org/w", "--out", filepath.Join(dir, "w"))
-	if w, err := notekey.ParseWitnessVerifier(strings.TrimSuffix(stdout, "\n")); code != 0 || err != nil || w.Name() != "example.org/w" {
+	if w, err := signednote.ParseWitnessVerifier(strings.TrimSuffix(stdout, "\n")); code != 0 || err != nil || w.Name() != "example.org/w" {
 		t.Fatalf("witness keygen: exit %d, %q, %v", code, stdout, err)
 	}
 	wskey, _ := os.ReadFile(filepath.Join(dir, "w.key"))

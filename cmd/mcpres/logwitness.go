@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
@@ -29,7 +29,7 @@ func (w *witnessPolicyFlags) register(cmd *cobra.Command) {
 // client parses the witness policy (mcpres's own strict parser, which
 // counts each witness once) and returns a client for the witnesses that
 // have a URL; nil without --witness-policy.
-func (w *witnessPolicyFlags) client(a *app, logKey *notekey.Verifier) (*witnessclient.Client, error) {
+func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witnessclient.Client, error) {
 	if w.policy == "" {
 		return nil, nil
 	}
@@ -60,11 +60,8 @@ func (w *witnessPolicyFlags) client(a *app, logKey *notekey.Verifier) (*witnessc
 			a.warnf("witness policy %s: witness %q has no URL: not asked", w.policy, pw.Name)
 			continue
 		}
-		k, err := notekey.ParseWitnessVerifier(pw.Key.String())
-		if err != nil {
-			return nil, failf("witness policy %s: witness %q: %v", w.policy, pw.Name, err)
-		}
-		ws = append(ws, witnessclient.Witness{Name: pw.Name, Key: k, URL: pw.URL})
+		// pw.Key is a type 0x04 key (ParseTLogPolicy checked it).
+		ws = append(ws, witnessclient.Witness{Name: pw.Name, Key: pw.Key, URL: pw.URL})
 	}
 	if len(ws) == 0 {
 		return nil, failf("witness policy %s has no witness with a URL to ask", w.policy)
@@ -75,7 +72,7 @@ func (w *witnessPolicyFlags) client(a *app, logKey *notekey.Verifier) (*witnessc
 // collectCosignatures asks the witnesses to cosign the published checkpoint
 // of the log in dir and attaches what they give; a witness that fails is a
 // warning, never an error: the verifier's quorum decides.
-func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, dir string, lg *tlog.Log, logKey *notekey.Verifier) (*tlog.Checkpoint, error) {
+func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, dir string, lg *tlog.Log, logKey *signednote.Verifier) (*tlog.Checkpoint, error) {
 	cp, res, err := c.WitnessLog(ctx, lg, logKey, posix.New(dir).ReadTile)
 	if err != nil {
 		return nil, failf("collecting cosignatures: %v", err)

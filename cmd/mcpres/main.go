@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/version"
 	"github.com/spf13/cobra"
 )
 
@@ -124,7 +126,17 @@ or a usage error.`,
 		a.logCommand(),
 		a.witnessCommand(),
 		a.migrateCommand(),
+		a.reportCommand(),
 		a.manCommand(),
 	)
+	// --version prints what `mcpres version` prints.
+	root.Version = version.Version
+	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres"))
+	// The completion commands capture the output stream when created.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.InitDefaultCompletionCmd()
+	cli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
+	registerCompletions(root)
 	return root
 }

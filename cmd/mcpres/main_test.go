@@ -19,6 +19,17 @@ func runCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
+// runExpect runs one command line in-process, fails the test unless it
+// exits with want, and returns its stdout and stderr together.
+func runExpect(t testing.TB, want int, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := runCLI(t, args...)
+	if code != want {
+		t.Fatalf("mcpres %s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), code, want, stdout, stderr)
+	}
+	return stdout + stderr
+}
+
 func upstreamDir(t testing.TB, version string) string {
 	t.Helper()
 	dir := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", version)

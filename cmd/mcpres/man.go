@@ -1,40 +1,45 @@
 package main
 
 import (
-	"fmt"
 	"os"
+	"os/exec"
 
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 )
 
 func (a *app) manCommand() *cobra.Command {
-	var dir string
-	cmd := &cobra.Command{
-		Use:   "man --dir DIR",
-		Short: "Write man pages for every mcpres command into DIR",
-		Long: `Write one man page (section 1) per command, generated from the same help
-text as --help: mcpres.1, mcpres-validate.1, mcpres-attest-sign.1, ...
-Existing pages in DIR are replaced.`,
-		Example: `  mcpres man --dir /usr/local/share/man/man1`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usagef("--dir is required")
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return failf("%v", err)
-			}
-			root := cmd.Root()
-			root.DisableAutoGenTag = true // reproducible pages: no generation date
-			header := &doc.GenManHeader{Title: "MCPRES", Section: "1", Source: "mcpres", Manual: "mcpres manual"}
-			if err := doc.GenManTree(root, header, dir); err != nil {
-				return failf("writing man pages: %v", err)
-			}
-			fmt.Fprintf(a.stderr, "mcpres: man pages written to %s\n", dir)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&dir, "dir", "", "directory for the man pages (created if missing)")
+	var cmd *cobra.Command
+	cmd = cli.ManCommand(func() *cobra.Command { return cmd.Root() },
+		func(err error) error { return &usageError{err} },
+		func(err error) error { return failf("%v", err) },
+		a.manPolicyTUF)
+	cmd.Short = "Write man pages for every mcpres command into DIR"
+	cmd.Long = `Write one man page (section 1) per command, generated from the same help
+text as --help: mcpres.1, mcpres-validate.1, mcpres-attest-sign.1, ...,
+and the pages of 'mcpres policy tuf' and its commands, which mcpres-tuf
+writes (mcpres-policy-tuf-fetch.1, ...; skipped with a warning when the
+mcpres-tuf binary is not found). Existing pages in DIR are replaced.
+
+mcpres-tuf and mcpres-sigstore write their own pages with their own man
+command.`
+	cmd.Example = `  mcpres man --dir /usr/local/share/man/man1`
 	return cmd
+}
+
+// manPolicyTUF has mcpres-tuf write the pages of `mcpres policy tuf …`,
+// replacing the single page of the pass-through command.
+func (a *app) manPolicyTUF(dir string) error {
+	bin, err := findTUFBinary()
+	if err != nil {
+		a.warnf("no man pages for 'mcpres policy tuf' commands: %v", err)
+		return nil
+	}
+	c := exec.Command(bin, "man", "--dir", dir)
+	c.Stdout, c.Stderr = a.stderr, a.stderr
+	c.Env = append(os.Environ(), tufInvokedAs)
+	if err := c.Run(); err != nil {
+		return failf("%s man: %v", bin, err)
+	}
+	return nil
 }

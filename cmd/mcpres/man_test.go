@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,77 @@ func TestCLICompletionAndMan(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "man"); code != exitInput || !strings.Contains(stderr, "--dir is required") {
 		t.Errorf("man without --dir: exit %d %q", code, stderr)
+	}
+}
+
+// `mcpres man` writes the pages of `mcpres policy tuf` and its commands
+// through mcpres-tuf; without it, only the pass-through page, with a
+// warning.
+func TestCLIManPolicyTUF(t *testing.T) {
+	buildTUFBinary(t)
+	dir := t.TempDir()
+	if _, stderr, code := runCLI(t, "man", "--dir", dir); code != 0 {
+		t.Fatalf("man: exit %d: %s", code, stderr)
+	}
+	for _, page := range []string{"mcpres.1", "mcpres-policy-tuf.1", "mcpres-policy-tuf-fetch.1", "mcpres-policy-tuf-init.1", "mcpres-policy-tuf-add-target.1", "mcpres-policy-tuf-sign.1", "mcpres-version.1", "mcpres-log-add.1"} {
+		if _, err := os.Stat(filepath.Join(dir, page)); err != nil {
+			t.Errorf("missing man page %s", page)
+		}
+	}
+	// mcpres.1 is mcpres's own page, not a stub from mcpres-tuf's parents.
+	if b, _ := os.ReadFile(filepath.Join(dir, "mcpres.1")); !strings.Contains(string(b), "attest") {
+		t.Error("mcpres.1 does not list the attest command")
+	}
+	// `policy tuf` passes a mistyped command to mcpres-tuf, which rejects
+	// it as mcpres would (exit 2, cobra's suggestion, under the mcpres name).
+	stdout, stderr, code := runCLI(t, "policy", "tuf", "fetchh")
+	if code != exitInput || stdout != "" || !strings.Contains(stderr, `unknown command "fetchh" for "mcpres policy tuf"`) || !strings.Contains(stderr, "\tfetch\n") {
+		t.Errorf("policy tuf fetchh: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	t.Setenv("MCPRES_TUF", filepath.Join(t.TempDir(), "absent"))
+	dir2 := t.TempDir()
+	// An absent $MCPRES_TUF binary: the run fails to start it.
+	if _, stderr, code := runCLI(t, "man", "--dir", dir2); code == 0 || !strings.Contains(stderr, "absent") {
+		t.Errorf("man with a missing mcpres-tuf: exit %d, %q", code, stderr)
+	}
+}
+
+// Every enumerated flag offers its values to shell completion, and only
+// the values its command accepts.
+func TestCLICompletionValues(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		{[]string{"attest", "verify", "--require-level", ""}, []string{"SIGNED", "WITNESSED", "TRANSPARENCY_RECORDED"}, nil},
+		{[]string{"attest", "verify", "--require-evidence-class", ""}, []string{"GENUINE_RUNTIME", "DOCUMENTED_ONLY"}, nil},
+		{[]string{"attest", "verify", "--format", ""}, []string{"json", "text", "markdown"}, []string{"mcp-res-0.2.0"}},
+		{[]string{"attest", "sign", "--claim", ""}, []string{"SIGNED", "WITNESSED"}, nil},
+		{[]string{"validate", "--format", ""}, []string{"json", "text", "markdown"}, nil},
+		{[]string{"official", "import", "--format", ""}, []string{"json", "text"}, []string{"markdown"}},
+		{[]string{"policy", "export", "--format", ""}, []string{"mcp-res-0.2.0"}, []string{"json"}},
+	} {
+		stdout, stderr, code := runCLI(t, append([]string{"__complete"}, c.args...)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d %s", c.args, code, stderr)
+			continue
+		}
+		lines := strings.Split(stdout, "\n")
+		for _, w := range c.want {
+			if !slices.Contains(lines, w) {
+				t.Errorf("%v: %q not offered: %q", c.args, w, stdout)
+			}
+		}
+		for _, w := range c.not {
+			if slices.Contains(lines, w) {
+				t.Errorf("%v: %q offered: %q", c.args, w, stdout)
+			}
+		}
+	}
+	// Control: a flag that is not enumerated offers no values.
+	stdout, _, _ := runCLI(t, "__complete", "attest", "verify", "--policy", "")
+	if strings.Contains(stdout, "SIGNED") {
+		t.Errorf("--policy offers levels: %q", stdout)
 	}
 }

@@ -15,9 +15,9 @@ import (
 // Fixtures of the v0.1 validator and the migration corpus (kept by the
 // validator package's tests), and mcpres's own v0.2 example.
 var (
-	migExampleV01   = filepath.Join("..", "..", "validator", "testdata", "v01", "example.json")
-	migFixtureV01   = filepath.Join("..", "..", "validator", "testdata", "v01", "fixture-backed.json")
-	migCorpusDir    = filepath.Join("..", "..", "validator", "testdata", "migration")
+	migExampleV01   = filepath.Join("..", "..", "validator", "v01", "testdata", "example.json")
+	migFixtureV01   = filepath.Join("..", "..", "validator", "v01", "testdata", "fixture-backed.json")
+	migCorpusDir    = filepath.Join("..", "..", "validator", "migration", "testdata")
 	migExampleV02   = filepath.Join("..", "..", "testdata", "bundles", "example.json")
 	migCorpusToolSH = canonjson.TextDigest("mcp-res-migrate@0.2.0\n") // the corpus's stand-in tool digest
 )

@@ -14,9 +14,9 @@ func TestCLIValidateMixedFolder(t *testing.T) {
 	dir := t.TempDir()
 	files := []struct{ src, name, want string }{
 		{"../../testdata/bundles/example.json", "a-bundle-v02.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
-		{"../../validator/testdata/v01/example.json", "b-bundle-v01.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
-		{"../../validator/testdata/migration/valid/valid-migration.json", "c-migration.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
-		{"../../validator/testdata/migration/invalid/digest-substitution.json", "d-migration-bad.json", `"MCP_RES_MIGRATION_DIGEST_MISMATCH"`},
+		{"../../validator/v01/testdata/example.json", "b-bundle-v01.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
+		{"../../validator/migration/testdata/valid/valid-migration.json", "c-migration.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
+		{"../../validator/migration/testdata/invalid/digest-substitution.json", "d-migration-bad.json", `"MCP_RES_MIGRATION_DIGEST_MISMATCH"`},
 		{"../../testdata/attestation/signed-untrusted-allowed-at-signed-level.json", "e-attested.json", `"authenticityClassification":"SIGNED"`},
 		{"../../testdata/attestation/witnessed.json", "f-attested-needs-policy.json", `"MCP_RES_ATTESTATION_UNTRUSTED_SIGNER"`},
 		{"../../testdata/attestation/altered-payload.json", "f2-attested-bad.json", `"MCP_RES_ATTESTATION_SIGNATURE_INVALID"`},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +71,7 @@ func (a *app) officialImportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "the mcpres.official-import-config/v1 document (required)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the attachment (required)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the attachment (required; - for standard output)")
 	cmd.Flags().StringVar(&format, "format", "json", "output format of the result: json or text")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
@@ -87,7 +86,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	}
 	cfg, err := val.ParseImportConfig(cfgDoc)
 	if err != nil {
-		a.printInputInvalid(configPath, asValidatorInputError(err), format, false)
+		a.printInputInvalid(configPath, err, format, false)
 		return &exitError{exitInput}
 	}
 	raw, err := canonjson.ReadFileBytes(outputPath)
@@ -108,11 +107,11 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	}
 	r, err := val.Validate(doc, opts)
 	if err != nil {
-		a.printInputInvalid(outputPath, asValidatorInputError(err), format, false)
+		a.printInputInvalid(outputPath, err, format, false)
 		return &exitError{exitInput}
 	}
 	if !r.Valid {
-		a.printOfficialResult(out, r, format)
+		a.reportTo(out).printOfficialResult(out, r, format)
 		fmt.Fprintln(a.stderr, "mcpres: error: the configuration makes the attachment invalid; nothing written")
 		return &exitError{exitInvalid}
 	}
@@ -120,10 +119,10 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	if err != nil {
 		return failf("encoding the attachment: %v", err)
 	}
-	if err := writeOutput(out, []string{outputPath, configPath}, data, force); err != nil {
+	if err := a.writeOutput(out, []string{outputPath, configPath}, data, force); err != nil {
 		return err
 	}
-	a.printOfficialResult(out, r, format)
+	a.reportTo(out).printOfficialResult(out, r, format)
 	return nil
 }
 
@@ -143,14 +142,4 @@ func (a *app) printOfficialResult(path string, r official.Result, format string)
 		return
 	}
 	a.printJSON(path, r.Value(), false)
-}
-
-// asValidatorInputError gives the aborts of the kind validators the CLI's
-// InputError, so that messages carry the code once.
-func asValidatorInputError(err error) error {
-	var oe *official.InputError
-	if errors.As(err, &oe) {
-		return &validator.InputError{Reason: oe.Reason}
-	}
-	return err
 }

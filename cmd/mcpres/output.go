@@ -1,33 +1,124 @@
 package main
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/cli"
 )
 
-// writeOutput writes data to out atomically (temporary file in the same
-// directory, then rename). It never replaces one of the command's inputs,
-// and replaces an existing file only with force.
-func writeOutput(out string, inputs []string, data []byte, force bool) error {
+// Every file a command writes goes through this file (DESIGN §5):
+//
+//   - a.writeOutput for one document given with -o/--output ("-" is
+//     standard output);
+//   - checkOutputs before expensive work, for commands with several outputs;
+//   - keyPairBase and writeKeyPair for NAME.key + NAME.pub/.vkey pairs,
+//     which cannot go to standard output;
+//   - writeFileError to report any other atomicfile error.
+//
+// Whatever --force says, nothing that is not a regular file (a device such
+// as /dev/null, a FIFO, a socket, a directory, a symbolic link) is written
+// over, an input is never replaced, a missing folder is named, and a
+// failure leaves nothing behind (internal/atomicfile).
+
+// stdoutName is the -o value that means standard output.
+const stdoutName = "-"
+
+// writeOutput writes one document to out atomically (temporary file in the
+// same directory, then rename), or to standard output when out is "-". It
+// never replaces one of the command's inputs or anything that is not a
+// regular file, and replaces an existing file only with force.
+func (a *app) writeOutput(out string, inputs []string, data []byte, force bool) error {
 	if out == "" {
 		return usagef("-o/--output is required")
 	}
-	for _, in := range inputs {
-		if sameFile(in, out) {
-			return failf("refusing to write %s: it is an input of this command", out)
+	if out == stdoutName {
+		if _, err := a.stdout.Write(data); err != nil {
+			return failf("writing to standard output: %v", err)
 		}
+		return nil
 	}
-	if _, err := os.Lstat(out); err == nil && !force {
-		return failf("refusing to overwrite %s (use --force to replace it)", out)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return failf("%v", err)
+	if err := checkOutputs([]string{out}, inputs, force); err != nil {
+		return err
 	}
 	if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {
-		return failf("writing %s: %v", out, err)
+		return writeFileError(out, err)
+	}
+	return nil
+}
+
+// reportTo returns the app that prints a command's result after it wrote
+// its document to out: when the document went to standard output, the
+// result goes to standard error, so that stdout holds the document alone.
+func (a *app) reportTo(out string) *app {
+	if out != stdoutName {
+		return a
+	}
+	b := *a
+	b.stdout = a.stderr
+	return &b
+}
+
+// checkOutputs refuses, before any work, outputs that are inputs, given
+// twice, not regular files, in a missing folder, or existing files
+// without force. "-" (standard output) may be given once.
+func checkOutputs(outputs, inputs []string, force bool) error {
+	for i, o := range outputs {
+		for _, p := range outputs[:i] {
+			if p == o || (o != stdoutName && sameFile(p, o)) {
+				return usagef("%s is given as two outputs", o)
+			}
+		}
+		if o == stdoutName {
+			continue
+		}
+		for _, in := range inputs {
+			if in != "" && sameFile(in, o) {
+				return failf("refusing to write %s: it is an input of this command", o)
+			}
+		}
+		if err := atomicfile.CheckTarget(o, force); err != nil {
+			return writeFileError(o, err)
+		}
+	}
+	return nil
+}
+
+// writeFileError turns an error from internal/atomicfile for path into the
+// command's message.
+func writeFileError(path string, err error) error {
+	return failf("%s", cli.WriteError(path, err))
+}
+
+// keyPairBase checks the base name of a key pair (NAME.key and NAME.pub or
+// NAME.vkey): it is required, two files cannot go to standard output, and
+// neither file may exist.
+func keyPairBase(flag, out string, exts ...string) error {
+	if out == "" {
+		return usagef("%s NAME is required", flag)
+	}
+	if out == stdoutName {
+		return usagef("%s -: a key pair is two files and cannot be written to standard output; give a base name", flag)
+	}
+	for _, ext := range exts {
+		if err := atomicfile.CheckTarget(out+ext, false); err != nil {
+			return writeFileError(out+ext, err)
+		}
+	}
+	return nil
+}
+
+// writeKeyPair writes a private key (0600) and its public half, both new
+// files; if the second cannot be written, the first is removed so that no
+// half pair is left behind.
+func writeKeyPair(keyPath string, key []byte, pubPath string, pub []byte) error {
+	if err := atomicfile.WriteFileExclusive(keyPath, key, 0o600); err != nil {
+		return writeFileError(keyPath, err)
+	}
+	if err := atomicfile.WriteFileExclusive(pubPath, pub, 0o644); err != nil {
+		os.Remove(keyPath) // do not leave half a key pair
+		return writeFileError(pubPath, err)
 	}
 	return nil
 }

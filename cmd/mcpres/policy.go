@@ -4,13 +4,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -101,10 +101,7 @@ func (a *app) writePolicy(path string, d *trustpolicy.Document, replace bool, va
 		return nil, failf("encoding the policy: %v", err)
 	}
 	if err := atomicfile.WriteFile(path, data, 0o644, replace); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil, failf("refusing to overwrite %s", path)
-		}
-		return nil, failf("writing %s: %v", path, err)
+		return nil, writeFileError(path, err)
 	}
 	return p, nil
 }
@@ -563,10 +560,10 @@ atomically, never replaces FILE, and replaces an existing file only with
 			}
 			up, losses := p.Upstream()
 			if errs := val.SchemaErrors(validator.SchemaTrustPolicy, up); len(errs) > 0 {
-				return failf("the projection fails the %s schema: %s %s", attest.TrustPolicySchema, errs[0].InstancePath, errs[0].Message)
+				return failf("the projection fails the %s schema: %s %s", bundle.SchemaVersionTrustPolicy, errs[0].InstancePath, errs[0].Message)
 			}
 			if len(losses) > 0 && !acceptLoss {
-				fmt.Fprintf(a.stderr, "mcpres: error: exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):\n", args[0], attest.TrustPolicySchema)
+				fmt.Fprintf(a.stderr, "mcpres: error: exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):\n", args[0], bundle.SchemaVersionTrustPolicy)
 				for _, l := range losses {
 					fmt.Fprintf(a.stderr, "  - %s\n", l)
 				}
@@ -576,7 +573,7 @@ atomically, never replaces FILE, and replaces an existing file only with
 			if err != nil {
 				return failf("encoding the policy: %v", err)
 			}
-			if err := writeOutput(out, []string{args[0]}, data, force); err != nil {
+			if err := a.writeOutput(out, []string{args[0]}, data, force); err != nil {
 				return err
 			}
 			if len(losses) > 0 {
@@ -585,14 +582,14 @@ atomically, never replaces FILE, and replaces an existing file only with
 					fmt.Fprintf(a.stderr, "  - %s\n", l)
 				}
 			}
-			fmt.Fprintf(a.stdout, "%s: %s %q version %s, %d trusted signer(s), %d revoked key(s)\n", out, attest.TrustPolicySchema,
+			fmt.Fprintf(a.stdout, "%s: %s %q version %s, %d trusted signer(s), %d revoked key(s)\n", out, bundle.SchemaVersionTrustPolicy,
 				p.ID(), up.Get("version").Str, len(up.Get("trustedSigners").Items), len(up.Get("revokedKeyFingerprints").Items))
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "", "target format: "+exportFormatUpstream+" (required)")
-	f.StringVarP(&out, "output", "o", "", "where to write the upstream policy (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the upstream policy (required; - for standard output)")
 	f.BoolVar(&acceptLoss, "accept-loss", false, "write even when rules are lost (they are listed on stderr)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd

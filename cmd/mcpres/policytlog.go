@@ -95,6 +95,22 @@ func readVKeyFile(path string) (string, error) {
 	return k, nil
 }
 
+// appendTLogLine adds line, followed by " URL" when u is not empty, to the
+// tlog policy in path (editTLogPolicy) and says so.
+func (a *app) appendTLogLine(path, line, u string) error {
+	if u != "" {
+		if err := tlogField("--url", u); err != nil {
+			return err
+		}
+		line += " " + u
+	}
+	if err := a.editTLogPolicy(path, func(text string) (string, error) { return text + line + "\n", nil }); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s: added %s\n", path, line)
+	return nil
+}
+
 func (a *app) policyTLogAddLogCommand() *cobra.Command {
 	var key, u string
 	cmd := &cobra.Command{
@@ -110,18 +126,7 @@ func (a *app) policyTLogAddLogCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			line := "log " + k
-			if u != "" {
-				if err := tlogField("--url", u); err != nil {
-					return err
-				}
-				line += " " + u
-			}
-			if err := a.editTLogPolicy(args[0], func(text string) (string, error) { return text + line + "\n", nil }); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "%s: added %s\n", args[0], line)
-			return nil
+			return a.appendTLogLine(args[0], "log "+k, u)
 		},
 	}
 	cmd.Flags().StringVar(&key, "key", "", "the log's verifier key file")
@@ -152,18 +157,7 @@ URL/add-checkpoint.`,
 			if err != nil {
 				return err
 			}
-			line := "witness " + name + " " + k
-			if u != "" {
-				if err := tlogField("--url", u); err != nil {
-					return err
-				}
-				line += " " + u
-			}
-			if err := a.editTLogPolicy(args[0], func(text string) (string, error) { return text + line + "\n", nil }); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "%s: added %s\n", args[0], line)
-			return nil
+			return a.appendTLogLine(args[0], "witness "+name+" "+k, u)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name in the policy")
@@ -192,12 +186,7 @@ func (a *app) policyTLogAddGroupCommand() *cobra.Command {
 					return err
 				}
 			}
-			line := "group " + name + " " + threshold + " " + strings.Join(args[1:], " ")
-			if err := a.editTLogPolicy(args[0], func(text string) (string, error) { return text + line + "\n", nil }); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "%s: added %s\n", args[0], line)
-			return nil
+			return a.appendTLogLine(args[0], "group "+name+" "+threshold+" "+strings.Join(args[1:], " "), "")
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the group's name")

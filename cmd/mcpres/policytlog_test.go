@@ -13,31 +13,23 @@ import (
 func TestPolicyTLog(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	run := func(want int, args ...string) string {
-		t.Helper()
-		stdout, stderr, code := runCLI(t, args...)
-		if code != want {
-			t.Fatalf("mcpres %s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), code, want, stdout, stderr)
-		}
-		return stdout + stderr
-	}
-	run(0, "log", "keygen", "--origin", "example.org/tlog-policy-log", "--out", p("log"))
+	runExpect(t, 0, "log", "keygen", "--origin", "example.org/tlog-policy-log", "--out", p("log"))
 	for _, w := range []string{"w1", "w2", "w3", "w4"} {
-		run(0, "witness", "keygen", "--name", "example.org/"+w, "--out", p(w))
+		runExpect(t, 0, "witness", "keygen", "--name", "example.org/"+w, "--out", p(w))
 	}
 	pol := p("tlog-policy.txt")
-	run(0, "policy", "tlog", "add-log", pol, "--key", p("log.vkey"))
-	run(0, "policy", "tlog", "add-witness", pol, "--name", "w1", "--key", p("w1.vkey"), "--url", "https://w1.example.org/")
-	run(0, "policy", "tlog", "add-witness", pol, "--name", "w2", "--key", p("w2.vkey"), "--url", "http://127.0.0.1:1234")
-	run(0, "policy", "tlog", "add-witness", pol, "--name", "w3", "--key", p("w3.vkey"))
+	runExpect(t, 0, "policy", "tlog", "add-log", pol, "--key", p("log.vkey"))
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "w1", "--key", p("w1.vkey"), "--url", "https://w1.example.org/")
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "w2", "--key", p("w2.vkey"), "--url", "http://127.0.0.1:1234")
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "w3", "--key", p("w3.vkey"))
 	// Incomplete (no quorum yet): check says so.
-	if out := run(1, "policy", "tlog", "check", pol); !strings.Contains(out, "no quorum line") {
+	if out := runExpect(t, 1, "policy", "tlog", "check", pol); !strings.Contains(out, "no quorum line") {
 		t.Errorf("check without quorum: %s", out)
 	}
-	run(0, "policy", "tlog", "add-group", pol, "--name", "a", "--threshold", "any", "w1", "w2")
-	run(0, "policy", "tlog", "set-quorum", pol, "w1")
-	run(0, "policy", "tlog", "set-quorum", pol, "a") // replaces
-	if out := run(0, "policy", "tlog", "check", pol); !strings.Contains(out, "valid: 1 log(s), 3 witness(es) (2 with a URL), 1 group(s), quorum a") {
+	runExpect(t, 0, "policy", "tlog", "add-group", pol, "--name", "a", "--threshold", "any", "w1", "w2")
+	runExpect(t, 0, "policy", "tlog", "set-quorum", pol, "w1")
+	runExpect(t, 0, "policy", "tlog", "set-quorum", pol, "a") // replaces
+	if out := runExpect(t, 0, "policy", "tlog", "check", pol); !strings.Contains(out, "valid: 1 log(s), 3 witness(es) (2 with a URL), 1 group(s), quorum a") {
 		t.Errorf("check: %s", out)
 	}
 	before, _ := os.ReadFile(pol)
@@ -60,7 +52,7 @@ func TestPolicyTLog(t *testing.T) {
 		{"witness key as a log", []string{"add-log", pol, "--key", p("w4.vkey")}, "key type 0x04"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := run(1, append([]string{"policy", "tlog"}, tc.args...)...)
+			out := runExpect(t, 1, append([]string{"policy", "tlog"}, tc.args...)...)
 			if !strings.Contains(out, tc.want) {
 				t.Errorf("got %s\nwant %q", out, tc.want)
 			}
@@ -70,20 +62,20 @@ func TestPolicyTLog(t *testing.T) {
 		})
 	}
 	// Controls: the same edits done right.
-	run(0, "policy", "tlog", "add-witness", pol, "--name", "w4", "--key", p("w4.vkey"), "--url", "https://w4.example.org/")
-	run(0, "policy", "tlog", "add-group", pol, "--name", "g", "--threshold", "2", "a", "w3", "w4")
-	run(0, "policy", "tlog", "set-quorum", pol, "g")
-	run(0, "policy", "tlog", "check", pol)
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "w4", "--key", p("w4.vkey"), "--url", "https://w4.example.org/")
+	runExpect(t, 0, "policy", "tlog", "add-group", pol, "--name", "g", "--threshold", "2", "a", "w3", "w4")
+	runExpect(t, 0, "policy", "tlog", "set-quorum", pol, "g")
+	runExpect(t, 0, "policy", "tlog", "check", pol)
 	// The text is what set-transparency puts in a v1 policy.
-	run(0, "policy", "init", p("policy.json"), "--id", "example/tlog", "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2027-01-01T00:00:00.000Z")
-	run(0, "policy", "set-transparency", p("policy.json"), pol)
+	runExpect(t, 0, "policy", "init", p("policy.json"), "--id", "example/tlog", "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2027-01-01T00:00:00.000Z")
+	runExpect(t, 0, "policy", "set-transparency", p("policy.json"), pol)
 	// The maximum cosignature age: whole seconds, at most ten years (the
 	// schema's bound, from the loader).
-	run(0, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "720h")
+	runExpect(t, 0, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "720h")
 	if b, _ := os.ReadFile(p("policy.json")); !strings.Contains(string(b), `"maxCosignatureAgeSeconds": 2592000`) {
 		t.Errorf("max age not written:\n%s", b)
 	}
-	run(1, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "100000h")
-	run(2, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "1.5s")
-	run(0, "policy", "check", p("policy.json"))
+	runExpect(t, 1, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "100000h")
+	runExpect(t, 2, "policy", "set-transparency", p("policy.json"), pol, "--max-cosignature-age", "1.5s")
+	runExpect(t, 0, "policy", "check", p("policy.json"))
 }

@@ -21,7 +21,7 @@ import (
 // and mcpres runs it. go-tuf imports sigstore's signature package, which
 // brings protobuf and go-containerregistry: linked into mcpres, their
 // package initialisation would run on every `mcpres validate` (DESIGN §4
-// startup budget; TestCLIBinaryDoesNotLinkSigstore), and mcpres would link
+// startup budget; TestOffline in internal/layering), and mcpres would link
 // an HTTP client it otherwise never needs.
 
 // tufBinaryEnv names the mcpres-tuf executable explicitly.

@@ -49,7 +49,7 @@ func (a *app) sealCommand() *cobra.Command {
 				return &exitError{exitInput}
 			}
 			if !r.Valid && !allowInvalid {
-				a.printResult(out, r, "text", false)
+				a.reportTo(out).printResult(out, r, "text", false)
 				fmt.Fprintln(a.stderr, "mcpres: error: the sealed bundle is invalid; nothing written (use --allow-invalid to write it anyway)")
 				return &exitError{exitInvalid}
 			}
@@ -57,17 +57,17 @@ func (a *app) sealCommand() *cobra.Command {
 			if err != nil {
 				return failf("encoding the sealed bundle: %v", err)
 			}
-			if err := writeOutput(out, args, data, force); err != nil {
+			if err := a.writeOutput(out, args, data, force); err != nil {
 				return err
 			}
-			a.printResult(out, r, "text", false)
+			a.reportTo(out).printResult(out, r, "text", false)
 			if !r.Valid {
 				return &exitError{exitInvalid}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the sealed bundle (required)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the sealed bundle (required; - for standard output)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing output file")
 	cmd.Flags().BoolVar(&allowInvalid, "allow-invalid", false, "write the sealed bundle even if it fails validation (exit status stays 1)")
 	return cmd

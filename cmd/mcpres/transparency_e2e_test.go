@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
 	"os"
@@ -30,14 +31,6 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	// The witnesses below cosign at the real time, and a cosignature dated
 	// after the evaluation time does not count: evaluate a minute from now.
 	evalAt := time.Now().UTC().Add(time.Minute).Format("2006-01-02T15:04:05.000Z")
-	run := func(want int, args ...string) string {
-		t.Helper()
-		stdout, stderr, code := runCLI(t, args...)
-		if code != want {
-			t.Fatalf("mcpres %s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), code, want, stdout, stderr)
-		}
-		return stdout + stderr
-	}
 	writeBundle := func(name string, v *canonjson.Value) string {
 		b, err := canonjson.Pretty(v)
 		if err != nil {
@@ -55,22 +48,22 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	exampleFile, otherFile := writeBundle("example.json", example), writeBundle("other.json", other)
 
 	// Two logs (the second only for the other-origin tamper), two witnesses.
-	run(0, "log", "keygen", "--origin", "example.org/e2e-log", "--out", p("log"))
-	run(0, "log", "keygen", "--origin", "example.org/other-log", "--out", p("log-b"))
-	run(0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
-	run(0, "log", "init", "--dir", p("log-b-dir"), "--key", p("log-b.key"))
-	run(0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), exampleFile, "-o", p("ref-example.json"))
-	run(0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), otherFile, "-o", p("ref-other.json"))
-	run(0, "log", "add", "--dir", p("log-b-dir"), "--key", p("log-b.key"), exampleFile, "-o", p("ref-b.json"))
+	runExpect(t, 0, "log", "keygen", "--origin", "example.org/e2e-log", "--out", p("log"))
+	runExpect(t, 0, "log", "keygen", "--origin", "example.org/other-log", "--out", p("log-b"))
+	runExpect(t, 0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
+	runExpect(t, 0, "log", "init", "--dir", p("log-b-dir"), "--key", p("log-b.key"))
+	runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), exampleFile, "-o", p("ref-example.json"))
+	runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), otherFile, "-o", p("ref-other.json"))
+	runExpect(t, 0, "log", "add", "--dir", p("log-b-dir"), "--key", p("log-b.key"), exampleFile, "-o", p("ref-b.json"))
 	for _, w := range []string{"witness-a", "witness-b"} {
-		run(0, "witness", "keygen", "--name", w, "--out", p(w))
-		run(0, "witness", "cosign", "--log", p("log-dir"), "--log-key", p("log.vkey"), "--key", p(w+".key"),
+		runExpect(t, 0, "witness", "keygen", "--name", w, "--out", p(w))
+		runExpect(t, 0, "witness", "cosign", "--log", p("log-dir"), "--log-key", p("log.vkey"), "--key", p(w+".key"),
 			"--state", p(w+".state"), "--init", "-o", p(w+".cosig"))
 	}
-	run(0, "log", "add-cosignature", "--dir", p("log-dir"), "--witness-key", p("witness-a.vkey"), p("witness-a.cosig"))
-	run(0, "log", "proof", "--dir", p("log-dir"), "--index", "0", "-o", p("ref-one-witness.json"))
-	run(0, "log", "add-cosignature", "--dir", p("log-dir"), "--witness-key", p("witness-b.vkey"), p("witness-b.cosig"))
-	run(0, "log", "proof", "--dir", p("log-dir"), "--index", "0", "-o", p("ref.json"))
+	runExpect(t, 0, "log", "add-cosignature", "--dir", p("log-dir"), "--witness-key", p("witness-a.vkey"), p("witness-a.cosig"))
+	runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "0", "-o", p("ref-one-witness.json"))
+	runExpect(t, 0, "log", "add-cosignature", "--dir", p("log-dir"), "--witness-key", p("witness-b.vkey"), p("witness-b.cosig"))
+	runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "0", "-o", p("ref.json"))
 
 	// The v1 policy: key one signs; the logs and witnesses of the transparency section.
 	vkey := func(name string) string {
@@ -92,9 +85,9 @@ func TestTransparencyEndToEnd(t *testing.T) {
 		text += "group both 2 witness-a witness-b\nquorum " + quorum + "\n"
 		os.WriteFile(p(name+".txt"), []byte(text), 0o644)
 		pol := p(name + ".json")
-		run(0, "policy", "init", pol, "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")
-		run(0, "policy", "add-signer", pol, "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))
-		run(0, "policy", "set-transparency", pol, p(name+".txt"))
+		runExpect(t, 0, "policy", "init", pol, "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")
+		runExpect(t, 0, "policy", "add-signer", pol, "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))
+		runExpect(t, 0, "policy", "set-transparency", pol, p(name+".txt"))
 		return pol
 	}
 	policy := tlogPolicy("policy", []string{"log.vkey", "log-b.vkey"}, "both")
@@ -111,13 +104,19 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	}
 
 	// The happy path, through the CLI.
-	run(0, "attest", "sign", exampleFile, "--key", p("one.key"), "--identity", attesttest.IdentityOne,
+	runExpect(t, 0, "attest", "sign", exampleFile, "--key", p("one.key"), "--identity", attesttest.IdentityOne,
 		"--policy-id", attesttest.TrustPolicyID, "--signing-time", attesttest.SigningTime,
 		"--claim", "TRANSPARENCY_RECORDED", "--transparency", p("ref.json"), "-o", p("recorded.json"))
 	res := verify(p("recorded.json"), policy)
 	if !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" ||
 		res.Path("evaluation", "envelopes").Items[0].Get("transparency").Str != "VERIFIED_OFFLINE" {
 		t.Fatalf("happy path: %s", mustCompact(res))
+	}
+	// The report shows the same transparency facts.
+	runExpect(t, 0, "report", p("recorded.json"), "--policy", policy, "--evaluated-at", evalAt, "-o", p("recorded.html"))
+	if page, _ := os.ReadFile(p("recorded.html")); !bytes.Contains(page, []byte(`<dd class="big">TRANSPARENCY_RECORDED</dd>`)) ||
+		!bytes.Contains(page, []byte("<td>VERIFIED_OFFLINE</td>")) || !bytes.Contains(page, []byte("tree size")) || !bytes.Contains(page, []byte("quorum")) {
+		t.Errorf("report of the transparency-recorded bundle lacks its transparency facts")
 	}
 
 	// The same attestation under an upstream 0.2.0 policy: digest only.
@@ -222,10 +221,10 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	}
 
 	// A forked log (same key and origin, other entries) is detected by the witness.
-	run(0, "log", "init", "--dir", p("fork-dir"), "--key", p("log.key"))
-	run(0, "log", "add", "--dir", p("fork-dir"), "--key", p("log.key"), otherFile, "-o", p("fork-ref-1.json"))
-	run(0, "log", "add", "--dir", p("fork-dir"), "--key", p("log.key"), otherFile, "-o", p("fork-ref-2.json"))
-	out := run(1, "witness", "cosign", "--log", p("fork-dir"), "--log-key", p("log.vkey"), "--key", p("witness-a.key"),
+	runExpect(t, 0, "log", "init", "--dir", p("fork-dir"), "--key", p("log.key"))
+	runExpect(t, 0, "log", "add", "--dir", p("fork-dir"), "--key", p("log.key"), otherFile, "-o", p("fork-ref-1.json"))
+	runExpect(t, 0, "log", "add", "--dir", p("fork-dir"), "--key", p("log.key"), otherFile, "-o", p("fork-ref-2.json"))
+	out := runExpect(t, 1, "witness", "cosign", "--log", p("fork-dir"), "--log-key", p("log.vkey"), "--key", p("witness-a.key"),
 		"--state", p("witness-a.state"), "-o", p("fork.cosig"))
 	if !strings.Contains(strings.ToLower(out), "fork") {
 		t.Errorf("witness on a forked log: %s", out)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
@@ -70,7 +70,7 @@ func (a *app) validateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			val := validator.New()
+			val := document.New(nil)
 			worst := a.runBatch(paths, format, withFile, func(path string) report {
 				return a.validateReport(val, path, opts)
 			})
@@ -101,8 +101,8 @@ func checkFormat(format string) error {
 // 2); an original result that breaks the file rules (regular file, not a
 // symbolic link, at most 64 MiB) prints MCP_RES_INPUT_INVALID and exits 2
 // before any file is validated.
-func (a *app) documentOptions(profilesDir, originalPath, format string, withFile bool) (validator.DocumentOptions, error) {
-	var opts validator.DocumentOptions
+func (a *app) documentOptions(profilesDir, originalPath, format string, withFile bool) (document.Options, error) {
+	var opts document.Options
 	if profilesDir != "" {
 		set, err := profile.LoadDir(profilesDir)
 		if err != nil {
@@ -113,7 +113,7 @@ func (a *app) documentOptions(profilesDir, originalPath, format string, withFile
 	if originalPath != "" {
 		o, err := official.ReadOriginalResult(originalPath)
 		if err != nil {
-			a.printInputInvalid(originalPath, asValidatorInputError(err), format, withFile)
+			a.printInputInvalid(originalPath, err, format, withFile)
 			return opts, &exitError{exitInput}
 		}
 		opts.OriginalResult = o
@@ -122,25 +122,22 @@ func (a *app) documentOptions(profilesDir, originalPath, format string, withFile
 }
 
 // validateReport validates one file.
-func (a *app) validateReport(val *validator.Validator, path string, opts validator.DocumentOptions) report {
+func (a *app) validateReport(val *document.Validator, path string, opts document.Options) report {
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
 		return inputInvalidReport(path, err)
 	}
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
-		// An attested bundle is verified as one, with no trust policy (so
-		// at most SIGNED can be derived; attest verify --policy does more).
-		r, err := attest.Verify(doc, attest.Options{EvaluatedAt: nowMillis(), Validator: val})
-		if err != nil {
-			return inputInvalidReport(path, err)
-		}
-		return attestReport(path, r)
-	}
-	r, err := val.DocumentWith(doc, opts)
+	// An attested bundle is verified as one, with no trust policy (so at
+	// most SIGNED can be derived; attest verify --policy does more).
+	opts.EvaluatedAt = nowMillis()
+	r, err := val.Validate(doc, opts)
 	if err != nil {
 		return inputInvalidReport(path, err)
 	}
-	return resultReport(path, r)
+	if r.Attestation != nil {
+		return attestReport(path, *r.Attestation)
+	}
+	return resultReport(path, r.Result)
 }
 
 func inputReason(err error) string {

@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/checkpoint"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
 	"github.com/transparency-dev/tessera/api/layout"
@@ -63,7 +62,7 @@ printed on stdout. Existing files are never overwritten.`,
 			if out == "" {
 				return usagef("--out FILE is required")
 			}
-			return a.generateNoteKey(notekey.TypeCosignatureV1, name, out)
+			return a.generateNoteKey(signednote.TypeCosignatureV1, name, out)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name (the key's name)")
@@ -118,7 +117,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if err := checkOutputs([]string{out}, []string{keyPath, logKey, statePath}, force); err != nil {
 				return err
 			}
-			lv, err := loadVerifierKey("log key", logKey, notekey.ParseLogVerifier)
+			lv, err := loadVerifierKey("log key", logKey, signednote.ParseLogVerifier)
 			if err != nil {
 				return err
 			}
@@ -155,9 +154,9 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 				return failf("%v", err)
 			}
 			if err := atomicfile.WriteFile(statePath, data, 0o644, true); err != nil {
-				return failf("writing the witness state %s: %v", statePath, err)
+				return writeFileError(statePath, err)
 			}
-			if err := writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
+			if err := a.writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
 				return err
 			}
 			from := "first use"
@@ -173,7 +172,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file")
 	f.StringVar(&keyPath, "key", "", "the witness's private key: PATH, file:PATH or env:NAME (default: $"+witnessKeyEnv+")")
 	f.StringVar(&statePath, "state", "", "the witness state file (updated atomically)")
-	f.StringVarP(&out, "output", "o", "", "where to write the cosignature line (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the cosignature line (required; - for standard output)")
 	f.BoolVar(&initState, "init", false, "accept a log the state file does not know (trust on first use)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
@@ -226,7 +225,7 @@ func openLogReader(arg string) (witness.LogReader, error) {
 }
 
 // httpLog reads a tlog-tiles log over HTTP, with size limits: a checkpoint
-// of at most checkpoint.MaxBytes, tiles of at most 8 KiB.
+// of at most signednote.MaxBytes, tiles of at most 8 KiB.
 type httpLog struct {
 	base   *url.URL
 	client *http.Client
@@ -235,7 +234,7 @@ type httpLog struct {
 const maxTileBytes = 256 * 32
 
 func (h *httpLog) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	return h.get(ctx, layout.CheckpointPath, checkpoint.MaxBytes)
+	return h.get(ctx, layout.CheckpointPath, signednote.MaxBytes)
 }
 
 func (h *httpLog) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -21,10 +19,11 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"github.com/transparency-dev/tessera"
 	tposix "github.com/transparency-dev/tessera/storage/posix"
+	"golang.org/x/crypto/ssh"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -165,27 +164,19 @@ func sshEd25519Public(t *testing.T, path string) ed25519.PublicKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(string(data))
-	if len(f) < 2 || f[0] != "ssh-ed25519" {
-		t.Fatalf("%s is not an ssh-ed25519 public key", path)
-	}
-	blob, err := base64.StdEncoding.DecodeString(f[1])
+	pk, _, _, _, err := ssh.ParseAuthorizedKey(data)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
-	var parts [][]byte
-	for len(blob) >= 4 {
-		n := binary.BigEndian.Uint32(blob)
-		if uint64(len(blob)-4) < uint64(n) {
-			break
-		}
-		parts = append(parts, blob[4:4+n])
-		blob = blob[4+n:]
+	cpk, ok := pk.(ssh.CryptoPublicKey)
+	if !ok || pk.Type() != ssh.KeyAlgoED25519 {
+		t.Fatalf("%s is a %s key, not ssh-ed25519", path, pk.Type())
 	}
-	if len(parts) != 2 || string(parts[0]) != "ssh-ed25519" || len(parts[1]) != ed25519.PublicKeySize {
-		t.Fatalf("%s: malformed ssh-ed25519 key", path)
+	pub, ok := cpk.CryptoPublicKey().(ed25519.PublicKey)
+	if !ok {
+		t.Fatalf("%s: not an Ed25519 key", path)
 	}
-	return ed25519.PublicKey(parts[1])
+	return pub
 }
 
 // startLitewitness runs litewitness with a test-generated key held by an
@@ -250,7 +241,7 @@ func startLitewitness(t *testing.T, bin, dir, origin, logVKeyFile string) (url, 
 	proc = restart()
 	// Its verifier key, from the public key in the agent.
 	vkeyFile = p("litewitness.vkey")
-	vkey := notekey.FormatVerifierKey(name, notekey.TypeCosignatureV1, sshEd25519Public(t, key+".pub"))
+	vkey := signednote.FormatVerifierKey(name, signednote.TypeCosignatureV1, sshEd25519Public(t, key+".pub"))
 	if err := os.WriteFile(vkeyFile, []byte(vkey+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -272,27 +263,19 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	bin := buildTorchwood(t)
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	run := func(want int, args ...string) string {
-		t.Helper()
-		stdout, stderr, code := runCLI(t, args...)
-		if code != want {
-			t.Fatalf("mcpres %s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), code, want, stdout, stderr)
-		}
-		return stdout + stderr
-	}
 	const origin = "example.org/interop-log"
-	run(0, "log", "keygen", "--origin", origin, "--out", p("log"))
-	run(0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
+	runExpect(t, 0, "log", "keygen", "--origin", origin, "--out", p("log"))
+	runExpect(t, 0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
 	lwURL, lwVKey, lw, restartLW := startLitewitness(t, bin, dir, origin, p("log.vkey"))
-	run(0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw"))
+	runExpect(t, 0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw"))
 	mwURL := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))
 
 	pol := p("witnesses.txt")
-	run(0, "policy", "tlog", "add-log", pol, "--key", p("log.vkey"))
-	run(0, "policy", "tlog", "add-witness", pol, "--name", "litewitness", "--key", lwVKey, "--url", lwURL)
-	run(0, "policy", "tlog", "add-witness", pol, "--name", "mcpres", "--key", p("mw.vkey"), "--url", mwURL+"/")
-	run(0, "policy", "tlog", "add-group", pol, "--name", "both", "--threshold", "2", "litewitness", "mcpres")
-	run(0, "policy", "tlog", "set-quorum", pol, "both")
+	runExpect(t, 0, "policy", "tlog", "add-log", pol, "--key", p("log.vkey"))
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "litewitness", "--key", lwVKey, "--url", lwURL)
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "mcpres", "--key", p("mw.vkey"), "--url", mwURL+"/")
+	runExpect(t, 0, "policy", "tlog", "add-group", pol, "--name", "both", "--threshold", "2", "litewitness", "mcpres")
+	runExpect(t, 0, "policy", "tlog", "set-quorum", pol, "both")
 
 	example := bundletest.Example(t)
 	b, _ := canonjson.Pretty(example)
@@ -300,26 +283,26 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	// Two entries: the second is sent with the proof from size 1, the
 	// size each witness last cosigned.
 	for _, ref := range []string{"ref-1.json", "ref-2.json"} {
-		out := run(0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, p("example.json"), "-o", p(ref))
+		out := runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, p("example.json"), "-o", p(ref))
 		if !strings.Contains(out, "cosigned by 2 of 2 witness(es) asked (litewitness, mcpres)") {
 			t.Fatalf("log add: %s", out)
 		}
 	}
 	// log proof asks again: both have cosigned size 2 already (old 2).
-	if out := run(0, "log", "proof", "--dir", p("log-dir"), "--index", "1", "--witness-policy", pol, "-o", p("ref-proof.json")); !strings.Contains(out, "cosigned by 2 of 2") {
+	if out := runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "1", "--witness-policy", pol, "-o", p("ref-proof.json")); !strings.Contains(out, "cosigned by 2 of 2") {
 		t.Fatalf("log proof: %s", out)
 	}
 
 	pub, _ := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
 	os.WriteFile(p("one.pub"), pub, 0o644)
 	writeTestKey(t, dir, "one.key", attesttest.TestOnlyKeyOne())
-	run(0, "policy", "init", p("policy.json"), "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")
-	run(0, "policy", "add-signer", p("policy.json"), "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))
-	run(0, "policy", "set-transparency", p("policy.json"), pol)
+	runExpect(t, 0, "policy", "init", p("policy.json"), "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")
+	runExpect(t, 0, "policy", "add-signer", p("policy.json"), "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))
+	runExpect(t, 0, "policy", "set-transparency", p("policy.json"), pol)
 	evalAt := time.Now().UTC().Add(time.Minute).Format("2006-01-02T15:04:05.000Z")
 	verify := func(ref string) *canonjson.Value {
 		t.Helper()
-		run(0, "attest", "sign", p("example.json"), "--key", p("one.key"), "--identity", attesttest.IdentityOne,
+		runExpect(t, 0, "attest", "sign", p("example.json"), "--key", p("one.key"), "--identity", attesttest.IdentityOne,
 			"--policy-id", attesttest.TrustPolicyID, "--signing-time", attesttest.SigningTime,
 			"--claim", "TRANSPARENCY_RECORDED", "--transparency", p(ref), "-o", p(ref+".attested.json"), "--force")
 		stdout, _, _ := runCLI(t, "attest", "verify", "--policy", p("policy.json"), "--evaluated-at", evalAt, p(ref+".attested.json"))
@@ -341,7 +324,7 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	lw.Process.Kill()
 	lw.Wait()
 	start := time.Now()
-	out := run(0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, "--witness-timeout", "2s", p("example.json"), "-o", p("ref-3.json"))
+	out := runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, "--witness-timeout", "2s", p("example.json"), "-o", p("ref-3.json"))
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("log add with a witness down took %v", d)
 	}
@@ -358,7 +341,7 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	// process) assumes 3; litewitness answers 409 with 2, and the request
 	// from 2 with its proof is cosigned. The 2-of-2 quorum is met again.
 	restartLW()
-	out = run(0, "log", "proof", "--dir", p("log-dir"), "--index", "2", "--witness-policy", pol, "-o", p("ref-4.json"))
+	out = runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "2", "--witness-policy", pol, "-o", p("ref-4.json"))
 	if !strings.Contains(out, "cosigned by 2 of 2 witness(es) asked (litewitness, mcpres)") {
 		t.Fatalf("after litewitness is back: %s", out)
 	}

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness/witnesshttp"
 	"github.com/spf13/cobra"
 )
@@ -67,9 +67,9 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var logs []*notekey.Verifier
+			var logs []*signednote.Verifier
 			for _, p := range logKeys {
-				v, err := loadVerifierKey("log key", p, notekey.ParseLogVerifier)
+				v, err := loadVerifierKey("log key", p, signednote.ParseLogVerifier)
 				if err != nil {
 					return err
 				}

@@ -5,7 +5,14 @@
 // even a dangling symbolic link, already has the name. [WriteFile] writes a
 // temporary file in the destination's directory and moves it into place, so
 // the destination holds either its old content or the complete new content;
-// it replaces an existing file only when asked to.
+// it replaces an existing regular file only when asked to.
+//
+// Neither ever writes over something that is not a regular file: a device
+// (such as /dev/null), a FIFO, a socket, a directory or a symbolic link
+// already at the name is refused with an error matching [ErrNotRegular],
+// even when overwriting is allowed, and is left untouched. A missing
+// parent folder is reported by its name ([ErrNoFolder]), never by the name
+// of a temporary file.
 //
 // Both fsync the file before it becomes visible and the directory after, and
 // remove whatever they created when they fail. File modes are subject to the
@@ -26,13 +33,117 @@ import (
 	"syscall"
 )
 
+// ErrNotRegular is matched (errors.Is) by the error for a destination that
+// exists and is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrNoFolder is matched by the error for a destination whose parent folder
+// does not exist.
+var ErrNoFolder = errors.New("folder does not exist")
+
+// NotRegularError says what is at a destination that is not a regular file.
+type NotRegularError struct {
+	Path string
+	Kind string // "a directory", "a symbolic link", "a FIFO", ...
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file", e.Path, e.Kind)
+}
+
+// Is matches ErrNotRegular, and fs.ErrExist: something has the name.
+func (e *NotRegularError) Is(target error) bool {
+	return target == ErrNotRegular || target == fs.ErrExist
+}
+
+// NoFolderError names the missing parent folder of a destination.
+type NoFolderError struct {
+	Path   string // the destination
+	Folder string // its parent folder, which does not exist
+}
+
+func (e *NoFolderError) Error() string {
+	return fmt.Sprintf("cannot write %s: folder %s does not exist", e.Path, e.Folder)
+}
+
+func (e *NoFolderError) Is(target error) bool {
+	return target == ErrNoFolder || target == fs.ErrNotExist
+}
+
+// Kind describes a file mode for messages: "a regular file", "a directory",
+// "a symbolic link", "a FIFO", "a socket", "a device".
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "not a regular file (" + m.Type().String() + ")"
+	}
+}
+
+// CheckTarget reports whether path may be written: nil if nothing has the
+// name, or if it is a regular file and overwrite is true. Otherwise the
+// error matches [ErrNotRegular] (anything but a regular file, whatever
+// overwrite says), fs.ErrExist (a regular file, overwrite false) or
+// [ErrNoFolder]. Symbolic links are not followed. [WriteFile] and
+// [WriteFileExclusive] make the same checks; CheckTarget lets a command
+// refuse before it does expensive work.
+func CheckTarget(path string, overwrite bool) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
+	case err == nil && !overwrite:
+		return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return folderError(path, err)
+	default:
+		return err
+	}
+}
+
+// folderError turns a "no such file" error for path into a NoFolderError
+// when the parent folder is what is missing (or is not a folder), and
+// returns nil when the parent exists (path itself simply does not).
+func folderError(path string, err error) error {
+	dir := filepath.Dir(path)
+	fi, statErr := os.Stat(dir)
+	if statErr == nil && fi.IsDir() {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return &NoFolderError{Path: path, Folder: dir}
+}
+
 // WriteFileExclusive creates path with mode perm (before umask), writes data,
 // and fsyncs the file and its directory. It fails with an error matching
 // fs.ErrExist if path exists in any form, including a symbolic link (which
 // is never followed). If writing or syncing fails, the new file is removed.
 func WriteFileExclusive(path string, data []byte, perm os.FileMode) error {
+	if err := CheckTarget(path, false); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if ferr := folderError(path, err); ferr != nil {
+				return ferr
+			}
+		}
 		return err
 	}
 	if err := writeSyncClose(f, data); err != nil {
@@ -53,10 +164,14 @@ func WriteFileExclusive(path string, data []byte, perm os.FileMode) error {
 // removal of the temporary name, which is atomic; on file systems without
 // hard links it falls back to a check followed by a rename, which is not.
 //
-// If overwrite is true, an existing file is replaced (the new file has mode
-// perm, not the old file's mode). A symbolic link at path is replaced by the
-// new file itself; its target is never opened or written. A directory at
-// path is not replaced (the rename fails).
+// If overwrite is true, an existing regular file is replaced (the new file
+// has mode perm, not the old file's mode). Anything else at path (a
+// symbolic link, a directory, a device, a FIFO, a socket) is refused with
+// [ErrNotRegular] and left untouched, whatever overwrite says; a symbolic
+// link's target is never opened or written. The check is made before the
+// temporary file is created and again just before the rename: only a
+// process that can already write the destination's directory could swap
+// something in between.
 //
 // On every failure the temporary file is removed.
 func WriteFile(path string, data []byte, perm os.FileMode, overwrite bool) (err error) {
@@ -67,8 +182,16 @@ func WriteFile(path string, data []byte, perm os.FileMode, overwrite bool) (err 
 	if dir == "" {
 		dir = "."
 	}
+	if err := CheckTarget(path, overwrite); err != nil {
+		return err
+	}
 	f, tmp, err := createTemp(dir, base, perm)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			if ferr := folderError(path, err); ferr != nil {
+				return ferr
+			}
+		}
 		return err
 	}
 	defer func() {
@@ -80,8 +203,11 @@ func WriteFile(path string, data []byte, perm os.FileMode, overwrite bool) (err 
 		return err
 	}
 	if overwrite {
-		// rename(2) replaces a file or a symbolic link, and refuses a
-		// directory.
+		// rename(2) would replace a symbolic link, a device or a FIFO as
+		// readily as a file: check again right before it.
+		if err := CheckTarget(path, true); err != nil {
+			return err
+		}
 		if err := os.Rename(tmp, path); err != nil {
 			return destError(err, path)
 		}

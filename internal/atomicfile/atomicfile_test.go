@@ -5,6 +5,7 @@ package atomicfile
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -199,19 +200,16 @@ func TestWriteFileNeverFollowsSymlink(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("overwrite=%v: a file was created through the dangling link", overwrite)
 		}
-		if overwrite {
-			// The links themselves are replaced by regular files.
-			if errLink != nil || errDangling != nil {
-				t.Fatalf("overwrite=true: errors %v, %v", errLink, errDangling)
-			}
-			assertFile(t, link, "new", 0o600)
-			assertFile(t, dangling, "new", 0o600)
-		} else {
-			if !errors.Is(errLink, fs.ErrExist) || !errors.Is(errDangling, fs.ErrExist) {
-				t.Fatalf("overwrite=false: errors %v, %v; want fs.ErrExist", errLink, errDangling)
-			}
-			if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-				t.Fatal("the symlink was replaced")
+		// Refused whatever overwrite says: a link is not a regular file.
+		if !errors.Is(errLink, ErrNotRegular) || !errors.Is(errDangling, ErrNotRegular) {
+			t.Fatalf("overwrite=%v: errors %v, %v; want ErrNotRegular", overwrite, errLink, errDangling)
+		}
+		if !errors.Is(errLink, fs.ErrExist) {
+			t.Fatalf("overwrite=%v: error %v does not match fs.ErrExist", overwrite, errLink)
+		}
+		for _, l := range []string{link, dangling} {
+			if fi, err := os.Lstat(l); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				t.Fatalf("overwrite=%v: the symlink %s was replaced", overwrite, l)
 			}
 		}
 		assertEntries(t, dir, "dangling", "link", "target")
@@ -260,4 +258,93 @@ func TestWriteFileRelativePath(t *testing.T) {
 	}
 	assertFile(t, filepath.Join(dir, "rel.txt"), "r", 0o600)
 	assertEntries(t, dir, "rel.txt")
+}
+
+// Nothing that is not a regular file is ever replaced, not even with
+// overwrite: a FIFO, a unix socket, a directory, a symbolic link (the
+// /dev/null case: a device, checked by stat only). A regular file next to
+// them is the control: it is replaced.
+func TestWriteFileRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("regular", link); err != nil {
+		t.Fatal(err)
+	}
+	regular := filepath.Join(dir, "regular")
+	if err := os.WriteFile(regular, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{fifo: "a FIFO", sock: "a socket", sub: "a directory", link: "a symbolic link"}
+	for path, kind := range cases {
+		before, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, overwrite := range []bool{false, true} {
+			err := WriteFile(path, []byte("new"), 0o644, overwrite)
+			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), kind) {
+				t.Errorf("WriteFile(%s, overwrite=%v) = %v, want ErrNotRegular naming %s", kind, overwrite, err, kind)
+			}
+			if err := WriteFileExclusive(path, []byte("new"), 0o644); !errors.Is(err, ErrNotRegular) {
+				t.Errorf("WriteFileExclusive(%s) = %v, want ErrNotRegular", kind, err)
+			}
+			if err := CheckTarget(path, overwrite); !errors.Is(err, ErrNotRegular) {
+				t.Errorf("CheckTarget(%s) = %v", kind, err)
+			}
+		}
+		after, err := os.Lstat(path)
+		if err != nil || after.Mode() != before.Mode() || !os.SameFile(before, after) {
+			t.Errorf("%s was changed: %v -> %v (%v)", kind, before.Mode(), after, err)
+		}
+	}
+	// /dev/null is a device: only stat it.
+	if fi, err := os.Lstat("/dev/null"); err == nil {
+		if k := Kind(fi.Mode()); k != "a device" {
+			t.Errorf("Kind(/dev/null) = %q", k)
+		}
+	}
+	if err := WriteFile(regular, []byte("new"), 0o644, true); err != nil {
+		t.Fatalf("control: replacing a regular file: %v", err)
+	}
+	assertFile(t, regular, "new", 0o644)
+	assertEntries(t, dir, "fifo", "link", "regular", "sock", "sub")
+	assertEntries(t, sub)
+}
+
+// A missing parent folder is named, not the temporary file.
+func TestWriteFileNamesMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nodir", "x.json")
+	for name, err := range map[string]error{
+		"WriteFile":          WriteFile(path, []byte("x"), 0o644, false),
+		"WriteFile/force":    WriteFile(path, []byte("x"), 0o644, true),
+		"WriteFileExclusive": WriteFileExclusive(path, []byte("x"), 0o644),
+	} {
+		if !errors.Is(err, ErrNoFolder) || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: error %v, want ErrNoFolder", name, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, filepath.Join(dir, "nodir")+" does not exist") || strings.Contains(msg, ".tmp-") {
+			t.Errorf("%s: error %q does not name the folder", name, msg)
+		}
+	}
+	// Control: the parent exists but the file does not: no error.
+	if err := CheckTarget(filepath.Join(dir, "x.json"), false); err != nil {
+		t.Errorf("CheckTarget(new file in an existing folder) = %v", err)
+	}
+	assertEntries(t, dir)
 }

@@ -1,6 +1,7 @@
 // Package jsontest holds helpers for tests that build and edit JSON
-// documents: parsing with the strict reader, JSON-pointer edits, and a
-// shared compiled schema set. It must only be imported by tests.
+// documents: parsing with the strict reader, JSON-pointer edits, and
+// corpus checks. It must only be imported by tests. Like every package
+// under internal/, it imports no non-internal package of the module.
 package jsontest
 
 import (
@@ -10,28 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator/schema"
 )
-
-var (
-	schemasOnce sync.Once
-	schemas     *schema.Set
-	schemasErr  error
-)
-
-// Schemas returns the embedded schema set, compiled once per test binary.
-func Schemas(t testing.TB) *schema.Set {
-	t.Helper()
-	schemasOnce.Do(func() { schemas, schemasErr = schema.Load() })
-	if schemasErr != nil {
-		t.Fatal(schemasErr)
-	}
-	return schemas
-}
 
 // Parse reads s with the strict reader, failing the test on error.
 func Parse(t testing.TB, s string) *canonjson.Value {

@@ -7,10 +7,10 @@ package offlinetest
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/transparency-dev/formats/log"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -31,6 +31,7 @@ type Log struct {
 	Origin string
 	// VKey is the log's verifier key (type 0x01).
 	VKey   string
+	Key    *offline.VKey
 	Signer note.Signer
 	tree   *testonly.Tree
 	leaves [][]byte
@@ -40,6 +41,7 @@ type Log struct {
 func NewLog(origin, label string) *Log {
 	l := &Log{Origin: origin, tree: testonly.New(rfc6962.DefaultHasher)}
 	l.VKey, l.Signer = LogKey(origin, label)
+	l.Key = mustParse(l.VKey)
 	return l
 }
 
@@ -48,12 +50,7 @@ func NewLog(origin, label string) *Log {
 func LogKey(name, label string) (string, note.Signer) {
 	priv := TestOnlyKey(label)
 	vkey := offline.FormatVKey(name, offline.KeyTypeEd25519, priv.Public().(ed25519.PublicKey))
-	k, err := offline.ParseVKey(vkey)
-	if err != nil {
-		panic(err)
-	}
-	skey := fmt.Sprintf("PRIVATE+KEY+%s+%08x+%s", name, k.Hash, base64.StdEncoding.EncodeToString(append([]byte{offline.KeyTypeEd25519}, priv.Seed()...)))
-	s, err := note.NewSigner(skey)
+	s, err := note.NewSigner(signednote.FormatSignerKey(name, offline.KeyTypeEd25519, priv))
 	if err != nil {
 		panic(err)
 	}
@@ -120,6 +117,7 @@ type Witness struct {
 	// PolicyName is the policy's name for it; KeyName the vkey's.
 	PolicyName, KeyName string
 	VKey                string
+	Key                 *offline.VKey
 	Time                uint64
 	priv                ed25519.PrivateKey
 	hash                uint32
@@ -130,17 +128,14 @@ type Witness struct {
 func NewWitness(name, keyName, label string, t uint64) *Witness {
 	priv := TestOnlyKey(label)
 	vkey := offline.FormatVKey(keyName, offline.KeyTypeCosignatureV1, priv.Public().(ed25519.PublicKey))
-	k, err := offline.ParseVKey(vkey)
-	if err != nil {
-		panic(err)
-	}
-	return &Witness{PolicyName: name, KeyName: keyName, VKey: vkey, Time: t, priv: priv, hash: k.Hash}
+	k := mustParse(vkey)
+	return &Witness{PolicyName: name, KeyName: keyName, VKey: vkey, Key: k, Time: t, priv: priv, hash: k.KeyHash()}
 }
 
 // Skey is the witness's signer key in the note format of formats'
 // NewSignerForCosignatureV1.
 func (w *Witness) Skey() string {
-	return fmt.Sprintf("PRIVATE+KEY+%s+%08x+%s", w.KeyName, w.hash, base64.StdEncoding.EncodeToString(append([]byte{offline.KeyTypeCosignatureV1}, w.priv.Seed()...)))
+	return signednote.FormatSignerKey(w.KeyName, offline.KeyTypeCosignatureV1, w.priv)
 }
 
 // At returns a copy of w that cosigns at time t.
@@ -165,11 +160,20 @@ func (w *Witness) Sign(msg []byte) ([]byte, error) {
 func Trust(logs []*Log, ws []*Witness, groups []offline.Group, quorum string) offline.Trust {
 	var t offline.Trust
 	for _, l := range logs {
-		t.Logs = append(t.Logs, offline.Log{Origin: l.Origin, VKey: l.VKey})
+		t.Logs = append(t.Logs, offline.Log{Origin: l.Origin, Key: l.Key})
 	}
 	for _, w := range ws {
-		t.Witnesses = append(t.Witnesses, offline.Witness{Name: w.PolicyName, VKey: w.VKey})
+		t.Witnesses = append(t.Witnesses, offline.Witness{Name: w.PolicyName, Key: w.Key})
 	}
 	t.Groups, t.Quorum = groups, quorum
 	return t
+}
+
+// mustParse parses a vkey this package formatted.
+func mustParse(vkey string) *offline.VKey {
+	k, err := offline.ParseVKey(vkey)
+	if err != nil {
+		panic(err)
+	}
+	return k
 }

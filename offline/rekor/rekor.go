@@ -17,8 +17,8 @@
 // log keys (*offline.UnknownLogError); the signed entry timestamp with
 // rekor's verify.VerifySignedEntryTimestamp (*SETError); the inclusion
 // proof with rekor's verify.VerifyInclusion (*offline.InclusionError); the
-// checkpoint with offline.VerifyCheckpoint (sumdb/note.Open, formats'
-// log.ParseCheckpoint with the origin, witness cosignatures and quorum),
+// checkpoint with offline.VerifyCheckpoint (sumdb/note.Open, the strict
+// body with the origin, witness cosignatures and quorum),
 // which must be for exactly the proof's tree size and root hash
 // (*offline.CheckpointError). Rekor's own verify.VerifyCheckpointSignature
 // is not used: it compares only the root hash, and rekor's SignedNote
@@ -50,7 +50,6 @@ import (
 	"github.com/sigstore/rekor/pkg/generated/models"
 	"github.com/sigstore/rekor/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/signature"
-	fnote "github.com/transparency-dev/formats/note"
 	"github.com/transparency-dev/merkle/rfc6962"
 )
 
@@ -120,10 +119,9 @@ func (Verifier) Verify(proof []byte, want offline.Entry, trust offline.Trust) (*
 	if err := verify.VerifyInclusion(ctx, e); err != nil {
 		return nil, &offline.InclusionError{Index: uint64(*ip.LogIndex), Size: uint64(*ip.TreeSize), Err: err}
 	}
-	nv, err := fnote.NewECDSAVerifier(lg.VKey)
-	if err != nil {
-		return nil, &offline.TrustError{Msg: fmt.Sprintf("log %s: %v", lg.Origin, err)}
-	}
+	// The log's key verifies its checkpoint signature (SHA-256 and ASN.1
+	// ECDSA, as formats' NewECDSAVerifier): parsed once, with the trust.
+	nv := lg.Key
 	signed := []byte(*ip.Checkpoint)
 	origin, err := checkpointOrigin(signed, nv.Name())
 	if err != nil {
@@ -281,12 +279,11 @@ func checkBinding(body []byte, want offline.Entry) error {
 // findLog returns the trust's ECDSA log whose key has the entry's logID.
 func findLog(logID string, trust offline.Trust) (offline.Log, []byte, error) {
 	for _, l := range trust.Logs {
-		k, err := offline.ParseVKey(l.VKey)
-		if err != nil || k.Type != offline.KeyTypeECDSA {
+		if l.Key == nil || l.Key.Type() != offline.KeyTypeECDSA {
 			continue
 		}
-		if sum := sha256.Sum256(k.Key); hex.EncodeToString(sum[:]) == logID {
-			return l, k.Key, nil
+		if der := l.Key.DER(); l.Key.Fingerprint() == logID {
+			return l, der, nil
 		}
 	}
 	return offline.Log{}, nil, &offline.UnknownLogError{Signers: []string{"Rekor logID " + logID}}

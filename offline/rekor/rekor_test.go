@@ -42,7 +42,7 @@ func newFixture(t *testing.T) *fixture {
 	f.log.Append(rekortest.HashedRekordBody(t, []byte("and one more")))
 	f.wa = offlinetest.NewWitness("WA", "witness-a.example.org", "rekor witness a", 1767225600)
 	f.wb = offlinetest.NewWitness("WB", "witness-b.example.org", "rekor witness b", 1767225601)
-	f.trustNone = offline.Trust{Logs: []offline.Log{{Origin: rekortest.Name, VKey: f.log.VKey}}, Quorum: "none"}
+	f.trustNone = offline.Trust{Logs: []offline.Log{{Origin: rekortest.Name, Key: f.log.Key}}, Quorum: "none"}
 	return f
 }
 
@@ -64,7 +64,7 @@ func TestVerifyRekorEntry(t *testing.T) {
 	}
 	// Witness cosignatures on a Rekor checkpoint count like any other.
 	withWitnesses := f.trustNone
-	withWitnesses.Witnesses = []offline.Witness{{Name: "WA", VKey: f.wa.VKey}, {Name: "WB", VKey: f.wb.VKey}}
+	withWitnesses.Witnesses = []offline.Witness{{Name: "WA", Key: f.wa.Key}, {Name: "WB", Key: f.wb.Key}}
 	withWitnesses.Groups = []offline.Group{{Name: "both", Threshold: 2, Members: []string{"WA", "WB"}}}
 	withWitnesses.Quorum = "both"
 	if v, err := (rekor.Verifier{}).Verify(rekortest.Marshal(t, f.log.Entry(t, f.index, f.wa, f.wb)), f.want, withWitnesses); err != nil || len(v.Checkpoint.Witnesses) != 2 {

@@ -45,7 +45,7 @@ func TestSubmit(t *testing.T) {
 	if e.UUID != hex.EncodeToString(leaf) || e.LogID != srv.Log.LogID || e.LogIndex != 1 || !bytes.HasPrefix(e.JSON, []byte("{")) {
 		t.Fatalf("entry %+v", e)
 	}
-	trust := offline.Trust{Logs: []offline.Log{{Origin: rekortest.Name + " - " + rekortest.TreeID, VKey: srv.Log.VKey}}, Quorum: "none"}
+	trust := offline.Trust{Logs: []offline.Log{{Origin: rekortest.Name + " - " + rekortest.TreeID, Key: srv.Log.Key}}, Quorum: "none"}
 	v, err := orekor.Verifier{}.Verify(e.JSON, want, trust)
 	if err != nil {
 		t.Fatalf("offline verification of the returned entry: %v", err)

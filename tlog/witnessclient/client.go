@@ -39,8 +39,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/checkpoint"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/transparency-dev/tessera/client"
 	"golang.org/x/mod/sumdb/note"
@@ -62,7 +61,7 @@ type Witness struct {
 	// Name is the tlog policy's name for it.
 	Name string
 	// Key is its cosignature/v1 verifier key.
-	Key *notekey.Verifier
+	Key *signednote.Verifier
 	// URL is its submission prefix: requests go to URL/add-checkpoint.
 	URL string
 }
@@ -124,8 +123,11 @@ func New(ws []Witness, opts Options) (*Client, error) {
 	}
 	names, keys := map[string]bool{}, map[string]string{}
 	for _, w := range ws {
-		if w.Key == nil || w.Key.Type() != notekey.TypeCosignatureV1 {
-			return nil, fmt.Errorf("witnessclient: witness %q: not a cosignature/v1 key", w.Name)
+		if w.Key == nil {
+			return nil, fmt.Errorf("witnessclient: witness %q: no key", w.Name)
+		}
+		if err := w.Key.CheckType(signednote.TypeCosignatureV1); err != nil {
+			return nil, fmt.Errorf("witnessclient: witness %q: %w", w.Name, err)
 		}
 		if names[w.Name] {
 			return nil, fmt.Errorf("witnessclient: witness %q is listed twice", w.Name)
@@ -176,8 +178,8 @@ type Result struct {
 // Cosign sends the checkpoint note cp, which must verify with logKey, to
 // every witness in parallel and returns the cosignatures obtained. It
 // fails only when cp does not verify; a witness that fails is a Failure.
-func (c *Client) Cosign(ctx context.Context, cp []byte, logKey note.Verifier, proof ProofFunc) (*Result, error) {
-	ck, err := checkpoint.Open(cp, logKey)
+func (c *Client) Cosign(ctx context.Context, cp []byte, logKey *signednote.Verifier, proof ProofFunc) (*Result, error) {
+	ck, err := signednote.Open(cp, logKey)
 	if err != nil {
 		return nil, fmt.Errorf("witnessclient: %w", err)
 	}
@@ -207,7 +209,7 @@ func (c *Client) Cosign(ctx context.Context, cp []byte, logKey note.Verifier, pr
 }
 
 // ask obtains one witness's cosignature of ck.
-func (c *Client) ask(ctx context.Context, r *remote, ck *checkpoint.Checkpoint, proof ProofFunc) ([]byte, error) {
+func (c *Client) ask(ctx context.Context, r *remote, ck *signednote.Checkpoint, proof ProofFunc) ([]byte, error) {
 	r.mu.Lock() // one checkpoint at a time per witness
 	defer r.mu.Unlock()
 	old := r.size
@@ -278,7 +280,7 @@ func (c *Client) post(ctx context.Context, u string, body []byte) (int, string, 
 
 // cosignatureLine picks from a 200 answer the line by key and verifies it
 // against the checkpoint body; lines by other keys are ignored.
-func cosignatureLine(body []byte, key *notekey.Verifier, ck *checkpoint.Checkpoint) ([]byte, error) {
+func cosignatureLine(body []byte, key *signednote.Verifier, ck *signednote.Checkpoint) ([]byte, error) {
 	if len(body) == 0 || body[len(body)-1] != '\n' {
 		return nil, errors.New("200 answer is not signature lines ending in a newline")
 	}

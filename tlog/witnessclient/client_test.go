@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
@@ -41,8 +41,8 @@ func TestMain(m *testing.M) {
 type fixture struct {
 	dir       string
 	log       *tlog.Log
-	logSigner *notekey.LogSigner
-	logKey    *notekey.Verifier
+	logSigner *signednote.LogSigner
+	logKey    *signednote.Verifier
 }
 
 func ctx(t testing.TB) context.Context {
@@ -53,13 +53,13 @@ func ctx(t testing.TB) context.Context {
 
 func newLog(t testing.TB) *fixture {
 	t.Helper()
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(testOnlyLogSeed), notekey.TypeEd25519, "example.org/witnessclient-test-log")
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(testOnlyLogSeed), signednote.TypeEd25519, "example.org/witnessclient-test-log")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{dir: filepath.Join(t.TempDir(), "log")}
-	f.logSigner, _ = notekey.ParseLogSigner(skey)
-	f.logKey, _ = notekey.ParseLogVerifier(vkey)
+	f.logSigner, _ = signednote.ParseLogSigner(skey)
+	f.logKey, _ = signednote.ParseLogVerifier(vkey)
 	f.log = tlog.Open(posix.New(f.dir), f.logKey)
 	if _, err := f.log.Init(ctx(t), f.logSigner); err != nil {
 		t.Fatal(err)
@@ -76,22 +76,22 @@ func (f *fixture) add(t testing.TB, entries ...string) {
 	}
 }
 
-func cosigner(t testing.TB, seed []byte, name string) (*notekey.Cosigner, *notekey.Verifier) {
+func cosigner(t testing.TB, seed []byte, name string) (*signednote.Cosigner, *signednote.Verifier) {
 	t.Helper()
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(seed), notekey.TypeCosignatureV1, name)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := notekey.ParseCosigner(skey)
-	v, _ := notekey.ParseWitnessVerifier(vkey)
+	c, _ := signednote.ParseCosigner(skey)
+	v, _ := signednote.ParseWitnessVerifier(vkey)
 	return c, v
 }
 
 // startWitness serves an mcpres witness of f's log on 127.0.0.1.
-func startWitness(t testing.TB, f *fixture, c *notekey.Cosigner) (*httptest.Server, string) {
+func startWitness(t testing.TB, f *fixture, c *signednote.Cosigner) (*httptest.Server, string) {
 	t.Helper()
 	state := t.TempDir()
-	s, err := witnesshttp.New(c, []*notekey.Verifier{f.logKey}, state, func() time.Time { return testNow }, nil)
+	s, err := witnesshttp.New(c, []*signednote.Verifier{f.logKey}, state, func() time.Time { return testNow }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func witnessLog(t testing.TB, c *witnessclient.Client, f *fixture) (*tlog.Checkp
 	return cp, res
 }
 
-func cosigners(t testing.TB, f *fixture, cp *tlog.Checkpoint, ws ...*notekey.Verifier) []string {
+func cosigners(t testing.TB, f *fixture, cp *tlog.Checkpoint, ws ...*signednote.Verifier) []string {
 	t.Helper()
 	cs, err := witness.Cosigners(cp.Note, f.logKey, ws)
 	if err != nil {
@@ -232,6 +232,10 @@ func TestFailures(t *testing.T) {
 	}
 	if _, err := witnessclient.New(ws, witnessclient.Options{}); err == nil || !strings.Contains(err.Error(), "same key") {
 		t.Fatalf("one key for several witnesses: %v", err)
+	}
+	// A log key is not a witness key (the control is the client below).
+	if _, err := witnessclient.New([]witnessclient.Witness{{Name: "log", Key: f.logKey, URL: good.URL}}, witnessclient.Options{}); err == nil || !strings.Contains(err.Error(), "key type 0x01 (Ed25519 signed-note key), want 0x04") {
+		t.Fatalf("a log key as a witness key: %v", err)
 	}
 	for i := 1; i < len(ws); i++ {
 		_, ws[i].Key = cosigner(t, bytes.Repeat([]byte{byte(0x60 + i)}, 32), "example.org/w"+ws[i].Name)

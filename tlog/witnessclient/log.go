@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/transparency-dev/tessera/client"
@@ -20,7 +20,7 @@ import (
 // checkpoint meanwhile.
 //
 // This is the hook a long-running log calls after each new checkpoint.
-func (c *Client) WitnessLog(ctx context.Context, lg *tlog.Log, logKey *notekey.Verifier, readTile client.TileFetcherFunc) (*tlog.Checkpoint, *Result, error) {
+func (c *Client) WitnessLog(ctx context.Context, lg *tlog.Log, logKey *signednote.Verifier, readTile client.TileFetcherFunc) (*tlog.Checkpoint, *Result, error) {
 	cp, err := lg.Checkpoint(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +32,7 @@ func (c *Client) WitnessLog(ctx context.Context, lg *tlog.Log, logKey *notekey.V
 	if len(res.Cosignatures) == 0 {
 		return cp, res, nil
 	}
-	keys := make([]*notekey.Verifier, len(c.remotes))
+	keys := make([]*signednote.Verifier, len(c.remotes))
 	for i, r := range c.remotes {
 		keys[i] = r.Key
 	}

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 	"github.com/theupdateframework/go-tuf/v2/metadata/config"
 	"github.com/theupdateframework/go-tuf/v2/metadata/fetcher"
@@ -506,7 +506,7 @@ func checkRootKeys(root *metadata.Metadata[metadata.RootType]) error {
 		}
 		pub, err := hex.DecodeString(k.Value.PublicKey)
 		if err == nil {
-			err = attest.CheckEd25519PublicKey(pub)
+			err = ed25519strict.CheckPublicKey(pub)
 		}
 		if err != nil {
 			return &VerificationError{Role: RoleRoot, Check: CheckKeys,

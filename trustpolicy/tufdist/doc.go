@@ -66,7 +66,7 @@
 // validate`). The mcpres binary therefore does not import tufdist: the
 // separate binary cmd/mcpres-tuf does, and mcpres runs it for `mcpres
 // policy tuf` and `attest verify --policy-tuf`. This keeps mcpres free of
-// sigstore and protobuf packages (TestCLIBinaryDoesNotLinkSigstore) and of
+// sigstore and protobuf packages (TestOffline in internal/layering) and of
 // any HTTP client.
 //
 // This package itself does no work at initialisation and keeps no

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/secure-systems-lab/go-securesystemslib/cjson"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -87,7 +87,7 @@ type InitConfig struct {
 // Files are written atomically, 1.root.json last; Init returns the state
 // of the four in the order written. It refuses a directory that already
 // has 1.root.json or timestamp.json, duplicate root keys, signers that are
-// not root keys, and Ed25519 keys that attest.CheckEd25519PublicKey
+// not root keys, and Ed25519 keys that ed25519strict.CheckPublicKey
 // rejects.
 func Init(c InitConfig) ([]RoleState, error) {
 	if err := c.valid(); err != nil {
@@ -157,7 +157,7 @@ func (c *InitConfig) valid() error {
 		return errors.New("tufdist: at least one root key is required")
 	}
 	for i, pub := range c.RootKeys {
-		if err := attest.CheckEd25519PublicKey(pub); err != nil {
+		if err := ed25519strict.CheckPublicKey(pub); err != nil {
 			return fmt.Errorf("tufdist: root key %d: %w", i+1, err)
 		}
 		for _, other := range c.RootKeys[:i] {
@@ -610,7 +610,7 @@ func roleState[T metadata.Roles](root *metadata.Metadata[metadata.RootType], rol
 			continue
 		}
 		pub, err := hex.DecodeString(k.Value.PublicKey)
-		if err != nil || attest.VerifyEd25519(pub, payload, sig.Signature) != nil {
+		if err != nil || ed25519strict.Verify(pub, payload, sig.Signature) != nil {
 			continue
 		}
 		counted[sig.KeyID] = true

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/oauth"
 	"github.com/mcpres/mcpres/validator/profile"
 )
@@ -298,7 +299,7 @@ func TestReason(t *testing.T) {
 
 func TestNoProfileSet(t *testing.T) {
 	r, err := testValidator(t).Validate(base(t), nil)
-	var ie *oauth.InputError
+	var ie *validator.InputError
 	if !errors.As(err, &ie) || r.Valid || r.Diagnostics != nil {
 		t.Errorf("no set: %v %v", r, err)
 	}

@@ -55,6 +55,9 @@
 // profileStatus EXPERIMENTAL, and never accepted here, where only the
 // PROVISIONAL mcp-res/oauth-boundary/v1 is scored.
 //
-// This package does not import package validator (which dispatches to it),
-// so its aborts are its own *InputError; the dispatcher converts them.
+// Like every kind package it depends on package validator, never the
+// reverse: it uses the core validator's schemas (New takes a
+// *validator.Validator), renders its result object with
+// validator.Result.Value and aborts with *validator.InputError. Package
+// document dispatches to it by schemaVersion.
 package oauth

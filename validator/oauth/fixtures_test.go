@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator/oauth"
 	"github.com/mcpres/mcpres/validator/profile"
@@ -62,7 +63,7 @@ func standinManifest(status string, revisions ...string) *canonjson.Value {
 		revisions = []string{"2025-11-25", "2026-07-28"}
 	}
 	m := canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: str(profile.ManifestSchemaVersion)},
+		canonjson.Member{Key: "schemaVersion", Value: str(bundle.SchemaVersionProfileManifest)},
 		canonjson.Member{Key: "id", Value: str(oauth.ProfileID)},
 		canonjson.Member{Key: "version", Value: str("1.0.0")},
 		canonjson.Member{Key: "status", Value: str(status)},
@@ -185,7 +186,7 @@ func evaluation(t testing.TB, manifestSha, revision string, o evalOpts) *canonjs
 	}
 	const origin = "http://127.0.0.1:47011"
 	doc := canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: str(oauth.SchemaVersion)},
+		canonjson.Member{Key: "schemaVersion", Value: str(bundle.SchemaVersionOAuthEvaluation)},
 		canonjson.Member{Key: "subject", Value: canonjson.NewObject(
 			canonjson.Member{Key: "name", Value: str("mcpres-sample-oauth-client")},
 			canonjson.Member{Key: "version", Value: str("0.9.2")},

@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator/oauth"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/profile"
 )
 
 // FuzzValidate runs arbitrary evaluations, with an arbitrary stand-in
 // manifest, through the validator. Properties: no panic; an abort is an
-// *oauth.InputError with a zero Result; a result has no diagnostic when
+// *validator.InputError with a zero Result; a result has no diagnostic when
 // valid and exactly one when invalid; a valid result never claims a
 // security certification; validating twice gives the same result.
 func FuzzValidate(f *testing.F) {
@@ -37,9 +37,9 @@ func FuzzValidate(f *testing.F) {
 		set := profile.NewSet(profile.File{Name: "oauth-boundary-v1.json", Data: manifest})
 		r, err := val.Validate(doc, set)
 		if err != nil {
-			var ie *oauth.InputError
+			var ie *validator.InputError
 			if !errors.As(err, &ie) {
-				t.Fatalf("abort is %T, not *oauth.InputError: %v", err, err)
+				t.Fatalf("abort is %T, not *validator.InputError: %v", err, err)
 			}
 			if r.Valid || r.Diagnostics != nil {
 				t.Fatal("abort with a non-zero Result")

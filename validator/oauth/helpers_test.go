@@ -4,13 +4,18 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/jsontest"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/oauth"
 )
+
+// sharedCore compiles the embedded schemas once per test binary, on first
+// use, for every test.
+var sharedCore = validator.New()
 
 // testValidator shares one compiled schema set between tests.
 func testValidator(t testing.TB) *oauth.Validator {
 	t.Helper()
-	return oauth.New(jsontest.Schemas(t))
+	return oauth.New(sharedCore)
 }
 
 var (

@@ -2,17 +2,16 @@ package oauth
 
 import (
 	"fmt"
-	"github.com/mcpres/mcpres/validator/outcome"
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/profile"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the OAuth boundary validator (REFERENCE §5.7, §5.8).
 const (
-	CodeInputInvalid              = outcome.CodeInputInvalid
 	CodeSchemaInvalid             = "MCP_RES_OAUTH_SCHEMA_INVALID"
 	CodeManifestInvalid           = "MCP_RES_OAUTH_MANIFEST_INVALID"
 	CodeRevisionUnsupported       = "MCP_RES_OAUTH_REVISION_UNSUPPORTED"
@@ -32,11 +31,11 @@ const (
 	CodeResultMismatch            = "MCP_RES_OAUTH_RESULT_MISMATCH"
 )
 
-// Schema name, schemaVersion, the scored profile and fixed reason codes.
+// Schema name, the scored profile and fixed reason codes. The
+// schemaVersion is bundle.SchemaVersionOAuthEvaluation.
 const (
-	SchemaName    = "oauth-boundary-evaluation"
-	SchemaVersion = "mcp-res.oauth-boundary-evaluation/0.2.0"
-	ProfileID     = "mcp-res/oauth-boundary/v1"
+	SchemaName = "oauth-boundary-evaluation"
+	ProfileID  = "mcp-res/oauth-boundary/v1"
 	// EarlySyntaxRejection is the reason a wrong-reason mutant must report:
 	// the request was refused by an earlier syntax guard, before the
 	// property under test was evaluated.
@@ -150,12 +149,8 @@ func (r Result) Extra() []canonjson.Member {
 // Value renders the upstream result object: {"valid","diagnostics",
 // "schemaErrors"} followed by Extra.
 func (r Result) Value() *canonjson.Value {
-	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
+	return validator.Result{Valid: r.Valid, Diagnostics: r.Diagnostics, SchemaErrors: r.SchemaErrors, Extra: r.Extra()}.Value()
 }
-
-// An InputError aborts validation: the input cannot be evaluated at all
-// (MCP_RES_INPUT_INVALID, exit status 2).
-type InputError = outcome.InputError
 
 // A Validator validates OAuth boundary evaluations. It is safe for
 // concurrent use.
@@ -163,9 +158,10 @@ type Validator struct {
 	pv *profile.Validator
 }
 
-// New returns a Validator that uses schemas, the compiled embedded schema
-// set (schema.Load). With nil it loads its own on first use.
-func New(schemas *schema.Set) *Validator { return &Validator{pv: profile.New(schemas)} }
+// New returns a Validator that uses the schemas of v, the core validator
+// (validator.Validator.Schemas, the one lazy loader). With nil it uses a
+// validator.New of its own.
+func New(v *validator.Validator) *Validator { return &Validator{pv: profile.New(v)} }
 
 // Validate validates doc as an OAuth boundary evaluation against the
 // mcp-res/oauth-boundary/v1 manifest of set (REFERENCE §5.7; see the
@@ -179,11 +175,11 @@ func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, er
 		return r, nil
 	}
 	if set == nil {
-		return Result{}, &InputError{Reason: "no profile set: give --profiles DIR or set MCPRES_PROFILES"}
+		return Result{}, &validator.InputError{Reason: "no profile set: give --profiles DIR or set MCPRES_PROFILES"}
 	}
 	var ev Evaluation
 	if err := canonjson.Unmarshal(doc, &ev); err != nil {
-		return Result{}, &InputError{Reason: "schema-valid evaluation does not decode: " + err.Error()}
+		return Result{}, &validator.InputError{Reason: "schema-valid evaluation does not decode: " + err.Error()}
 	}
 	manifests, err := v.pv.Manifests(set)
 	if err != nil {
@@ -203,7 +199,7 @@ func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, er
 	} {
 		code, detail, err := check()
 		if err != nil {
-			return Result{}, &InputError{Reason: err.Error()}
+			return Result{}, &validator.InputError{Reason: err.Error()}
 		}
 		if code != "" {
 			return fail(code, detail), nil

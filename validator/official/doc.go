@@ -56,6 +56,9 @@
 // check that the configuration does not declare is
 // MCP_RES_OFFICIAL_COVERAGE_INCOMPLETE.
 //
-// This package does not import package validator (which dispatches to it),
-// so its aborts are its own *InputError; the dispatcher converts them.
+// Like every kind package it depends on package validator, never the
+// reverse: it uses the core validator's schemas (New takes a
+// *validator.Validator), renders its result object with
+// validator.Result.Value and aborts with *validator.InputError. Package
+// document dispatches to it by schemaVersion.
 package official

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 )
 
 // FuzzValidate runs arbitrary documents through the strict reader and the
 // attachment validator, with and without original bytes. Properties: no
-// panic; an abort is an *official.InputError with a zero Result; a result
+// panic; an abort is an *validator.InputError with a zero Result; a result
 // has no diagnostic when valid (then with its mode members) and exactly one
 // when invalid; validating twice gives the same result.
 func FuzzValidate(f *testing.F) {
@@ -39,9 +40,9 @@ func FuzzValidate(f *testing.F) {
 		}
 		r, err := val.Validate(doc, opts)
 		if err != nil {
-			var ie *official.InputError
+			var ie *validator.InputError
 			if !errors.As(err, &ie) {
-				t.Fatalf("abort is %T, not *official.InputError: %v", err, err)
+				t.Fatalf("abort is %T, not *validator.InputError: %v", err, err)
 			}
 			if r.Valid || r.Diagnostics != nil {
 				t.Fatal("abort with a non-zero Result")

@@ -2,11 +2,13 @@ package official
 
 import (
 	"fmt"
-	"github.com/mcpres/mcpres/validator/schema"
 	"slices"
 	"strings"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // MaxImportChecks is the most check objects the official output may hold.
@@ -55,11 +57,11 @@ type ArtifactDigest struct {
 // schema error.
 func (v *Validator) ParseImportConfig(doc *canonjson.Value) (*ImportConfig, error) {
 	if errs := v.schemaSet().Validate(ImportConfigSchema, doc); len(errs) > 0 {
-		return nil, &InputError{Reason: "import configuration: " + schema.Summary(errs)}
+		return nil, &validator.InputError{Reason: "import configuration: " + schema.Summary(errs)}
 	}
 	var cfg ImportConfig
 	if err := canonjson.Unmarshal(doc, &cfg); err != nil {
-		return nil, &InputError{Reason: "import configuration: " + err.Error()}
+		return nil, &validator.InputError{Reason: "import configuration: " + err.Error()}
 	}
 	return &cfg, nil
 }
@@ -208,7 +210,7 @@ func Import(raw []byte, cfg *ImportConfig) (*canonjson.Value, error) {
 		art.Sanitization = Sanitization{Applied: s.Applied, Fields: nonNil(s.Fields)}
 	}
 	a := &Attachment{
-		SchemaVersion:    SchemaVersion,
+		SchemaVersion:    bundle.SchemaVersionOfficialAttachment,
 		Source:           cfg.Source,
 		ProtocolRevision: cfg.ProtocolRevision,
 		RequirementSet:   cfg.RequirementSet,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 )
 
@@ -337,7 +338,7 @@ func TestImportConfigSchema(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := testValidator(t).ParseImportConfig(edit(t, parse(t, baseConfigText()), tc.ptr, tc.val))
-			var ie *official.InputError
+			var ie *validator.InputError
 			if !errors.As(err, &ie) || !strings.Contains(ie.Reason, tc.detail) {
 				t.Fatalf("got %v, want an InputError naming %s", err, tc.detail)
 			}
@@ -390,7 +391,7 @@ func TestReadOriginalResult(t *testing.T) {
 	}
 	for name, path := range map[string]string{"too large": big, "symbolic link": link, "directory": dir, "missing": filepath.Join(dir, "nope")} {
 		_, err := official.ReadOriginalResult(path)
-		var ie *official.InputError
+		var ie *validator.InputError
 		if !errors.As(err, &ie) || !strings.HasPrefix(ie.Reason, "original result: ") {
 			t.Errorf("%s: %v", name, err)
 		}

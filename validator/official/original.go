@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mcpres/mcpres/validator"
 )
 
 // MaxOriginalResultBytes is the largest original result file accepted: the
@@ -17,7 +19,7 @@ const MaxOriginalResultBytes = 67108864
 // rejected. Any failure is an *InputError (MCP_RES_INPUT_INVALID).
 func ReadOriginalResult(path string) (*OriginalResult, error) {
 	fail := func(format string, args ...any) (*OriginalResult, error) {
-		return nil, &InputError{Reason: "original result: " + fmt.Sprintf(format, args...)}
+		return nil, &validator.InputError{Reason: "original result: " + fmt.Sprintf(format, args...)}
 	}
 	st, err := os.Lstat(path)
 	if err != nil {

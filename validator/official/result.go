@@ -2,14 +2,13 @@ package official
 
 import (
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator/outcome"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the official attachment validator and importer
 // (REFERENCE §5.5, §5.8).
 const (
-	CodeInputInvalid                = outcome.CodeInputInvalid
 	CodeSchemaInvalid               = "MCP_RES_OFFICIAL_ATTACHMENT_SCHEMA_INVALID"
 	CodeRequirementRevisionMismatch = "MCP_RES_OFFICIAL_REQUIREMENT_REVISION_MISMATCH"
 	CodeLegNotExecuted              = "MCP_RES_OFFICIAL_LEG_NOT_EXECUTED"
@@ -25,12 +24,13 @@ const (
 	CodeCoverageIncomplete = "MCP_RES_OFFICIAL_COVERAGE_INCOMPLETE"
 )
 
-// Schema names (validator/schema) and the document's schemaVersion.
+// Schema names (validator/schema) and the schemaVersion of the import
+// configuration, an mcpres extension owned here. The attachment's own
+// schemaVersion is bundle.SchemaVersionOfficialAttachment.
 const (
-	SchemaName          = "official-conformance-attachment"
-	ImportConfigSchema  = "mcpres-official-import-config-v1"
-	SchemaVersion       = "mcp-res.official-conformance-attachment/0.2.0"
-	ImportConfigVersion = "mcpres.official-import-config/v1"
+	SchemaName                = "official-conformance-attachment"
+	ImportConfigSchema        = "mcpres-official-import-config-v1"
+	SchemaVersionImportConfig = "mcpres.official-import-config/v1"
 )
 
 // Import statuses (REFERENCE §8.1).
@@ -72,12 +72,8 @@ func (r Result) Extra() []canonjson.Member {
 // Value renders the upstream result object: {"valid","diagnostics",
 // "schemaErrors"} followed by Extra.
 func (r Result) Value() *canonjson.Value {
-	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
+	return validator.Result{Valid: r.Valid, Diagnostics: r.Diagnostics, SchemaErrors: r.SchemaErrors, Extra: r.Extra()}.Value()
 }
-
-// An InputError aborts validation: the input cannot be evaluated at all
-// (MCP_RES_INPUT_INVALID, exit status 2).
-type InputError = outcome.InputError
 
 // An ImportError is a refusal of Import: Code is
 // MCP_RES_OFFICIAL_INPUT_INVALID or MCP_RES_OFFICIAL_COVERAGE_INCOMPLETE.

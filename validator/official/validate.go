@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
@@ -125,27 +125,20 @@ type MappingBoundary struct {
 // A Validator validates official conformance attachments. It is safe for
 // concurrent use.
 type Validator struct {
-	once    sync.Once
-	schemas *schema.Set
-	loadErr error
+	core *validator.Validator
 }
 
-// New returns a Validator that uses schemas, the compiled embedded schema
-// set (schema.Load). With nil it loads its own on first use.
-func New(schemas *schema.Set) *Validator { return &Validator{schemas: schemas} }
-
-func (v *Validator) schemaSet() *schema.Set {
-	v.once.Do(func() {
-		if v.schemas == nil {
-			v.schemas, v.loadErr = schema.Load()
-		}
-	})
-	if v.loadErr != nil {
-		// The schemas are embedded and tested; failing to load them is a bug.
-		panic(fmt.Sprintf("official: embedded schemas do not load: %v", v.loadErr))
+// New returns a Validator that uses the schemas of v, the core validator
+// (validator.Validator.Schemas, the one lazy loader). With nil it uses a
+// validator.New of its own.
+func New(v *validator.Validator) *Validator {
+	if v == nil {
+		v = validator.New()
 	}
-	return v.schemas
+	return &Validator{core: v}
 }
+
+func (v *Validator) schemaSet() *schema.Set { return v.core.Schemas() }
 
 // Options are inputs beyond the attachment itself.
 type Options struct {
@@ -170,7 +163,7 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 	}
 	var a Attachment
 	if err := canonjson.Unmarshal(doc, &a); err != nil {
-		return Result{}, &InputError{Reason: "schema-valid attachment does not decode: " + err.Error()}
+		return Result{}, &validator.InputError{Reason: "schema-valid attachment does not decode: " + err.Error()}
 	}
 	c := &attachmentCheck{doc: doc, a: &a, opts: opts}
 	for _, check := range []func() (string, string, error){
@@ -179,7 +172,7 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 	} {
 		code, detail, err := check()
 		if err != nil {
-			return Result{}, &InputError{Reason: err.Error()}
+			return Result{}, &validator.InputError{Reason: err.Error()}
 		}
 		if code != "" {
 			return fail(code, detail), nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/profile"
 )
 
@@ -296,7 +297,7 @@ func TestResultObject(t *testing.T) {
 func TestNoProfileSet(t *testing.T) {
 	val := testValidator(t)
 	r, err := val.Validate(base(t), nil)
-	var ie *profile.InputError
+	var ie *validator.InputError
 	if !errors.As(err, &ie) || !strings.Contains(ie.Reason, "--profiles") || r.Valid || r.Diagnostics != nil {
 		t.Errorf("no set: %v %v", r, err)
 	}

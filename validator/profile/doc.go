@@ -80,6 +80,9 @@
 // document (an environment array, a list of platforms, an extra member) is
 // MCP_RES_PROFILE_SCHEMA_INVALID.
 //
-// This package does not import package validator (which dispatches to it),
-// so its aborts are its own *InputError; the dispatcher converts them.
+// Like every kind package it depends on package validator, never the
+// reverse: it uses the core validator's schemas (New takes a
+// *validator.Validator), renders its result object with
+// validator.Result.Value and aborts with *validator.InputError. Package
+// document dispatches to it by schemaVersion.
 package profile

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator/profile"
 )
@@ -89,7 +90,7 @@ func ownManifest(s manifestSpec) *canonjson.Value {
 		)
 	}
 	m := canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: str(profile.ManifestSchemaVersion)},
+		canonjson.Member{Key: "schemaVersion", Value: str(bundle.SchemaVersionProfileManifest)},
 		canonjson.Member{Key: "id", Value: str(s.id)},
 		canonjson.Member{Key: "version", Value: str("1.0.0")},
 		canonjson.Member{Key: "status", Value: str(s.status)},
@@ -228,7 +229,7 @@ func evaluation(t testing.TB, spec manifestSpec, manifestSha, revision string, o
 	}
 	lang := or(o.language, "TYPESCRIPT")
 	doc := canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: str(profile.SchemaVersion)},
+		canonjson.Member{Key: "schemaVersion", Value: str(bundle.SchemaVersionProfileEvaluation)},
 		canonjson.Member{Key: "subject", Value: canonjson.NewObject(
 			canonjson.Member{Key: "name", Value: str("mcpres-sample-server")},
 			canonjson.Member{Key: "implementationLanguage", Value: str(lang)},

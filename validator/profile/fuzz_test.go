@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/profile"
 )
 
 // FuzzValidate runs arbitrary evaluations, and arbitrary extra manifest
 // files in the profile set, through the validator. Properties: no panic;
-// an abort is a *profile.InputError with a zero Result; a result has no
+// an abort is a *validator.InputError with a zero Result; a result has no
 // diagnostic when valid (then with its mode members) and exactly one when
 // invalid; validating twice gives the same result.
 func FuzzValidate(f *testing.F) {
@@ -45,9 +46,9 @@ func FuzzValidate(f *testing.F) {
 		set := profile.NewSet(files...)
 		r, err := val.Validate(doc, set)
 		if err != nil {
-			var ie *profile.InputError
+			var ie *validator.InputError
 			if !errors.As(err, &ie) {
-				t.Fatalf("abort is %T, not *profile.InputError: %v", err, err)
+				t.Fatalf("abort is %T, not *validator.InputError: %v", err, err)
 			}
 			if r.Valid || r.Diagnostics != nil {
 				t.Fatal("abort with a non-zero Result")

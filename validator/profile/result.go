@@ -2,14 +2,13 @@ package profile
 
 import (
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator/outcome"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the profile evaluation validator (REFERENCE §5.6,
 // §5.8).
 const (
-	CodeInputInvalid           = outcome.CodeInputInvalid
 	CodeSchemaInvalid          = "MCP_RES_PROFILE_SCHEMA_INVALID"
 	CodeManifestInvalid        = "MCP_RES_PROFILE_MANIFEST_INVALID"
 	CodeManifestUnknown        = "MCP_RES_PROFILE_MANIFEST_UNKNOWN"
@@ -27,16 +26,16 @@ const (
 	CodeResultMismatch         = "MCP_RES_PROFILE_RESULT_MISMATCH"
 )
 
-// Schema names (validator/schema) and schemaVersion constants.
+// Schema names (validator/schema), manifest statuses and results. The
+// schemaVersions are bundle.SchemaVersionProfileEvaluation and
+// bundle.SchemaVersionProfileManifest.
 const (
-	SchemaName            = "profile-evaluation"
-	ManifestSchemaName    = "reliability-profile-manifest"
-	SchemaVersion         = "mcp-res.profile-evaluation/0.2.0"
-	ManifestSchemaVersion = "mcp-res.reliability-profile-manifest/0.2.0"
-	StatusProvisional     = "PROVISIONAL"
-	StatusExperimental    = "EXPERIMENTAL"
-	ResultPass            = "PASS"
-	ResultIncomplete      = "INCOMPLETE"
+	SchemaName         = "profile-evaluation"
+	ManifestSchemaName = "reliability-profile-manifest"
+	StatusProvisional  = "PROVISIONAL"
+	StatusExperimental = "EXPERIMENTAL"
+	ResultPass         = "PASS"
+	ResultIncomplete   = "INCOMPLETE"
 )
 
 // Result is the outcome of validating one evaluation. Valid is true iff
@@ -75,9 +74,5 @@ func (r Result) Extra() []canonjson.Member {
 // Value renders the upstream result object: {"valid","diagnostics",
 // "schemaErrors"} followed by Extra.
 func (r Result) Value() *canonjson.Value {
-	return outcome.Object(r.Valid, r.Diagnostics, r.SchemaErrors, r.Extra())
+	return validator.Result{Valid: r.Valid, Diagnostics: r.Diagnostics, SchemaErrors: r.SchemaErrors, Extra: r.Extra()}.Value()
 }
-
-// An InputError aborts validation: the input cannot be evaluated at all
-// (MCP_RES_INPUT_INVALID, exit status 2).
-type InputError = outcome.InputError

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
@@ -85,27 +85,20 @@ type Cleanup struct {
 
 // A Validator validates profile evaluations. It is safe for concurrent use.
 type Validator struct {
-	once    sync.Once
-	schemas *schema.Set
-	loadErr error
+	core *validator.Validator
 }
 
-// New returns a Validator that uses schemas, the compiled embedded schema
-// set (schema.Load). With nil it loads its own on first use.
-func New(schemas *schema.Set) *Validator { return &Validator{schemas: schemas} }
-
-func (v *Validator) schemaSet() *schema.Set {
-	v.once.Do(func() {
-		if v.schemas == nil {
-			v.schemas, v.loadErr = schema.Load()
-		}
-	})
-	if v.loadErr != nil {
-		// The schemas are embedded and tested; failing to load them is a bug.
-		panic(fmt.Sprintf("profile: embedded schemas do not load: %v", v.loadErr))
+// New returns a Validator that uses the schemas of v, the core validator
+// (validator.Validator.Schemas, the one lazy loader). With nil it uses a
+// validator.New of its own.
+func New(v *validator.Validator) *Validator {
+	if v == nil {
+		v = validator.New()
 	}
-	return v.schemas
+	return &Validator{core: v}
 }
+
+func (v *Validator) schemaSet() *schema.Set { return v.core.Schemas() }
 
 // SchemaErrors checks doc against the named embedded schema.
 func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []schema.Error {
@@ -124,11 +117,11 @@ func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 		return r, nil
 	}
 	if set == nil {
-		return Result{}, &InputError{Reason: "no profile set: give --profiles DIR or set MCPRES_PROFILES"}
+		return Result{}, &validator.InputError{Reason: "no profile set: give --profiles DIR or set MCPRES_PROFILES"}
 	}
 	var ev Evaluation
 	if err := canonjson.Unmarshal(doc, &ev); err != nil {
-		return Result{}, &InputError{Reason: "schema-valid evaluation does not decode: " + err.Error()}
+		return Result{}, &validator.InputError{Reason: "schema-valid evaluation does not decode: " + err.Error()}
 	}
 	manifests, err := v.Manifests(set)
 	if err != nil {
@@ -148,7 +141,7 @@ func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 	} {
 		code, detail, err := check()
 		if err != nil {
-			return Result{}, &InputError{Reason: err.Error()}
+			return Result{}, &validator.InputError{Reason: err.Error()}
 		}
 		if code != "" {
 			return fail(code, detail), nil

@@ -3,6 +3,7 @@ package schema
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
@@ -10,12 +11,14 @@ import (
 
 // The v0.1 bundle schema and the migration-result schema, compared with
 // santhosh-tekuri/jsonschema on mcpres's own v0.1 example and its migration
-// (committed by the validator package's tests) and on every mutation the
-// sweep makes of them.
+// (committed by the tests of validator/v01 and validator/migration) and on
+// every mutation the sweep makes of them.
 
+// readFixture reads "PKG/FILE" from the testdata of validator/PKG.
 func readFixture(t testing.TB, rel string) *canonjson.Value {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", filepath.FromSlash(rel)))
+	pkg, file, _ := strings.Cut(rel, "/")
+	data, err := os.ReadFile(filepath.Join("..", pkg, "testdata", filepath.FromSlash(file)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 )
 
@@ -68,8 +68,8 @@ const ContentTypeSize = "text/x.tlog.size"
 
 // A Server answers add-checkpoint requests for a set of logs.
 type Server struct {
-	cosigner *notekey.Cosigner
-	logs     map[string]*notekey.Verifier // origin → log key
+	cosigner *signednote.Cosigner
+	logs     map[string]*signednote.Verifier // origin → log key
 	dir      string
 	now      func() time.Time
 	log      *slog.Logger
@@ -82,7 +82,7 @@ type Server struct {
 // (Ed25519 log keys; a key's name is the log's origin, one key per origin),
 // keeping state in dir (which must exist). now is the clock of the
 // cosignature timestamps; logger receives one line per decision (nil: none).
-func New(cosigner *notekey.Cosigner, logs []*notekey.Verifier, dir string, now func() time.Time, logger *slog.Logger) (*Server, error) {
+func New(cosigner *signednote.Cosigner, logs []*signednote.Verifier, dir string, now func() time.Time, logger *slog.Logger) (*Server, error) {
 	if len(logs) == 0 {
 		return nil, errors.New("witnesshttp: no log to witness")
 	}
@@ -96,10 +96,10 @@ func New(cosigner *notekey.Cosigner, logs []*notekey.Verifier, dir string, now f
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cosigner: cosigner, logs: map[string]*notekey.Verifier{}, dir: dir, now: now, log: logger, locks: map[string]*sync.Mutex{}}
+	s := &Server{cosigner: cosigner, logs: map[string]*signednote.Verifier{}, dir: dir, now: now, log: logger, locks: map[string]*sync.Mutex{}}
 	for _, l := range logs {
-		if l.Type() != notekey.TypeEd25519 {
-			return nil, fmt.Errorf("witnesshttp: log key %s is a %s, want an Ed25519 log key", l, notekey.TypeName(l.Type()))
+		if err := l.CheckType(signednote.TypeEd25519); err != nil {
+			return nil, fmt.Errorf("witnesshttp: log key %s: %w", l, err)
 		}
 		if prev, dup := s.logs[l.Name()]; dup {
 			return nil, fmt.Errorf("witnesshttp: two keys for log %q: %s and %s", l.Name(), prev, l)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/mcpres/mcpres/internal/notekey"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/witness"
@@ -37,13 +37,37 @@ func ctx(t testing.TB) context.Context {
 	return c
 }
 
+// keys generates a test-only key pair of type typ from 32 bytes of seed.
 func keys(t testing.TB, typ byte, seed byte, name string) (string, string) {
 	t.Helper()
-	skey, vkey, err := notekey.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{seed}, 32)), typ, name)
+	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{seed}, 32)), typ, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return skey, vkey
+}
+
+// logKey is a test-only log key (see keys) as its signer and verifier.
+func logKey(t testing.TB, seed byte, origin string) (*signednote.LogSigner, *signednote.Verifier) {
+	t.Helper()
+	skey, _ := keys(t, signednote.TypeEd25519, seed, origin)
+	ls, err := signednote.ParseLogSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls, ls.Verifier()
+}
+
+// witnessKey is a test-only witness key (see keys) as its cosigner and
+// verifier.
+func witnessKey(t testing.TB, seed byte, name string) (*signednote.Cosigner, *signednote.Verifier) {
+	t.Helper()
+	skey, _ := keys(t, signednote.TypeCosignatureV1, seed, name)
+	w, err := signednote.ParseCosigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, w.Verifier()
 }
 
 type post struct {
@@ -67,16 +91,10 @@ func do(t testing.TB, url, method string, body []byte) post {
 // TestAnswers: every answer of the protocol, each for its own reason, and
 // the state file follows the cosignatures.
 func TestAnswers(t *testing.T) {
-	skey, vkey := keys(t, notekey.TypeEd25519, 0x71, "example.org/witnesshttp-test-log")
-	ls, _ := notekey.ParseLogSigner(skey)
-	lv, _ := notekey.ParseLogVerifier(vkey)
-	wskey, wvkey := keys(t, notekey.TypeCosignatureV1, 0x72, "example.org/witnesshttp-w")
-	w, _ := notekey.ParseCosigner(wskey)
-	wv, _ := notekey.ParseWitnessVerifier(wvkey)
-	_, otherVKey := keys(t, notekey.TypeEd25519, 0x73, "example.org/other-log")
-	ov, _ := notekey.ParseLogVerifier(otherVKey)
-	oskey, _ := keys(t, notekey.TypeEd25519, 0x74, "example.org/witnesshttp-test-log")
-	imp, _ := notekey.ParseLogSigner(oskey)
+	ls, lv := logKey(t, 0x71, "example.org/witnesshttp-test-log")
+	w, wv := witnessKey(t, 0x72, "example.org/witnesshttp-w")
+	_, ov := logKey(t, 0x73, "example.org/other-log")
+	imp, _ := logKey(t, 0x74, "example.org/witnesshttp-test-log")
 
 	dir := filepath.Join(t.TempDir(), "log")
 	lg := tlog.Open(posix.New(dir), lv)
@@ -84,7 +102,11 @@ func TestAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	s, err := witnesshttp.New(w, []*notekey.Verifier{lv, ov}, state, func() time.Time { return testNow }, nil)
+	// A witness key is not a log key (the control is the server below).
+	if _, err := witnesshttp.New(w, []*signednote.Verifier{lv, wv}, state, func() time.Time { return testNow }, nil); err == nil || !strings.Contains(err.Error(), "key type 0x04 (cosignature/v1 key), want 0x01") {
+		t.Fatalf("a witness key as a log key: %v", err)
+	}
+	s, err := witnesshttp.New(w, []*signednote.Verifier{lv, ov}, state, func() time.Time { return testNow }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,18 +180,14 @@ func TestAnswers(t *testing.T) {
 	if err != nil || st.Get(lv.Name()).Size != 5 {
 		t.Fatalf("state: %s, %v", data, err)
 	}
-	_ = wv
 }
 
 // TestOneUpdateAtATime: concurrent requests for one log from the same old
 // size: exactly the ones that saw the recorded size are cosigned, and the
 // state never goes backwards.
 func TestOneUpdateAtATime(t *testing.T) {
-	skey, vkey := keys(t, notekey.TypeEd25519, 0x75, "example.org/witnesshttp-race-log")
-	ls, _ := notekey.ParseLogSigner(skey)
-	lv, _ := notekey.ParseLogVerifier(vkey)
-	wskey, _ := keys(t, notekey.TypeCosignatureV1, 0x76, "example.org/witnesshttp-race-w")
-	w, _ := notekey.ParseCosigner(wskey)
+	ls, lv := logKey(t, 0x75, "example.org/witnesshttp-race-log")
+	w, _ := witnessKey(t, 0x76, "example.org/witnesshttp-race-w")
 	dir := filepath.Join(t.TempDir(), "log")
 	lg := tlog.Open(posix.New(dir), lv)
 	if _, err := lg.Init(ctx(t), ls); err != nil {
@@ -184,7 +202,7 @@ func TestOneUpdateAtATime(t *testing.T) {
 	}
 	c2, _ := lg.Checkpoint(ctx(t))
 	state := t.TempDir()
-	s, _ := witnesshttp.New(w, []*notekey.Verifier{lv}, state, func() time.Time { return testNow }, nil)
+	s, _ := witnesshttp.New(w, []*signednote.Verifier{lv}, state, func() time.Time { return testNow }, nil)
 	srv := httptest.NewServer(s.HTTPServer("").Handler)
 	defer srv.Close()
 	// Requests from 0 for size 1 and size 2 race: whichever comes first
@@ -219,7 +237,7 @@ func TestOneUpdateAtATime(t *testing.T) {
 }
 
 // withSigner re-signs the checkpoint text with another key of the same name.
-func withSigner(t testing.TB, cp []byte, s *notekey.LogSigner) ([]byte, error) {
+func withSigner(t testing.TB, cp []byte, s *signednote.LogSigner) ([]byte, error) {
 	t.Helper()
 	text, _, _ := bytes.Cut(cp, []byte("\n\n"))
 	return note.Sign(&note.Note{Text: string(text) + "\n"}, s)
@@ -228,11 +246,8 @@ func withSigner(t testing.TB, cp []byte, s *notekey.LogSigner) ([]byte, error) {
 // FuzzServer: any body gets one of the protocol's answers, never a panic,
 // and only a 200 changes the state. Seeds in testdata/fuzz/FuzzServer.
 func FuzzServer(f *testing.F) {
-	skey, vkey := keys(f, notekey.TypeEd25519, 0x77, "example.org/witnesshttp-fuzz-log")
-	ls, _ := notekey.ParseLogSigner(skey)
-	lv, _ := notekey.ParseLogVerifier(vkey)
-	wskey, _ := keys(f, notekey.TypeCosignatureV1, 0x78, "example.org/witnesshttp-fuzz-w")
-	w, _ := notekey.ParseCosigner(wskey)
+	ls, lv := logKey(f, 0x77, "example.org/witnesshttp-fuzz-log")
+	w, _ := witnessKey(f, 0x78, "example.org/witnesshttp-fuzz-w")
 	empty := "example.org/witnesshttp-fuzz-log\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n"
 	cp, err := note.Sign(&note.Note{Text: empty}, ls)
 	if err != nil {
@@ -242,7 +257,7 @@ func FuzzServer(f *testing.F) {
 	f.Add(append([]byte("old 1\n\n"), cp...))
 	f.Add([]byte("old 0\n\nexample.org/witnesshttp-fuzz-log\n"))
 	state := f.TempDir()
-	s, err := witnesshttp.New(w, []*notekey.Verifier{lv}, state, func() time.Time { return testNow }, nil)
+	s, err := witnesshttp.New(w, []*signednote.Verifier{lv}, state, func() time.Time { return testNow }, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

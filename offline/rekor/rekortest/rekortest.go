@@ -18,11 +18,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"testing"
 
 	jsoncanonicalizer "github.com/cyberphone/json-canonicalization/go/src/webpki.org/jsoncanonicalizer"
 	"github.com/go-openapi/strfmt"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/sigstore/rekor/pkg/generated/models"
@@ -53,6 +53,7 @@ type Log struct {
 	// verifier key named Name.
 	LogID string
 	VKey  string
+	Key   *offline.VKey // VKey, parsed
 	// Tree holds the bodies appended, in order.
 	Tree   *testonly.Tree
 	Bodies [][]byte
@@ -74,7 +75,10 @@ func NewLog(t testing.TB) *Log {
 	}
 	sum := sha256.Sum256(l.der)
 	l.LogID = hex.EncodeToString(sum[:])
-	l.VKey = fmt.Sprintf("%s+%x+%s", Name, sum[:4], base64.StdEncoding.EncodeToString(append([]byte{offline.KeyTypeECDSA}, l.der...)))
+	l.VKey = signednote.FormatECDSAVerifierKey(Name, l.der)
+	if l.Key, err = offline.ParseVKey(l.VKey); err != nil {
+		t.Fatal(err)
+	}
 	return l
 }
 

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/spf13/cobra"
+)
+
+// registerCompletions gives every enumerated flag its values for shell
+// completion (`mcpres completion bash|zsh|fish|powershell`).
+func registerCompletions(root *cobra.Command) {
+	var levels []string
+	for l := attest.UnsignedIntegrityOnly; l <= attest.TransparencyRecorded; l++ {
+		levels = append(levels, l.String())
+	}
+	cli.CompleteEnums(root, map[string][]string{
+		"format":                 {"json", "text", "markdown", exportFormatUpstream},
+		"require-level":          levels,
+		"claim":                  levels,
+		"require-evidence-class": evidenceClasses,
+		"role":                   {"signer", "witness"},
+		"from":                   {"0.1.0"},
+		"to":                     {"0.2.0"},
+	})
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/internal/version"
+	htmlreport "github.com/mcpres/mcpres/report"
+	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/cobra"
+)
+
+const reportLong = `Render an MCP-RES document as one self-contained HTML page for people: the
+verdict first (each diagnostic with what its check means and where it looks),
+the evidence class and the observations it rests on, and for an attested
+bundle the authenticity level and how it was derived; then the subject and
+scenario, the operation graph, an observation timeline, coverage, the trial
+summary and the integrity manifest; always the limits of a result (MCP-RES
+§9). Other document kinds get their verdict and a structured view.
+
+The verdict is computed exactly as mcpres validate computes it, and for an
+attested bundle exactly as mcpres attest verify does (with --policy and
+--evaluated-at, default now). The page has no JavaScript and loads nothing:
+a Content-Security-Policy forbids scripts and every fetch, and every string
+from the document is escaped.
+
+OUTPUT is written atomically and never replaces an input; an existing OUTPUT
+is replaced only with --force. The report is written whatever the verdict;
+the exit status is that of validate: 0 valid, 1 a failing check, 2 an
+unreadable document or a usage error.`
+
+func (a *app) reportCommand() *cobra.Command {
+	var out, policyPath, evaluatedAt, profilesDir string
+	var force, quiet bool
+	cmd := &cobra.Command{
+		Use:   "report FILE -o OUTPUT.html [--policy P] [--evaluated-at T] [--profiles DIR]",
+		Short: "Render a document and its verdict as a self-contained HTML report",
+		Long:  reportLong,
+		Example: `  mcpres report testdata/bundles/example.json -o report.html
+  mcpres report bundle.attested.json --policy policy.json -o report.html`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("-o/--output is required")
+			}
+			at, err := evaluationTime(cmd, evaluatedAt)
+			if err != nil {
+				return err
+			}
+			opts, err := a.documentOptions(profilesDir, "", "text", false)
+			if err != nil {
+				return err
+			}
+			var pol policySource
+			if policyPath != "" {
+				pol = readPolicyOnce(policyPath)
+			}
+			in, rep := a.evaluateForReport(args[0], pol, at, opts)
+			in.Generator = "mcpres " + version.Version
+			html, err := htmlreport.Render(in)
+			if err != nil {
+				return failf("%v", err)
+			}
+			inputs := []string{args[0]}
+			if policyPath != "" {
+				inputs = append(inputs, policyPath)
+			}
+			if err := a.writeOutput(out, inputs, html, force); err != nil {
+				return err
+			}
+			a.reportTo(out).render(rep, "text", false, true)
+			if !quiet && out != stdoutName {
+				fmt.Fprintf(a.stderr, "mcpres: wrote report %s\n", out)
+			}
+			if rep.code != exitValid {
+				return &exitError{rep.code}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "where to write the HTML report (required)")
+	f.StringVar(&policyPath, "policy", "", "trust policy for an attested bundle (as attest verify --policy)")
+	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time for an attested bundle as an RFC 3339 date-time (default: now)")
+	f.StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
+	f.BoolVar(&force, "force", false, "replace an existing output file")
+	f.BoolVar(&quiet, "quiet", false, "do not say on stderr what was written")
+	return cmd
+}
+
+// evaluationTime is --evaluated-at checked as attest verify checks it, or now.
+func evaluationTime(cmd *cobra.Command, at string) (string, error) {
+	if cmd.Flags().Changed("evaluated-at") && at == "" {
+		return "", usagef("--evaluated-at is empty")
+	}
+	if at == "" {
+		return nowMillis(), nil
+	}
+	if !datetime.Valid(at) {
+		return "", usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", at)
+	}
+	return at, nil
+}
+
+// evaluateForReport reads one document and computes its verdict with the
+// calls validate and attest verify make: attest.Verify (with the policy
+// and evaluation time) for an attested bundle, the validator's
+// document package for every other kind (document.Detect is the one
+// kind switch).
+func (a *app) evaluateForReport(path string, pol policySource, at string, opts document.Options) (htmlreport.Input, report) {
+	in := htmlreport.Input{Name: path}
+	_, doc, err := canonjson.ReadFile(path)
+	if err != nil {
+		rep := inputInvalidReport(path, err)
+		in.InputError = rep.detail
+		return in, rep
+	}
+	in.Document = doc
+	val := validator.New()
+	if document.Detect(doc) == document.AttestedBundle {
+		vo := attest.Options{EvaluatedAt: at, Validator: val,
+			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
+		if pol.path != "" {
+			if pol.err != nil {
+				rep := inputInvalidReport(pol.path, fmt.Errorf("trust policy: %w", pol.err))
+				in.InputError = rep.detail
+				return in, rep
+			}
+			vo.Policy, in.PolicyName = pol.doc, pol.path
+		}
+		r, err := attest.Verify(doc, vo)
+		if err != nil {
+			rep := inputInvalidReport(path, err)
+			in.InputError = rep.detail
+			return in, rep
+		}
+		in.Attestation = &r
+		return in, attestReport(path, r)
+	}
+	if pol.path != "" {
+		a.warnf("--policy applies to attested bundles only; %s is not one", path)
+	}
+	dr, err := document.New(val).Validate(doc, opts)
+	if err != nil {
+		rep := inputInvalidReport(path, err)
+		in.InputError = rep.detail
+		return in, rep
+	}
+	in.Result = dr.Result
+	return in, resultReport(path, dr.Result)
+}

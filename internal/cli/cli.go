@@ -1,0 +1,87 @@
+// Package cli holds what the three commands (mcpres, mcpres-tuf,
+// mcpres-sigstore) do alike with their cobra command trees: an unknown
+// subcommand is a usage error, enumerated flags complete their values, man
+// pages cover every command, and a write that cannot happen is explained
+// the same way.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/spf13/cobra"
+)
+
+// RejectUnknownSubcommands makes every parent command in the tree under
+// root (a command with subcommands and no action of its own) fail on an
+// argument that is not one of its subcommands, with cobra's "unknown
+// command" message and its suggestions, and fail when no subcommand is
+// given at all. Without this cobra prints the parent's help and exits 0,
+// so `mcpres attest verfy bundle.json` would pass a release gate. usage
+// wraps the error as the binary's usage error (exit 2).
+func RejectUnknownSubcommands(root *cobra.Command, usage func(error) error) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasSubCommands() && !c.Runnable() {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return usage(fmt.Errorf("%q needs a command: one of %s", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", ")))
+				}
+				return usage(UnknownCommandError(cmd, args[0]))
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// UnknownCommandError is cobra's message for an unknown subcommand name of
+// parent, with its "Did you mean this?" suggestions.
+func UnknownCommandError(parent *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, parent.CommandPath())
+	if parent.SuggestionsMinimumDistance <= 0 {
+		parent.SuggestionsMinimumDistance = 2
+	}
+	if s := parent.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return errors.New(msg)
+}
+
+func subcommandNames(c *cobra.Command) []string {
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return names
+}
+
+// WriteError explains an error from internal/atomicfile (or from a check
+// made before writing) for the destination path, the same way in every
+// binary: what is in the way, the missing folder, or that --force is
+// needed.
+func WriteError(path string, err error) string {
+	var nr *atomicfile.NotRegularError
+	var nf *atomicfile.NoFolderError
+	switch {
+	case errors.As(err, &nr):
+		return fmt.Sprintf("refusing to write %s: it is %s, not a regular file (never replaced, even with --force)", path, nr.Kind)
+	case errors.As(err, &nf):
+		return fmt.Sprintf("cannot write %s: the folder %s does not exist", path, nf.Folder)
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Sprintf("refusing to overwrite %s (use --force to replace it)", path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return fmt.Sprintf("writing %s: %v", path, pe.Err)
+	}
+	return fmt.Sprintf("writing %s: %v", path, err)
+}

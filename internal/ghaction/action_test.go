@@ -1,0 +1,305 @@
+package ghaction
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// repoRoot is the repository root, where action.yml is.
+const repoRoot = "../.."
+
+type action struct {
+	Runs struct {
+		Using string `yaml:"using"`
+		Steps []step `yaml:"steps"`
+	} `yaml:"runs"`
+	Inputs map[string]struct {
+		Default string `yaml:"default"`
+	} `yaml:"inputs"`
+	Outputs map[string]struct {
+		Value string `yaml:"value"`
+	} `yaml:"outputs"`
+}
+
+type step struct {
+	Name             string            `yaml:"name"`
+	ID               string            `yaml:"id"`
+	Uses             string            `yaml:"uses"`
+	Run              string            `yaml:"run"`
+	Shell            string            `yaml:"shell"`
+	Env              map[string]string `yaml:"env"`
+	WorkingDirectory string            `yaml:"working-directory"`
+}
+
+func loadAction(t *testing.T) action {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a action
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	return a
+}
+
+// runner is a simulated GitHub Actions runner for one run of the action.
+type runner struct {
+	t                           *testing.T
+	temp, workspace, actionPath string
+	output, summary, path       string
+	inputs                      map[string]string
+}
+
+var expr = regexp.MustCompile(`\$\{\{\s*([a-z_.-]+)\s*\}\}`)
+
+// eval replaces the ${{ … }} expressions the action uses; any other
+// expression is a test failure, so that the action cannot come to depend
+// on something this simulation does not model.
+func (r *runner) eval(s string) string {
+	return expr.ReplaceAllStringFunc(s, func(m string) string {
+		name := expr.FindStringSubmatch(m)[1]
+		switch {
+		case name == "github.action_path":
+			return r.actionPath
+		case name == "github.workspace":
+			return r.workspace
+		case strings.HasPrefix(name, "inputs."):
+			return r.inputs[strings.TrimPrefix(name, "inputs.")]
+		}
+		r.t.Fatalf("expression %s is not simulated", m)
+		return ""
+	})
+}
+
+// run executes the action's run: steps with bash, as the runner does
+// (bash --noprofile --norc -eo pipefail), and returns the exit status of
+// the first failing step (0 when all pass). uses: steps are skipped: the
+// test machine has Go already.
+func (r *runner) run(a action) int {
+	r.t.Helper()
+	for _, s := range a.Runs.Steps {
+		if s.Uses != "" {
+			continue
+		}
+		if strings.Contains(s.Run, "${{") {
+			r.t.Fatalf("step %q interpolates an expression into its script (template injection): pass it through env:", s.Name)
+		}
+		if s.Shell != "bash" {
+			r.t.Fatalf("step %q: shell %q, want bash", s.Name, s.Shell)
+		}
+		script := filepath.Join(r.temp, "step.sh")
+		if err := os.WriteFile(script, []byte(s.Run), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+		c := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		c.Dir = r.workspace
+		if s.WorkingDirectory != "" {
+			c.Dir = r.eval(s.WorkingDirectory)
+		}
+		path := os.Getenv("PATH")
+		if extra := r.readPath(); extra != "" {
+			path = extra + string(os.PathListSeparator) + path
+		}
+		c.Env = append(os.Environ(), "PATH="+path, "RUNNER_TEMP="+r.temp, "GITHUB_WORKSPACE="+r.workspace,
+			"GITHUB_OUTPUT="+r.output, "GITHUB_STEP_SUMMARY="+r.summary, "GITHUB_PATH="+r.path, "GITHUB_ACTIONS=true", "CI=true")
+		for k, v := range s.Env {
+			c.Env = append(c.Env, k+"="+r.eval(v))
+		}
+		out, err := c.CombinedOutput()
+		r.t.Logf("step %q:\n%s", s.Name, out)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		} else if err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	return 0
+}
+
+func (r *runner) readPath() string {
+	data, err := os.ReadFile(r.path)
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(data)), string(os.PathListSeparator))
+}
+
+// outputs parses $GITHUB_OUTPUT (name=value lines).
+func (r *runner) outputs() map[string]string {
+	f, err := os.Open(r.output)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok {
+			r.t.Fatalf("GITHUB_OUTPUT line %q is not name=value", sc.Text())
+		}
+		m[k] = v
+	}
+	return m
+}
+
+func newRunner(t *testing.T, temp string, inputs map[string]string, a action) *runner {
+	dir := t.TempDir()
+	r := &runner{t: t, temp: temp, workspace: filepath.Join(dir, "workspace"), inputs: map[string]string{},
+		output: filepath.Join(dir, "output"), summary: filepath.Join(dir, "summary"), path: filepath.Join(dir, "path")}
+	abs, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.actionPath = abs
+	for name, in := range a.Inputs {
+		r.inputs[name] = in.Default
+	}
+	for k, v := range inputs {
+		if _, ok := a.Inputs[k]; !ok {
+			t.Fatalf("input %q is not declared in action.yml", k)
+		}
+		r.inputs[k] = v
+	}
+	for _, p := range []string{r.workspace} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{r.output, r.summary, r.path} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// demoFixtures runs `mcpres demo --keep` with the installed binary and
+// copies its policy and attested bundles into workspace.
+func demoFixtures(t *testing.T, bin, workspace string) {
+	t.Helper()
+	out, err := exec.Command(bin, "demo", "--keep").Output()
+	if err != nil {
+		t.Fatalf("mcpres demo: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`(?m)^# working in (.*) \(kept\)$`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("mcpres demo did not say where it worked:\n%s", out)
+	}
+	dir := string(m[1])
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, name := range []string{"policy.json", "example.signed.json", "example.witnessed.json", "example.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(workspace, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAction runs action.yml's steps as a runner would, with a passing
+// and a failing gate, and checks $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY and
+// the step's exit status.
+func TestAction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs mcpres with go install")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not available")
+	}
+	a := loadAction(t)
+	if a.Runs.Using != "composite" {
+		t.Fatalf("runs.using = %q, want composite", a.Runs.Using)
+	}
+	for _, o := range []string{"valid", "level"} {
+		if !strings.Contains(a.Outputs[o].Value, "steps.check.outputs."+o) {
+			t.Errorf("output %s is not the check step's", o)
+		}
+	}
+	temp := t.TempDir() // RUNNER_TEMP, shared: mcpres is installed once
+
+	cases := []struct {
+		name      string
+		inputs    map[string]string
+		code      int
+		valid     string
+		level     string
+		summary   []string
+		noSummary []string
+	}{
+		{"passing gate", map[string]string{"paths": "example.witnessed.json", "policy": "policy.json", "require-level": "WITNESSED"},
+			0, "true", "WITNESSED", []string{"| example.witnessed.json | VALID | WITNESSED |"}, nil},
+		{"failing gate", map[string]string{"paths": "example.witnessed.json\nexample.signed.json\n", "policy": "policy.json", "require-level": "WITNESSED"},
+			1, "false", "SIGNED_WITH_IDENTITY", []string{"example.signed.json", "gate"}, nil},
+		{"validate a directory", map[string]string{"command": "validate", "paths": "."},
+			1, "false", "", []string{"| example.json | VALID |"}, nil},
+		{"validate a file", map[string]string{"command": "validate", "paths": "example.json"},
+			0, "true", "", []string{"| example.json | VALID |"}, nil},
+		{"a gate with validate is refused", map[string]string{"command": "validate", "paths": "example.json", "require-level": "SIGNED"},
+			2, "", "", nil, []string{"VALID"}},
+		// An input that would run a command if it were interpolated into
+		// the script is only ever a (missing) file name.
+		{"no injection", map[string]string{"paths": "$(touch injected)`touch injected2`", "policy": "policy.json"},
+			2, "false", "", nil, nil},
+	}
+	var bin string
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRunner(t, temp, c.inputs, a)
+			if i == 0 {
+				// The first run installs mcpres; the fixtures come from its demo.
+				bin = filepath.Join(temp, "mcpres-bin", "mcpres")
+				a0 := a
+				a0.Runs.Steps = a.Runs.Steps[:2]
+				if code := r.run(a0); code != 0 {
+					t.Fatalf("install step: exit %d", code)
+				}
+			}
+			if bin == "" {
+				t.Skip("mcpres was not installed")
+			}
+			demoFixtures(t, bin, r.workspace)
+			check := a
+			check.Runs.Steps = a.Runs.Steps[2:]
+			code := r.run(check)
+			if code != c.code {
+				t.Errorf("exit status %d, want %d", code, c.code)
+			}
+			out := r.outputs()
+			if c.code != 2 || c.valid != "" {
+				if out["valid"] != c.valid || out["level"] != c.level {
+					t.Errorf("outputs %q, want valid=%s level=%s", out, c.valid, c.level)
+				}
+			}
+			summary, _ := os.ReadFile(r.summary)
+			for _, s := range c.summary {
+				if !strings.Contains(string(summary), s) {
+					t.Errorf("step summary lacks %q:\n%s", s, summary)
+				}
+			}
+			for _, s := range c.noSummary {
+				if strings.Contains(string(summary), s) {
+					t.Errorf("step summary has %q:\n%s", s, summary)
+				}
+			}
+			for _, f := range []string{"injected", "injected2"} {
+				if _, err := os.Stat(filepath.Join(r.workspace, f)); err == nil {
+					t.Errorf("an input was executed as a command (%s exists)", f)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,177 @@
+package ghaction
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+const actionlintVersion = "v1.7.12"
+
+// actionlint returns an actionlint v1.7.12 binary: one on PATH or in
+// $GOPATH/bin of that version (.ci/run installs it), else one built from
+// the module cache with the proxy off (tests use no network). It skips
+// the test when none can be had.
+func actionlint(t *testing.T) string {
+	t.Helper()
+	candidates := []string{}
+	if p, err := exec.LookPath("actionlint"); err == nil {
+		candidates = append(candidates, p)
+	}
+	if gopath, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		candidates = append(candidates, filepath.Join(strings.TrimSpace(string(gopath)), "bin", "actionlint"))
+	}
+	for _, c := range candidates {
+		if out, err := exec.Command(c, "-version").Output(); err == nil && strings.HasPrefix(string(out), actionlintVersion+"\n") {
+			return c
+		}
+	}
+	dir := t.TempDir()
+	install := exec.Command("go", "install", "github.com/rhysd/actionlint/cmd/actionlint@"+actionlintVersion)
+	install.Env = append(os.Environ(), "GOBIN="+dir, "GOPROXY=off", "GOFLAGS=-mod=mod")
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Skipf("actionlint %s is not installed and not in the module cache (go install github.com/rhysd/actionlint/cmd/actionlint@%s; .ci/run does): %v\n%s",
+			actionlintVersion, actionlintVersion, err, out)
+	}
+	return filepath.Join(dir, "actionlint")
+}
+
+func shellcheck(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("shellcheck is not installed (Debian package shellcheck; .ci/run installs it when it can)")
+	}
+	return p
+}
+
+func workflows(t *testing.T) []string {
+	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "github-actions", "*.yml"))
+	if err != nil || len(files) < 3 {
+		t.Fatalf("example workflows: %q %v", files, err)
+	}
+	return files
+}
+
+// TestWorkflowsLint runs actionlint (with shellcheck on every run: script)
+// over the example workflows, and shellcheck over examples/pipeline.sh and
+// the action's scripts.
+func TestWorkflowsLint(t *testing.T) {
+	sc := shellcheck(t)
+	t.Run("actionlint", func(t *testing.T) {
+		al := actionlint(t)
+		out, err := exec.Command(al, append([]string{"-no-color", "-shellcheck", sc}, workflows(t)...)...).CombinedOutput()
+		if err != nil {
+			t.Errorf("actionlint: %v\n%s", err, out)
+		}
+	})
+	t.Run("pipeline.sh", func(t *testing.T) {
+		out, err := exec.Command(sc, filepath.Join(repoRoot, "examples", "pipeline.sh")).CombinedOutput()
+		if err != nil {
+			t.Errorf("shellcheck examples/pipeline.sh: %v\n%s", err, out)
+		}
+	})
+	t.Run("action.yml", func(t *testing.T) {
+		for _, s := range loadAction(t).Runs.Steps {
+			if s.Run == "" {
+				continue
+			}
+			f := filepath.Join(t.TempDir(), "step.sh")
+			os.WriteFile(f, []byte("#!/usr/bin/env bash\n"+s.Run), 0o644)
+			out, err := exec.Command(sc, f).CombinedOutput()
+			if err != nil {
+				t.Errorf("shellcheck action.yml step %q: %v\n%s", s.Name, err, out)
+			}
+		}
+	})
+	// Control: the linters do fire. A workflow with an interpolated input
+	// and a tag-pinned action must be reported.
+	t.Run("control", func(t *testing.T) {
+		al := actionlint(t)
+		bad := filepath.Join(t.TempDir(), "bad.yml")
+		os.WriteFile(bad, []byte("on: push\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.event.head_commit.message }}\n"), 0o644)
+		if out, err := exec.Command(al, "-no-color", "-shellcheck", sc, bad).CombinedOutput(); err == nil || !bytes.Contains(out, []byte("untrusted")) {
+			t.Errorf("actionlint accepted an injection: %v\n%s", err, out)
+		}
+	})
+}
+
+var fullSHA = regexp.MustCompile(`^[^@]+@[0-9a-f]{40}$`)
+
+// TestWorkflowsPolicy checks what actionlint does not: every uses: is
+// pinned by full commit SHA (with the tag in a comment), every workflow
+// and job says its permissions, no run: script interpolates an
+// expression, the log is behind a concurrency group, mcpres is built from
+// a pinned checkout, and the TUF timestamp is refreshed on a schedule.
+func TestWorkflowsPolicy(t *testing.T) {
+	type stepT struct {
+		Name string `yaml:"name"`
+		Uses string `yaml:"uses"`
+		Run  string `yaml:"run"`
+	}
+	type job struct {
+		Permissions any     `yaml:"permissions"`
+		Steps       []stepT `yaml:"steps"`
+	}
+	var all string
+	for _, f := range workflows(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all += string(data)
+		var wf struct {
+			On          map[string]any `yaml:"on"`
+			Permissions any            `yaml:"permissions"`
+			Concurrency any            `yaml:"concurrency"`
+			Jobs        map[string]job `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(data, &wf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		name := filepath.Base(f)
+		if wf.Permissions == nil {
+			t.Errorf("%s: no top-level permissions:", name)
+		}
+		for jn, j := range wf.Jobs {
+			if j.Permissions == nil {
+				t.Errorf("%s: job %s has no permissions:", name, jn)
+			}
+			for _, s := range j.Steps {
+				if s.Uses != "" && !strings.HasPrefix(s.Uses, "./") && !fullSHA.MatchString(s.Uses) {
+					t.Errorf("%s: %q is not pinned by a full commit SHA", name, s.Uses)
+				}
+				if strings.Contains(s.Run, "${{") {
+					t.Errorf("%s: step %q interpolates an expression into its script", name, s.Name)
+				}
+				if strings.Contains(s.Run, "@latest") {
+					t.Errorf("%s: step %q installs an unpinned version", name, s.Name)
+				}
+			}
+		}
+		if strings.Contains(string(data), "mcpres log add") && wf.Concurrency == nil {
+			t.Errorf("%s appends to the log without a concurrency group", name)
+		}
+		if name == "tuf-refresh.yml" {
+			if _, ok := wf.On["schedule"]; !ok {
+				t.Errorf("%s is not scheduled", name)
+			}
+		}
+	}
+	for _, want := range []string{"go install ./cmd/...", "gh release create", "mcpres witness cosign", "actions/deploy-pages@", "policy tuf add-target"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no workflow has %q", want)
+		}
+	}
+	for _, line := range strings.Split(all, "\n") {
+		if strings.Contains(line, "uses: actions/") && !strings.Contains(line, "# v") {
+			t.Errorf("%q: name the tag of the pinned commit in a comment", strings.TrimSpace(line))
+		}
+	}
+}

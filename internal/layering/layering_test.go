@@ -1,0 +1,269 @@
+// Package layering_test holds the one layering test of the module: the
+// allowed-imports table of the package layout (DESIGN.md §2) and the one
+// definition of "offline". It has no non-test code, so it imports nothing
+// and the table has no row for itself to satisfy.
+package layering_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mcpres/mcpres"
+
+// A row of the layering table: the module packages matching pkg may import
+// the module packages matching one of may (direct imports; the module's
+// own packages only, the standard library and dependencies are the
+// business of the link rules below). A pattern is a package path relative
+// to the module root, or "dir/..." for dir and everything below it.
+type row struct {
+	pkg string
+	may []string
+	why string
+}
+
+// layout is DESIGN.md §2, lowest layer first. Each package may import its
+// own layer and those listed; nothing points upward.
+var layout = []row{
+	{"internal/...", []string{"internal/..."}, "the ground floor: helpers every layer may use, which use no layer above"},
+	{"bundle/...", []string{"internal/...", "bundle/..."}, "the typed documents and Seal"},
+	{"validator/...", []string{"internal/...", "bundle/...", "validator/..."}, "core and kind validation"},
+	{"attest/...", []string{"internal/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
+	{"document", []string{"internal/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detect a document's kind and validate it"},
+	{"report", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document"}, "the HTML report of validation results"},
+	{"offline", []string{"internal/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},
+	{"offline/...", []string{"internal/...", "offline/..."}, "offline's helpers and the Rekor verifier"},
+	{"trustpolicy/...", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
+	{"migrate/...", []string{"internal/...", "bundle/...", "validator/...", "migrate/..."}, "v0.1 → v0.2 migration"},
+	{"witness/witnesshttp", []string{"internal/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
+	{"witness/...", []string{"internal/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
+	{"tlog/witnessclient", []string{"internal/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
+	{"tlog/...", []string{"internal/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
+	{"cmd/...", []string{"..."}, "the CLIs"},
+}
+
+// exceptions are imports the table does not allow but the tree still has,
+// each with the change that removes it. Keep this list empty.
+var exceptions = map[string]string{}
+
+// The one definition of "offline" (DESIGN.md §2, REFERENCE §6.1): the
+// verification packages link no HTTP client or server, no TLS and no
+// Tessera, checked on their transitive dependencies; package offline links
+// no package net at all.
+var (
+	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...",
+		// witness is not on a verify path, but cosigning is offline too:
+		// its HTTP service lives in its own package.
+		"witness"}
+	notLinked = []string{"net/http", "crypto/tls", "github.com/transparency-dev/tessera/...", "k8s.io/klog/..."}
+	noNet     = []string{"offline"}
+	netPkgs   = []string{"net", "net/..."}
+)
+
+// startup is the startup budget of DESIGN.md §4: the mcpres binary links
+// none of sigstore, protobuf, gRPC or in-toto (their inits would be paid by
+// every `mcpres validate`); cmd/mcpres-sigstore does.
+var (
+	startup       = []string{"cmd/mcpres"}
+	startupBanned = []string{"github.com/sigstore/...", "google.golang.org/protobuf/...", "google.golang.org/grpc/...", "github.com/in-toto/..."}
+)
+
+// match reports whether the import path p (relative to the module root for
+// the module's packages) matches pattern.
+func match(pattern, p string) bool {
+	if pattern == "..." {
+		return true
+	}
+	if dir, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return p == dir || strings.HasPrefix(p, dir+"/")
+	}
+	return p == pattern
+}
+
+func matchAny(patterns []string, p string) bool {
+	return slices.ContainsFunc(patterns, func(pat string) bool { return match(pat, p) })
+}
+
+// graph is the non-test import graph of every package of the module and
+// its dependencies, from one `go list -deps`.
+type graph struct {
+	imports map[string][]string // full import path → direct imports
+	own     []string            // the module's packages, relative paths
+}
+
+func loadGraph(t *testing.T) *graph {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("the go tool is not on PATH (%v): cannot list dependencies", err)
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}", module+"/...")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOPROXY=off") // never let the check reach a module proxy
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list -deps: %v\n%s", err, stderr)
+	}
+	g := &graph{imports: map[string][]string{}}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		p, imps, _ := strings.Cut(line, "\t")
+		g.imports[p] = strings.Fields(imps)
+		if rel, ok := relative(p); ok {
+			g.own = append(g.own, rel)
+		}
+	}
+	if len(g.own) < 20 || len(g.imports) < 100 {
+		t.Fatalf("implausible package list: %d own packages, %d in all", len(g.own), len(g.imports))
+	}
+	slices.Sort(g.own)
+	return g
+}
+
+func relative(p string) (string, bool) {
+	if p == module {
+		return ".", true
+	}
+	return strings.CutPrefix(p, module+"/")
+}
+
+func full(rel string) string { return path.Join(module, rel) }
+
+// chain returns the shortest import chain from the package from to a
+// package matching one of targets, or nil.
+func (g *graph) chain(from string, targets []string) []string {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p != from && matchAny(targets, p) {
+			var c []string
+			for ; p != ""; p = prev[p] {
+				c = append(c, strings.TrimPrefix(p, module+"/"))
+			}
+			slices.Reverse(c)
+			return c
+		}
+		for _, imp := range g.imports[p] {
+			if _, seen := prev[imp]; !seen {
+				prev[imp] = p
+				queue = append(queue, imp)
+			}
+		}
+	}
+	return nil
+}
+
+// TestLayering checks the allowed-imports table on every package of the
+// module.
+func TestLayering(t *testing.T) {
+	g := loadGraph(t)
+	used := map[string]bool{}
+	for _, p := range g.own {
+		i := slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, p) })
+		if i < 0 {
+			t.Errorf("package %s has no row in the layering table: add one to internal/layering/layering_test.go (and to DESIGN.md §2 if it is a new layer), saying what it may import", p)
+			continue
+		}
+		r := layout[i]
+		for _, imp := range g.imports[full(p)] {
+			rel, own := relative(imp)
+			if !own || matchAny(r.may, rel) {
+				continue
+			}
+			edge := p + " → " + rel
+			if _, ok := exceptions[edge]; ok {
+				used[edge] = true
+				continue
+			}
+			t.Errorf("%s imports %s, which the layout does not allow (%s may import %s: %s).\n"+
+				"Dependencies point downward only (DESIGN.md §2): move the fact %s needs down to the lowest package that can own it (often a package under internal/), "+
+				"or, if the layout itself changed, change the table in internal/layering/layering_test.go and DESIGN.md §2 together.",
+				p, rel, r.pkg, strings.Join(r.may, ", "), r.why, p)
+		}
+	}
+	for edge, why := range exceptions {
+		if !used[edge] {
+			t.Errorf("the exception %q (%s) no longer occurs: delete it from internal/layering/layering_test.go", edge, why)
+		}
+	}
+}
+
+// TestOffline is the one definition of "offline": see verification,
+// notLinked and noNet.
+func TestOffline(t *testing.T) {
+	g := loadGraph(t)
+	check := func(set, banned []string, rule, fix string) {
+		n := 0
+		for _, p := range g.own {
+			if !matchAny(set, p) {
+				continue
+			}
+			n++
+			if c := g.chain(full(p), banned); c != nil {
+				t.Errorf("%s links %s (%s).\n%s must not (%s). %s",
+					p, c[len(c)-1], strings.Join(c, " → "), p, rule, fix)
+			}
+		}
+		if n == 0 {
+			t.Errorf("no package matches %v: the rule checks nothing", set)
+		}
+	}
+	check(verification, notLinked,
+		"verification is offline: no HTTP client or server, no TLS, no Tessera; DESIGN.md §2, REFERENCE §6.1",
+		"Import a package that does not link it, or move the code that needs the network to cmd/ or to a package of its own outside the verification set (as offline/rekor and witness/witnesshttp are).")
+	check(noNet, netPkgs,
+		"package offline links no package net at all",
+		"crypto/x509 and formats/note import net: parse keys without them (internal/signednote reads P-256 DER by hand), or do the work outside offline.")
+	check(startup, startupBanned,
+		"the startup budget of DESIGN.md §4: every linked package's init runs on every `mcpres validate`",
+		"Keep Sigstore/Rekor interop in cmd/mcpres-sigstore, or make the package that pulls it in an opt-in one.")
+}
+
+// The rules can fire: a controlled graph with one violation of each kind
+// (a wrong-reason control: a permitted import is not reported).
+func TestLayeringRulesFire(t *testing.T) {
+	g := &graph{imports: map[string][]string{
+		full("offline"):             {full("internal/signednote"), "crypto/x509"},
+		full("internal/signednote"): {"crypto/ecdsa"},
+		"crypto/x509":               {"net"},
+		"net":                       nil,
+		"crypto/ecdsa":              nil,
+	}}
+	if c := g.chain(full("offline"), netPkgs); fmt.Sprint(c) != "[offline crypto/x509 net]" {
+		t.Errorf("chain to net = %v", c)
+	}
+	if c := g.chain(full("internal/signednote"), netPkgs); c != nil {
+		t.Errorf("a package that does not link net: chain %v", c)
+	}
+	r := layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "internal/jsontest") })]
+	if matchAny(r.may, "validator/schema") || !matchAny(r.may, "internal/canonjson") {
+		t.Errorf("internal/... row allows %v", r.may)
+	}
+	// The witness's HTTP service has a row of its own: it may use witness
+	// but no log, and it is outside the offline set that witness is in; the
+	// log's witness client may not link the witness's server.
+	r = layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "witness/witnesshttp") })]
+	if r.pkg != "witness/witnesshttp" || !matchAny(r.may, "witness") || matchAny(r.may, "tlog") {
+		t.Errorf("witness/witnesshttp row: %+v", r)
+	}
+	r = layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "tlog/witnessclient") })]
+	if r.pkg != "tlog/witnessclient" || matchAny(r.may, "witness/witnesshttp") || !matchAny(r.may, "witness") {
+		t.Errorf("tlog/witnessclient row: %+v", r)
+	}
+	if !matchAny(verification, "witness") || matchAny(verification, "witness/witnesshttp") || matchAny(verification, "tlog/witnessclient") {
+		t.Error("witness is offline; its HTTP service and the log's witness client are not")
+	}
+	if match("offline/...", "offlinetest") || !match("offline/...", "offline/rekor") || !match("offline/...", "offline") || match("offline", "offline/rekor") {
+		t.Error("pattern matching is wrong")
+	}
+}

@@ -1,0 +1,192 @@
+package signednote
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcpres/mcpres/internal/truncate"
+	flog "github.com/transparency-dev/formats/log"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// MaxBytes is the largest checkpoint note accepted: a body and up to 100
+// signature lines (note.Open's own limit) fit with room to spare.
+const MaxBytes = 64 << 10
+
+// MaxSignatures is the most signature lines a note may carry (sumdb/note's
+// limit).
+const MaxSignatures = 100
+
+// A Checkpoint is an authenticated, parsed checkpoint.
+type Checkpoint struct {
+	Origin string
+	Size   uint64
+	Hash   []byte // the 32-byte RFC 6962 root hash
+	// Text is the note text: the checkpoint body, with any extension lines.
+	Text string
+	// Note is the whole signed note as read.
+	Note []byte
+	// Sigs are the verified signatures: the log's, then those of the other
+	// verifiers given to Open, in note order.
+	Sigs []note.Signature
+	// UnverifiedSigs are signatures by keys Open was not given.
+	UnverifiedSigs []note.Signature
+}
+
+// Open authenticates data with logKey (and verifies any signature by the
+// other verifiers) and parses the body. The keys are *Verifier, never any
+// note.Verifier, so that only a strictly parsed key can authenticate a
+// checkpoint (sumdb/note's own verifiers accept small-order keys). The log signature must be present
+// and valid, and the origin must equal logKey.Name(). A signature by a
+// given key that does not verify is an error (note.InvalidSignatureError,
+// wrapped); signatures by other keys are returned unverified.
+func Open(data []byte, logKey *Verifier, others ...*Verifier) (*Checkpoint, error) {
+	if len(data) > MaxBytes {
+		return nil, fmt.Errorf("checkpoint is %d bytes, more than %d", len(data), MaxBytes)
+	}
+	vs := make([]note.Verifier, 0, 1+len(others))
+	vs = append(vs, logKey)
+	for _, o := range others {
+		vs = append(vs, o)
+	}
+	n, err := note.Open(data, note.VerifierList(vs...))
+	if err != nil {
+		var unv *note.UnverifiedNoteError
+		if errors.As(err, &unv) {
+			return nil, fmt.Errorf("checkpoint is not signed by the log key %s+%08x: %w", logKey.Name(), logKey.KeyHash(), err)
+		}
+		return nil, fmt.Errorf("checkpoint signatures: %w", err)
+	}
+	if !SignedBy(n, logKey) {
+		return nil, fmt.Errorf("checkpoint is not signed by the log key %s+%08x", logKey.Name(), logKey.KeyHash())
+	}
+	// Authenticated: now it is safe to parse.
+	b, err := ParseBody([]byte(n.Text))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	if b.Origin != logKey.Name() {
+		return nil, fmt.Errorf("checkpoint origin is %q, want %q", b.Origin, logKey.Name())
+	}
+	return &Checkpoint{
+		Origin:         b.Origin,
+		Size:           b.Size,
+		Hash:           b.Hash,
+		Text:           n.Text,
+		Note:           bytes.Clone(data),
+		Sigs:           n.Sigs,
+		UnverifiedSigs: n.UnverifiedSigs,
+	}, nil
+}
+
+// SignedBy reports whether an opened note carries a verified signature by
+// key (same name and key hash).
+func SignedBy(n *note.Note, key note.Verifier) bool {
+	for _, s := range n.Sigs {
+		if s.Name == key.Name() && s.Hash == key.KeyHash() {
+			return true
+		}
+	}
+	return false
+}
+
+// A Body is a parsed checkpoint body: the first three lines, and Rest, the
+// extension lines after them (nil when there are none).
+type Body struct {
+	Origin string
+	Size   uint64
+	Hash   []byte
+	Rest   []byte
+}
+
+// A BodyError is a checkpoint body that is not strict: Msg says which rule
+// failed; Err is formats' error when its parser rejected the text.
+type BodyError struct {
+	Msg string
+	Err error
+}
+
+func (e *BodyError) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *BodyError) Unwrap() error { return e.Err }
+
+// ParseBody reads a checkpoint body strictly: formats'
+// Checkpoint.Unmarshal, then the re-encoding must give the text back (a
+// size without leading zeros, canonical base64) and the root hash must be
+// 32 bytes. Extension lines after the hash are allowed and returned in
+// Rest. Any failure is a *[BodyError]. It authenticates nothing: call it on
+// the text of a note whose log signature verified, as [Open] does.
+func ParseBody(text []byte) (*Body, error) {
+	var cp flog.Checkpoint
+	rest, err := cp.Unmarshal(text)
+	if err != nil {
+		return nil, &BodyError{Msg: "malformed body", Err: err}
+	}
+	if len(cp.Hash) != sha256.Size {
+		return nil, &BodyError{Msg: fmt.Sprintf("root hash is %d bytes, want %d", len(cp.Hash), sha256.Size)}
+	}
+	if !bytes.Equal(append(cp.Marshal(), rest...), text) {
+		return nil, &BodyError{Msg: "body is not in canonical form (a size with leading zeros or non-canonical base64)"}
+	}
+	return &Body{Origin: cp.Origin, Size: cp.Size, Hash: cp.Hash, Rest: rest}, nil
+}
+
+// A SigLine is one signature line of a signed note, unverified: the key
+// name, the key hash and the signature bytes after it.
+type SigLine struct {
+	Name string
+	Hash uint32
+	Sig  []byte
+}
+
+// Split checks the shape of a signed note without verifying anything:
+// sumdb/note's rules (text, an empty line, 1 to [MaxSignatures] lines
+// "— NAME BASE64\n" with a valid name and at least a key hash and one
+// signature byte), and canonical padded base64 in the signature lines,
+// which sumdb/note does not require: one signature has one encoding. It
+// returns the text (with its final newline) and the signature lines.
+func Split(n []byte) (text []byte, sigs []SigLine, err error) {
+	i := bytes.LastIndex(n, []byte("\n\n"))
+	if i < 0 {
+		return nil, nil, fmt.Errorf("not a signed note: no empty line before the signatures")
+	}
+	text, block := n[:i+1], n[i+2:]
+	if len(block) == 0 || block[len(block)-1] != '\n' {
+		return nil, nil, fmt.Errorf("not a signed note: no signature lines, or the last one does not end in LF")
+	}
+	for _, line := range strings.SplitAfter(string(block), "\n") {
+		if line == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "— ")
+		name, b64, _ := strings.Cut(rest, " ")
+		sig, err := base64.StdEncoding.DecodeString(b64)
+		if !ok || !validName(name) || err != nil || len(sig) < 5 || base64.StdEncoding.EncodeToString(sig) != b64 {
+			return nil, nil, fmt.Errorf("malformed signature line %q", truncate.String(line, 40))
+		}
+		sigs = append(sigs, SigLine{name, binary.BigEndian.Uint32(sig), sig[4:]})
+	}
+	if len(sigs) > MaxSignatures {
+		return nil, nil, fmt.Errorf("%d signature lines, more than sumdb/note's limit of %d", len(sigs), MaxSignatures)
+	}
+	return text, sigs, nil
+}
+
+// validName is sumdb/note's rule for the name of a signature line, which
+// is looser than [CheckName]: a line by a key this program would not parse
+// is still a well-formed line, reported as a signature by an unknown key.
+func validName(name string) bool {
+	return name != "" && utf8.ValidString(name) && strings.IndexFunc(name, unicode.IsSpace) < 0 && !strings.Contains(name, "+")
+}

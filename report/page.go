@@ -1,0 +1,200 @@
+package report
+
+// pageHTML is the report page. It is XHTML-compatible (every element
+// closed, only XML's predefined entities) so that the output parses as XML;
+// it has no script, no external resource and no URL built from the
+// document.
+const pageHTML = `<!DOCTYPE html>
+<html xmlns="http://www.w3.org/1999/xhtml" lang="en">
+<head>
+<meta charset="utf-8"/>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"/>
+<meta name="referrer" content="no-referrer"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
+<title>MCP-RES report: {{.Verdict.Status}} · {{.Name}}</title>
+<style>
+:root { --ink: #1c2430; --muted: #5b6675; --line: #d9dee5; --bg: #f5f7fa; --card: #fff;
+  --ok: #1f7a4d; --ok-bg: #e5f4ec; --bad: #b3261e; --bad-bg: #fbe9e7; --warn: #8a5a00;
+  --clean: #2f6fb3; --fault: #c07a00; --neg: #7446b8; --rec: #13808a; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--ink); background: var(--bg); }
+main { max-width: 1120px; margin: 0 auto; padding: 20px 18px 40px; }
+header.top { display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 16px; margin-bottom: 12px; }
+header.top h1 { font-size: 20px; margin: 0; }
+header.top .file { color: var(--muted); overflow-wrap: anywhere; }
+section { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 14px 18px; margin: 14px 0; break-inside: avoid-page; }
+h2 { font-size: 17px; margin: 0 0 10px; }
+h3 { font-size: 15px; margin: 14px 0 6px; }
+.verdict { border-width: 2px; }
+.verdict.ok { border-color: var(--ok); background: var(--ok-bg); }
+.verdict.bad { border-color: var(--bad); background: var(--bad-bg); }
+.status { display: inline-block; font-weight: 700; font-size: 22px; letter-spacing: .02em; padding: 2px 12px; border-radius: 6px; color: #fff; }
+.ok .status { background: var(--ok); }
+.bad .status { background: var(--bad); }
+.detail { margin: 10px 0 4px; font-weight: 600; overflow-wrap: anywhere; }
+.diag { border-left: 4px solid var(--bad); background: #fff; padding: 8px 12px; margin: 10px 0; border-radius: 4px; }
+.diag code { font-weight: 700; }
+.diag p { margin: 4px 0; }
+.where { color: var(--muted); font-size: 13px; }
+dl.kv { display: grid; grid-template-columns: minmax(110px, 38%) 1fr; gap: 4px 14px; margin: 0; }
+dl.kv dt { color: var(--muted); }
+dl.kv dd { margin: 0; overflow-wrap: anywhere; }
+dd.big { font-weight: 700; font-size: 17px; }
+.mono, code, td.mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.scroll > table { min-width: 560px; }
+td.mono { word-break: normal; overflow-wrap: break-word; }
+table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+th { background: #eef1f5; font-weight: 600; }
+.note { color: var(--muted); font-size: 13px; margin: 6px 0; }
+.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; margin: 14px 0; }
+.grid2 > section { margin: 0; }
+.chip { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
+.st-ok .chip { background: var(--ok-bg); color: var(--ok); }
+.st-ind .chip { background: #e8f0fb; color: var(--clean); }
+.st-na .chip { background: #eceff3; color: var(--muted); }
+.st-bad .chip { background: var(--bad-bg); color: var(--bad); }
+svg { display: block; max-width: none; }
+svg text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fill: var(--ink); }
+svg .id { font-weight: 600; font-size: 12.5px; }
+svg .sub { fill: var(--muted); font-size: 11px; }
+.op rect { fill: #fff; stroke-width: 2; }
+.k-clean rect { stroke: var(--clean); } .k-clean .bar { fill: var(--clean); }
+.k-fault rect { stroke: var(--fault); } .k-fault .bar { fill: var(--fault); }
+.k-negative rect { stroke: var(--neg); stroke-dasharray: 6 3; } .k-negative .bar { fill: var(--neg); }
+.k-recovery rect { stroke: var(--rec); } .k-recovery .bar { fill: var(--rec); }
+.k-other rect { stroke: var(--muted); } .k-other .bar { fill: var(--muted); }
+.op.failing rect.box { fill: var(--bad-bg); stroke: var(--bad); }
+.op.fired rect.box { stroke-width: 4; stroke: var(--bad); }
+.elision rect { fill: #eef1f5; stroke: var(--muted); stroke-dasharray: 2 3; }
+path.edge { fill: none; stroke: #8a94a3; stroke-width: 1.6; }
+path.edge.retry { stroke: var(--rec); stroke-dasharray: 5 3; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12.5px; color: var(--muted); margin: 6px 0 10px; }
+.legend span::before { content: ""; display: inline-block; width: 12px; height: 12px; margin-right: 5px; vertical-align: -2px; border: 2px solid; border-radius: 3px; }
+.lg-clean::before { border-color: var(--clean) !important; } .lg-fault::before { border-color: var(--fault) !important; }
+.lg-neg::before { border-color: var(--neg) !important; border-style: dashed !important; } .lg-rec::before { border-color: var(--rec) !important; }
+.lg-fail::before { border-color: var(--bad) !important; background: var(--bad-bg); }
+.lg-fired::before { border-color: var(--bad) !important; border-width: 4px !important; }
+.obs.o-pass { fill: var(--ok); } .obs.o-fail { fill: var(--bad); } .obs.o-other { fill: var(--warn); }
+.axis { stroke: #8a94a3; } .tick { stroke: #d9dee5; }
+.b-min { fill: #7fb3e0; } .b-med { fill: var(--clean); } .b-p95 { fill: #1d4a7a; }
+.limits { border-left: 4px solid var(--warn); }
+.limits li { margin: 4px 0; }
+ul.tree { list-style: none; margin: 0; padding-left: 16px; border-left: 1px dotted var(--line); }
+ul.tree.root { padding-left: 0; border-left: 0; }
+.tree .k { color: var(--neg); font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
+.tree .s { color: var(--ok); overflow-wrap: anywhere; }
+.tree .n { color: var(--clean); }
+.tree summary { cursor: default; }
+.tree .sum { color: var(--muted); font-size: 12px; }
+footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top: 20px; }
+@media (max-width: 720px) {
+  main { padding: 10px 8px 30px; }
+  section { padding: 10px 10px; border-radius: 8px; }
+  dl.kv { grid-template-columns: 1fr; gap: 0 0; }
+  dl.kv dd { margin-bottom: 6px; }
+  .grid2 { grid-template-columns: 1fr; }
+  .status { font-size: 18px; }
+  body { font-size: 14px; }
+}
+@media print {
+  body { background: #fff; font-size: 11pt; }
+  main { max-width: none; padding: 0; }
+  section { border: 1px solid #999; break-inside: avoid; page-break-inside: avoid; }
+  .scroll { overflow: visible; }
+  svg { max-width: 100%; height: auto; }
+  .verdict.ok, .verdict.bad { background: #fff; }
+  details > summary { list-style: none; }
+}
+</style>
+</head>
+<body>
+<main>
+<header class="top"><h1>MCP-RES report</h1><span class="file">{{.Name}} · {{.Kind}}</span></header>
+
+<section class="verdict {{.Verdict.Class}}" id="verdict">
+<h2>Verdict</h2>
+<span class="status">{{.Verdict.Status}}</span>
+{{if .Verdict.Detail}}<p class="detail">{{.Verdict.Detail}}</p>{{end}}
+{{range .Verdict.Diagnostics}}<div class="diag"><code>{{.Code}}</code><p>{{.Meaning}}</p><p class="where">Where the check looks: {{.Where}}</p></div>
+{{end}}
+{{if .Verdict.SchemaErrors}}<h3>Schema errors</h3><div class="scroll"><table><thead><tr><th>Where (JSON Pointer)</th><th>Keyword</th><th>Message</th></tr></thead><tbody>
+{{range .Verdict.SchemaErrors}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td></tr>
+{{end}}</tbody></table></div>{{if .Verdict.SchemaErrorsMore}}<p class="note">{{.Verdict.SchemaErrorsMore}} more schema errors are not listed.</p>{{end}}{{end}}
+{{if .Verdict.Extra}}<h3>Result members</h3><dl class="kv">{{range .Verdict.Extra}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>{{end}}
+{{if .Verdict.EvidenceClass}}<h3>Evidence class</h3><dl class="kv">{{range .Verdict.EvidenceClass}}<dt>{{.K}}</dt><dd class="{{.Class}}">{{.V}}</dd>{{end}}</dl>
+{{if .Verdict.RestsOn}}<p class="note">The class rests on these passing, integrity-bound observations:</p>
+<div class="scroll"><table><thead><tr><th>Type</th><th>Observation</th><th>Operation</th><th>Reason code</th></tr></thead><tbody>
+{{range .Verdict.RestsOn}}<tr><td>{{index . 0}}</td><td class="mono">{{index . 1}}</td><td class="mono">{{index . 2}}</td><td>{{index . 3}}</td></tr>
+{{end}}</tbody></table></div>{{else if .Bundle}}<p class="note">No observation is both integrity-bound and passing: the class can only be DOCUMENTED_ONLY.</p>{{end}}
+{{if .Verdict.RestsOnNote}}<p class="note">{{.Verdict.RestsOnNote}}</p>{{end}}{{end}}
+</section>
+
+{{with .Auth}}<section id="authenticity">
+<h2>Authenticity</h2>
+<dl class="kv">{{range .Facts}}<dt>{{.K}}</dt><dd class="{{if .Mono}}mono {{end}}{{.Class}}">{{.V}}</dd>{{end}}</dl>
+{{if .Envelopes}}<h3>Envelopes</h3><div class="scroll"><table><thead><tr><th>#</th><th>Key (SPKI SHA-256)</th><th>Signer identity</th><th>Signature</th><th>Trusted</th><th>Revoked</th><th>Transparency</th></tr></thead><tbody>
+{{range .Envelopes}}<tr><td>{{index . 0}}</td><td class="mono">{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td><td>{{index . 6}}</td></tr>
+{{end}}</tbody></table></div>
+<p class="note">Transparency: NONE (no reference), DIGEST_ONLY (only the SHA-256 of the proof bytes was checked; no log was consulted) or VERIFIED_OFFLINE (inclusion, signed checkpoint and witness cosignatures verified against a log the policy trusts).</p>{{end}}
+{{if .Notes}}<h3>How the level was derived</h3><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Detail}}<details><summary>Everything the verification recorded</summary>{{template "tree" .Detail}}</details>{{end}}
+</section>{{end}}
+
+{{with .Bundle}}
+<div class="grid2">
+<section id="subject"><h2>Subject</h2><dl class="kv">{{range .Subject}}<dt>{{.K}}</dt><dd{{if .Mono}} class="mono"{{end}}>{{.V}}</dd>{{end}}</dl>
+<h3>Run</h3><dl class="kv">{{range .Run}}<dt>{{.K}}</dt><dd{{if .Mono}} class="mono"{{end}}>{{.V}}</dd>{{end}}</dl></section>
+<section id="scenario"><h2>Scenario</h2><dl class="kv">{{range .Scenario}}<dt>{{.K}}</dt><dd{{if .Mono}} class="mono"{{end}}>{{.V}}</dd>{{end}}</dl></section>
+</div>
+
+<section id="graph"><h2>Operation graph</h2>
+{{with .Graph}}{{if .Collapsed}}<p class="note">{{.Total}} operations ({{.Roots}} roots): too many to draw. Summary by kind and outcome; the longest parent chain ({{.Chain}} operations) is drawn{{if .Elided}}, its middle {{.Elided}} elided{{end}}.</p>
+<div class="scroll"><table><thead><tr><th>Kind</th><th>Outcome</th><th>Operations</th></tr></thead><tbody>{{range .Summary}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td></tr>{{end}}</tbody></table></div>
+{{else}}<p class="note">{{.Total}} operations, {{.Roots}} roots, longest parent chain {{.Chain}}. Arrows run from parent to child; hover a node for its details.</p>{{end}}
+<div class="legend"><span class="lg-clean">clean control</span><span class="lg-fault">fault case</span><span class="lg-neg">negative control</span><span class="lg-rec">recovery attempt (dashed edge: retry under a recovery policy)</span><span class="lg-fail">failing outcome ✗</span><span class="lg-fired">named by the diagnostic</span></div>
+{{if .Nodes}}<div class="scroll"><svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="operation graph">
+{{range .Edges}}<path class="{{.Class}}" d="{{.D}}"/>
+{{end}}{{range .Nodes}}<g class="{{.Class}}" transform="translate({{.X}} {{.Y}})">{{if not .Elision}}<title>{{.Tooltip}}</title>{{end}}<rect class="box" width="216" height="62" rx="7"/>{{if not .Elision}}<rect class="bar" width="6" height="62" rx="2"/>{{end}}<text class="id" x="14" y="20">{{.Label}}</text><text class="sub" x="14" y="37">{{.Kind}}</text><text class="sub" x="14" y="53">{{.Line2}}</text></g>
+{{end}}</svg></div>{{end}}{{end}}
+{{if .Operations}}<h3>Operations</h3><div class="scroll"><table><thead><tr><th>Operation</th><th>Parent</th><th>Kind</th><th>Outcome</th><th>Fault</th><th>Recovery policy</th><th>Attempt</th><th>Start (ms)</th><th>Duration (ms)</th></tr></thead><tbody>
+{{range .Operations}}<tr><td class="mono">{{index . 0}}</td><td class="mono">{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td><td>{{index . 6}}</td><td>{{index . 7}}</td><td>{{index . 8}}</td></tr>
+{{end}}</tbody></table></div>{{end}}{{if .OperationsNote}}<p class="note">{{.OperationsNote}}</p>{{end}}
+{{if .Faults}}<h3>Faults</h3><div class="scroll"><table><thead><tr><th>Fault</th><th>Version</th><th>Method</th><th>Target</th><th>Expected effect</th><th>Seed</th></tr></thead><tbody>
+{{range .Faults}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td></tr>{{end}}</tbody></table></div>{{end}}
+{{if .Policies}}<h3>Recovery policies</h3><div class="scroll"><table><thead><tr><th>Policy</th><th>Retry limit</th><th>Max backoff (ms)</th><th>Time limit (ms)</th><th>Cancellation</th><th>Side effects</th><th>Safety mechanism</th></tr></thead><tbody>
+{{range .Policies}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td><td>{{index . 6}}</td></tr>{{end}}</tbody></table></div>{{end}}
+{{range .Negatives}}<h3>Negative control {{.Op}}</h3><dl class="kv">{{range .Facts}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>{{end}}
+</section>
+
+<section id="timeline"><h2>Observation timeline</h2>
+{{with .Timeline}}{{if .Rows}}<div class="scroll"><svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="observation timeline">
+{{range .Ticks}}<line class="tick" x1="{{.X}}" y1="18" x2="{{.X}}" y2="{{$.Bundle.Timeline.AxisY}}"/><text class="sub" x="{{.X}}" y="12" text-anchor="middle">{{.Label}}</text>
+{{end}}{{range .Rows}}<g><title>{{.Tooltip}}</title><text x="0" y="{{.Y}}" dy="14">{{.Label}}</text><rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="16" rx="3"/></g>
+{{end}}<line class="axis" x1="{{.Scale}}" y1="{{.AxisY}}" x2="{{.AxisEnd}}" y2="{{.AxisY}}"/></svg></div>
+<p class="note">Monotonic time from the start of the run ({{.Span}} ms). Green: PASS, red: FAIL, amber: INCOMPLETE or NOT_OBSERVED.</p>{{else}}<p class="note">No observations.</p>{{end}}{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{end}}
+</section>
+
+<section id="coverage"><h2>Coverage surfaces</h2>{{if .Coverage}}<div class="scroll"><table><thead><tr><th>Surface</th><th>Required</th><th>Status</th><th>Observations</th></tr></thead><tbody>
+{{range $i, $r := .Coverage}}<tr class="{{index $.Bundle.CoverageClass $i}}"><td>{{index $r 0}}</td><td>{{index $r 1}}</td><td><span class="chip">{{index $r 2}}</span></td><td class="mono">{{index $r 3}}</td></tr>
+{{end}}</tbody></table></div>{{else}}<p class="note">No coverage surfaces.</p>{{end}}</section>
+<section id="trials"><h2>Trial summary</h2><dl class="kv">{{range .Trial}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>
+{{with .Chart}}<h3>Trial durations</h3><svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="trial durations">
+{{range .Bars}}<text x="0" y="{{.Y}}" dy="17">{{.Label}}</text><rect class="{{.Class}}" x="80" y="{{.Y}}" width="{{.W}}" height="24" rx="3"/><text class="sub" x="{{.W}}" dx="88" y="{{.Y}}" dy="17">{{.Value}}</text>
+{{end}}</svg>{{else}}<p class="note">No duration statistics (durationMs is null).</p>{{end}}</section>
+
+<section id="integrity"><h2>Integrity manifest</h2><dl class="kv">{{range .Manifest}}<dt>{{.K}}</dt><dd{{if .Mono}} class="mono"{{end}}>{{.V}}</dd>{{end}}</dl>
+{{if .Artifacts}}<h3>Artifacts</h3><div class="scroll"><table><thead><tr><th>Path</th><th>Media type</th><th>Bytes</th><th>SHA-256</th></tr></thead><tbody>
+{{range .Artifacts}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td class="mono">{{index . 3}}</td></tr>
+{{end}}</tbody></table></div>{{end}}{{if .ArtifactsNote}}<p class="note">{{.ArtifactsNote}}</p>{{end}}</section>
+{{end}}
+
+{{if .Tree}}<section id="document"><h2>Document</h2>{{template "tree" .Tree}}{{if .TreeNote}}<p class="note">{{.TreeNote}}</p>{{end}}</section>{{end}}
+
+<section class="limits" id="limits"><h2>Limits of a result (MCP-RES v0.2.0 §9)</h2><ul>{{range .Limits}}<li>{{.}}</li>{{end}}</ul></section>
+<footer>Written by {{.Generator}}. A self-contained page: no scripts, no external resources. The verdict above is the one the validator computed; the page only lays out the document and the results of the same checks as mcpres validate and mcpres attest verify.</footer>
+</main>
+</body>
+</html>
+{{define "tree"}}<ul class="tree">{{range .}}<li>{{if .Children}}<details open="open"><summary><span class="k">{{.Key}}</span> <span class="sum">{{.Summary}}</span></summary>{{template "tree" .Children}}</details>{{else if .Summary}}<span class="k">{{.Key}}</span> <span class="sum">{{.Summary}}</span>{{else}}<span class="k">{{.Key}}</span>: <span class="{{.Class}}">{{.Value}}</span>{{end}}</li>{{end}}</ul>{{end}}`

@@ -1,0 +1,280 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
+)
+
+// Input is what one report shows: a document and the verdict already
+// computed for it by the validator or by attest.Verify.
+type Input struct {
+	// Name names the document in the report, e.g. its file name.
+	Name string
+	// Document is the parsed document, or nil when it could not be read
+	// (then InputError says why).
+	Document *canonjson.Value
+	// Result is the validator's verdict (document.Validator.Validate,
+	// as `mcpres validate` computes it). Ignored when Attestation is set.
+	Result validator.Result
+	// Attestation is attest.Verify's result for an attested bundle (as
+	// `mcpres attest verify` computes it), or nil.
+	Attestation *attest.Result
+	// InputError is the reason the document could not be evaluated
+	// (MCP_RES_INPUT_INVALID, exit status 2), or "".
+	InputError string
+	// PolicyName names the trust-policy file given, for the derivation
+	// section; "" when none.
+	PolicyName string
+	// Generator names the program that wrote the report, e.g. "mcpres 0.3.0".
+	Generator string
+}
+
+// Document kinds the report lays out differently.
+const (
+	kindBundle   = "conformance bundle v0.2.0"
+	kindAttested = "attested conformance bundle v0.2.0"
+)
+
+// Render returns the report page for in. It does not validate or verify
+// anything: the verdict is in.Result or in.Attestation, rendered as given.
+// Render fails only if the page template cannot be executed (a bug).
+func Render(in Input) ([]byte, error) {
+	p := build(in)
+	// Parsed per call, not at package init: every mcpres command links
+	// this package and must not pay for it (DESIGN.md startup budget).
+	t, err := template.New("page").Parse(pageHTML)
+	if err != nil {
+		return nil, fmt.Errorf("report: page template: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.Grow(64 << 10)
+	if err := t.Execute(&buf, p); err != nil {
+		return nil, fmt.Errorf("report: rendering: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// page is everything the template shows; every string in it is display
+// text, escaped by html/template.
+type page struct {
+	Name, Kind, SchemaVersion, Generator string
+	Verdict                              verdict
+	Auth                                 *authView
+	Bundle                               *bundleView
+	Tree                                 []*treeNode
+	TreeNote                             string
+	Limits                               []string
+}
+
+type verdict struct {
+	Class, Status, Detail string
+	Diagnostics           []diagView
+	SchemaErrors          [][]string
+	SchemaErrorsMore      int
+	Extra                 []kv
+	EvidenceClass         []kv
+	RestsOn               [][]string
+	RestsOnNote           string
+}
+
+type diagView struct{ Code, Meaning, Where string }
+
+type authView struct {
+	Facts     []kv
+	Envelopes [][]string
+	Notes     []string
+	Detail    []*treeNode
+}
+
+func build(in Input) *page {
+	p := &page{Name: show(in.Name, 300), Generator: show(in.Generator, 100), Limits: limits}
+	if p.Generator == "" {
+		p.Generator = "mcpres"
+	}
+	doc := in.Document
+	sv := str(doc.Get("schemaVersion"))
+	p.SchemaVersion = show(sv, 200)
+	r := in.Result
+	if in.Attestation != nil {
+		r = in.Attestation.Result
+	}
+	var b *canonjson.Value // the v0.2 bundle shown in full, if any
+	kind := document.Detect(doc)
+	switch {
+	case kind == document.Bundle:
+		p.Kind, b = kindBundle, doc
+	case kind == document.AttestedBundle:
+		p.Kind = kindAttested
+		if inner := doc.Get("bundle"); inner.Is(canonjson.Object) {
+			b = inner
+		}
+	case doc == nil:
+		p.Kind = "unreadable document"
+	case sv == "":
+		p.Kind = "document without a schemaVersion"
+	default:
+		p.Kind = show(sv, 200)
+	}
+	p.Verdict = buildVerdict(in, r, sv, b)
+	if in.Attestation != nil {
+		p.Auth = buildAuth(in, doc)
+	}
+	if b != nil {
+		p.Bundle = buildBundle(b, r)
+	} else if doc != nil {
+		t := &treeBuilder{budget: maxTreeNodes}
+		p.Tree = t.children(doc)
+		if t.cut > 0 {
+			p.TreeNote = fmt.Sprintf("%d further values are not shown (the view shows at most %d).", t.cut, maxTreeNodes)
+		}
+	}
+	return p
+}
+
+func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) verdict {
+	var v verdict
+	switch {
+	case in.InputError != "":
+		v.Class, v.Status, v.Detail = "bad", "INPUT INVALID", show(in.InputError, maxCell)
+		e := explain(validator.CodeInputInvalid)
+		v.Diagnostics = []diagView{{validator.CodeInputInvalid, e.Meaning, e.Where}}
+		return v
+	case r.Valid:
+		v.Class, v.Status = "ok", "VALID"
+	default:
+		v.Class, v.Status = "bad", "INVALID"
+	}
+	v.Detail = show(r.Detail, maxCell)
+	for i, c := range r.Diagnostics {
+		if i == maxRows {
+			break
+		}
+		e := explain(c)
+		if sv == bundle.SchemaVersionBundleV01 {
+			e = familyExplanation(c) // v0.1 reuses some v0.2 names with other rules
+		}
+		v.Diagnostics = append(v.Diagnostics, diagView{show(c, 200), e.Meaning, e.Where})
+	}
+	for i, e := range r.SchemaErrors {
+		if i == maxRows {
+			v.SchemaErrorsMore = len(r.SchemaErrors) - i
+			break
+		}
+		path := e.InstancePath
+		if path == "" {
+			path = "(root)"
+		}
+		v.SchemaErrors = append(v.SchemaErrors, []string{show(path, 500), show(e.Keyword, 64), show(e.Message, maxCell)})
+	}
+	for _, m := range r.Extra {
+		v.Extra = append(v.Extra, kv{K: show(m.Key, 200), V: cell(m.Value)})
+	}
+	if in.Attestation != nil && in.Attestation.Valid {
+		v.EvidenceClass = append(v.EvidenceClass, kv{K: "Authenticity level (derived)", V: in.Attestation.Level.String(), Class: "big"})
+		if in.Attestation.EvidenceClass != "" {
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class (echoed from the signed bundle)", V: show(in.Attestation.EvidenceClass, 64), Class: "big"})
+		}
+	}
+	if b != nil {
+		st := b.Get("statement")
+		v.EvidenceClass = append(v.EvidenceClass, fact("Evidence class in the statement", st.Get("evidenceClass")),
+			fact("Evidence class claimed by the evidence", b.Path("evidence", "evidenceClassClaim")))
+		if dec, err := bundle.Decode(b); err == nil {
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive (REFERENCE §4.1)", V: validator.DeriveClass(dec)})
+		} else {
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive", V: "not derivable: the bundle does not have the schema's shape"})
+		}
+		v.RestsOn, v.RestsOnNote = passingObservations(b.Path("evidence", "observations"))
+	}
+	return v
+}
+
+// passingObservations lists the observations class derivation counts
+// (REFERENCE §4.1: strength INTEGRITY_BOUND and outcome PASS, the filter
+// validator.DeriveClass applies).
+func passingObservations(obs *canonjson.Value) ([][]string, string) {
+	var rows [][]string
+	more := 0
+	for _, o := range items(obs) {
+		if str(o.Get("strength")) != bundle.StrengthIntegrityBound || str(o.Get("outcome")) != "PASS" {
+			continue
+		}
+		if len(rows) == maxRows {
+			more++
+			continue
+		}
+		rows = append(rows, []string{cell(o.Get("type")), cell(o.Get("id")), cell(o.Get("operationRef")), cell(o.Get("reasonCode"))})
+	}
+	note := ""
+	if more > 0 {
+		note = fmt.Sprintf("%d more passing observations are not listed.", more)
+	}
+	return rows, note
+}
+
+func buildAuth(in Input, doc *canonjson.Value) *authView {
+	r := in.Attestation
+	ev := r.Evaluation
+	a := &authView{}
+	a.Facts = append(a.Facts, fact("Claimed classification", doc.Path("authenticity", "claimedClassification")))
+	if r.Valid {
+		a.Facts = append(a.Facts, kv{K: "Derived level", V: r.Level.String(), Class: "big"})
+	} else {
+		a.Facts = append(a.Facts, kv{K: "Derived level", V: "none: verification failed"})
+	}
+	a.Facts = append(a.Facts, kv{K: "Evaluated at", V: show(ev.EvaluatedAt, 64), Mono: true})
+	switch {
+	case ev.PolicyID != nil:
+		a.Facts = append(a.Facts, kv{K: "Trust policy", V: show(*ev.PolicyID, 200) + " version " + show(*ev.PolicyVersion, 64)})
+	case ev.PolicySupplied:
+		a.Facts = append(a.Facts, kv{K: "Trust policy", V: "supplied, but not evaluated: an earlier check decided"})
+	default:
+		a.Facts = append(a.Facts, kv{K: "Trust policy", V: "none supplied: at most SIGNED can be derived"})
+	}
+	if in.PolicyName != "" {
+		a.Facts = append(a.Facts, kv{K: "Policy file", V: show(in.PolicyName, 300)})
+	}
+	a.Facts = append(a.Facts, kv{K: "Distinct signing keys (by SPKI fingerprint)", V: fmt.Sprint(ev.DistinctKeys)})
+	for _, e := range ev.Envelopes {
+		sig := "not verified"
+		if e.SignatureValid {
+			sig = "valid"
+		}
+		a.Envelopes = append(a.Envelopes, []string{fmt.Sprint(e.Index), show(e.KeyFingerprint, 100), show(e.SignerIdentity, 300), sig,
+			yesNo(e.Trusted), yesNo(e.Revoked), show(e.Transparency, 40)})
+	}
+	for _, n := range ev.Notes {
+		a.Notes = append(a.Notes, show(n, maxCell))
+	}
+	// The whole evaluation object as attest.Verify reports it, so every
+	// fact it carries is shown even before this page lays it out.
+	if e := r.Value().Get("evaluation"); e != nil {
+		t := &treeBuilder{budget: 2000}
+		a.Detail = t.children(e)
+	}
+	return a
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// maxRows caps every table.
+const maxRows = 200
+
+// limits is MCP-RES v0.2.0 §9 in mcpres's words; every report shows it.
+var limits = []string{
+	"A PASS says only this: the exact subject pinned here, run under exactly this scenario, met MCP-RES v0.2.0 and this profile with the coverage recorded here.",
+	"It is no evidence about paths the run did not observe, about protocol behaviour outside the scenario, about security, about availability in production, about interoperability beyond the tested matrix, or that anyone independent has adopted or reproduced it.",
+	"A signature or a transparency proof says who vouches for the bundle and that it was published; it never changes the evidence class or turns a failing result into a passing one (MCPRES-AUTHN-001).",
+}
