@@ -34,8 +34,8 @@ var layout = []row{
 	{"bundle/...", []string{"internal/...", "bundle/..."}, "the typed documents and Seal"},
 	{"validator/...", []string{"internal/...", "bundle/...", "validator/..."}, "core and kind validation"},
 	{"attest/...", []string{"internal/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
-	{"document", []string{"internal/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detect a document's kind and validate it"},
-	{"report", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document"}, "the HTML report of validation results"},
+	{"document", []string{"internal/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detects a kind and calls its validator (attest.Verify for attested bundles)"},
+	{"report/...", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document"}, "HTML rendering of results computed by the packages below it; computes no verdict of its own"},
 	{"offline", []string{"internal/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},
 	{"offline/...", []string{"internal/...", "offline/..."}, "offline's helpers and the Rekor verifier"},
 	{"trustpolicy/...", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
@@ -56,7 +56,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...",
+	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...", "document", "report/...",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}
