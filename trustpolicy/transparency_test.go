@@ -24,7 +24,7 @@ type tlogFixture struct {
 	bundle *canonjson.Value
 }
 
-func newTLogFixture(t *testing.T) *tlogFixture {
+func newTLogFixture(t testing.TB) *tlogFixture {
 	t.Helper()
 	f := &tlogFixture{
 		log:    offlinetest.NewLog(tlogOrigin, "trustpolicy log"),
@@ -39,7 +39,7 @@ func newTLogFixture(t *testing.T) *tlogFixture {
 	return f
 }
 
-func mustEntry(t *testing.T, e offline.Entry) []byte {
+func mustEntry(t testing.TB, e offline.Entry) []byte {
 	t.Helper()
 	b, err := e.Marshal()
 	if err != nil {
@@ -58,7 +58,7 @@ func (f *tlogFixture) ref(i uint64, cosigners ...note.Signer) *attest.Transparen
 	return attest.NewTransparencyReference(tlogOrigin, strconv.FormatUint(i, 10), f.log.Proof(i, cosigners...).Marshal())
 }
 
-func (f *tlogFixture) sign(t *testing.T, priv ed25519.PrivateKey, identity string, ref *attest.TransparencyReference) *canonjson.Value {
+func (f *tlogFixture) sign(t testing.TB, priv ed25519.PrivateKey, identity string, ref *attest.TransparencyReference) *canonjson.Value {
 	t.Helper()
 	o := attesttest.Options(identity)
 	o.Transparency = ref
