@@ -65,6 +65,10 @@ type EnvelopeEvaluation struct {
 	// VERIFIED_OFFLINE when a policy verified the proof against a log it
 	// trusts (inclusion, signed checkpoint, witness cosignatures).
 	Transparency string `json:"transparency"`
+	// Verified is what the policy verified about the transparency reference
+	// when Transparency is VERIFIED_OFFLINE, else nil. It is not part of
+	// the result object.
+	Verified *VerifiedTransparency `json:"-"`
 }
 
 // Evaluation records what a verification evaluated, for the result.
@@ -435,8 +439,12 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		}
 		ev.Transparency = TransparencyDigestOnly
 		if v.policy != nil {
-			if f := v.policy.Transparency(&facts, proof, ev); f != nil {
+			verified, f := v.policy.Transparency(&facts, proof)
+			if f != nil {
 				return v.fail(f.Code, where+f.Detail)
+			}
+			if verified != nil {
+				ev.Transparency, ev.Verified = TransparencyVerifiedOffline, verified
 			}
 		}
 	}
