@@ -49,6 +49,10 @@ type Options struct {
 	// kinds beyond the built-in mcp-res.trust-policy/0.2.0 (which is also
 	// used for documents of any other kind, so they fail its schema).
 	PolicyLoaders map[string]PolicyLoader
+	// LoadedPolicy, when not nil, is a policy loaded once by [LoadPolicy]
+	// for many verifications, used instead of Policy (which is then
+	// ignored).
+	LoadedPolicy *LoadedPolicy
 }
 
 // EnvelopeEvaluation says what was established about one envelope.
@@ -185,7 +189,7 @@ func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
 	}
 	v := &verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
 	v.res.EvaluatedAt = o.EvaluatedAt
-	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
+	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil || o.LoadedPolicy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
 	if err := v.run(); err != nil {
 		return Result{}, err
 	}
@@ -305,25 +309,61 @@ func (v *verification) preScan() error {
 	return nil
 }
 
-// loadPolicy is G6: load the policy with the loader for its kind, then
-// check that it is in force at the evaluation time.
-func (v *verification) loadPolicy() error {
-	if v.o.Policy == nil {
-		return nil
+// A LoadedPolicy is a trust-policy document loaded once, to verify any
+// number of attested bundles against (a batch): immutable and safe for
+// concurrent use. It holds the outcome of the load, a policy or schema
+// errors or an input error, which each Verify reports at step G6.
+type LoadedPolicy struct {
+	policy TrustPolicy
+	errs   []validator.SchemaError
+	err    error
+}
+
+// LoadPolicy loads the trust-policy document doc with the loader for its
+// schemaVersion in o.PolicyLoaders (else the built-in
+// mcp-res.trust-policy/0.2.0 loader) and o.Validator; o.Policy is ignored.
+// A load that fails is not an error here: every Verify given the
+// LoadedPolicy (Options.LoadedPolicy) that reaches step G6 reports it, with
+// exactly the diagnostics, schema errors or input error it would have had
+// with doc as Options.Policy.
+func LoadPolicy(doc *canonjson.Value, o Options) *LoadedPolicy {
+	if o.Validator == nil {
+		o.Validator = validator.New()
 	}
 	load := PolicyLoader(loadPolicy02)
-	if sv := v.o.Policy.Get("schemaVersion"); sv.Is(canonjson.String) {
-		if l, ok := v.o.PolicyLoaders[sv.Str]; ok {
+	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) {
+		if l, ok := o.PolicyLoaders[sv.Str]; ok {
 			load = l
 		}
 	}
-	p, errs, err := load(v.o.Policy, v.o.Validator)
-	if err != nil {
-		return err
+	p, errs, err := load(doc, o.Validator)
+	return &LoadedPolicy{policy: p, errs: errs, err: err}
+}
+
+// Policy returns the outcome of the load: the policy, or the schema errors
+// of the document, or the error that aborts every verification with it.
+func (lp *LoadedPolicy) Policy() (TrustPolicy, []validator.SchemaError, error) {
+	return lp.policy, lp.errs, lp.err
+}
+
+// loadPolicy is G6: load the policy with the loader for its kind (or take
+// the one loaded for the batch), then check that it is in force at the
+// evaluation time.
+func (v *verification) loadPolicy() error {
+	lp := v.o.LoadedPolicy
+	if lp == nil {
+		if v.o.Policy == nil {
+			return nil
+		}
+		lp = LoadPolicy(v.o.Policy, v.o)
 	}
-	if len(errs) > 0 {
-		return v.failSchema("trust policy: "+schema.Summary(errs), prefixErrors(errs, "policy"))
+	if lp.err != nil {
+		return lp.err
 	}
+	if len(lp.errs) > 0 {
+		return v.failSchema("trust policy: "+schema.Summary(lp.errs), prefixErrors(lp.errs, "policy"))
+	}
+	p := lp.policy
 	v.policy = p
 	id, version := p.ID(), p.Version()
 	v.res.Evaluation.PolicyID, v.res.Evaluation.PolicyVersion = &id, &version

@@ -353,11 +353,11 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 					a.printInputInvalid(name, fmt.Errorf("trust policy: %w", err), format, false)
 					return &exitError{exitInput}
 				}
-				opts.Policy = pol
+				opts.LoadedPolicy = attest.LoadPolicy(pol, opts)
 			}
 			var pol policySource
 			if policyPath != "" {
-				pol = readPolicyOnce(policyPath)
+				pol = readPolicyOnce(policyPath, opts)
 			}
 			paths, err := expandInputs(args, recursive)
 			if err != nil {
@@ -387,17 +387,22 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	return cmd
 }
 
-// policySource is a trust-policy file read once for a whole batch; its
-// read error is reported per input, after that input's own read.
+// policySource is a trust-policy file read and loaded once for a whole
+// batch; its read error is reported per input, after that input's own
+// read, and its load failure by each verification that reaches the policy
+// (attest.LoadPolicy).
 type policySource struct {
-	path string
-	doc  *canonjson.Value
-	err  error
+	path   string
+	loaded *attest.LoadedPolicy
+	err    error
 }
 
-func readPolicyOnce(path string) policySource {
+func readPolicyOnce(path string, opts attest.Options) policySource {
 	_, doc, err := canonjson.ReadFile(path)
-	return policySource{path: path, doc: doc, err: err}
+	if err != nil {
+		return policySource{path: path, err: err}
+	}
+	return policySource{path: path, loaded: attest.LoadPolicy(doc, opts)}
 }
 
 // verifyReport verifies one attested bundle and applies the gate.
@@ -411,7 +416,7 @@ func (a *app) verifyReport(path string, pol policySource, opts attest.Options, g
 		if pol.err != nil {
 			return inputInvalidReport(pol.path, fmt.Errorf("trust policy: %w", pol.err))
 		}
-		opts.Policy = pol.doc
+		opts.LoadedPolicy = pol.loaded
 	}
 	r, err := attest.Verify(doc, opts)
 	if err != nil {
