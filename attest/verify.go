@@ -159,6 +159,9 @@ type verification struct {
 	res     Result
 	keyIDs  map[string]bool
 	facts   []EnvelopeFacts
+	// claim, when not nil, is verified instead of the wrapper's claim
+	// (signing checks what is there at the level any signer can check).
+	claim *Level
 }
 
 // Verify verifies an attested conformance bundle in exactly the order of
@@ -180,9 +183,20 @@ type verification struct {
 // A non-nil error is an *validator.InputError (MCP_RES_INPUT_INVALID, exit
 // 2); otherwise the Result holds the verdict.
 func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
+	v, err := newVerification(wrapper, o)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := v.run(); err != nil {
+		return Result{}, err
+	}
+	return v.res, nil
+}
+
+func newVerification(wrapper *canonjson.Value, o Options) (*verification, error) {
 	at, err := datetime.Parse(o.EvaluatedAt)
 	if err != nil {
-		return Result{}, fmt.Errorf("attest: evaluation time: %w", err)
+		return nil, fmt.Errorf("attest: evaluation time: %w", err)
 	}
 	if o.Validator == nil {
 		o.Validator = validator.New()
@@ -190,10 +204,7 @@ func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
 	v := &verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
 	v.res.EvaluatedAt = o.EvaluatedAt
 	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil || o.LoadedPolicy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
-	if err := v.run(); err != nil {
-		return Result{}, err
-	}
-	return v.res, nil
+	return v, nil
 }
 
 func (v *verification) fail(code, detail string) error {
@@ -239,6 +250,9 @@ func (v *verification) checks() error {
 	}
 	auth := v.wrapper.Get("authenticity")
 	claim, _ := ParseLevel(auth.Get("claimedClassification").Str) // schema-checked enum
+	if v.claim != nil {
+		claim = *v.claim
+	}
 	envelopes := auth.Get("envelopes").Items
 	if len(envelopes) == 0 { // G4
 		if claim == UnsignedIntegrityOnly {
