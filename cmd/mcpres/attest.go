@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/offline"
@@ -320,7 +321,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL")
-	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS (GENUINE_RUNTIME > FIXTURE_BACKED_PROTOCOL > FIXTURE_VERIFIED > INSTALLATION_VERIFIED > DOCUMENTED_ONLY)")
+	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+strongestFirst()+")")
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
 	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
@@ -406,6 +407,17 @@ func attestReport(path string, r attest.Result) report {
 		rep.text = append(rep.text, "  note: "+n)
 	}
 	return rep
+}
+
+// strongestFirst lists the evidence classes as "GENUINE_RUNTIME > … >
+// DOCUMENTED_ONLY".
+func strongestFirst() string {
+	cs := bundle.EvidenceClasses()
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[len(cs)-1-i] = c.String()
+	}
+	return strings.Join(names, " > ")
 }
 
 func okText(ok bool) string {
