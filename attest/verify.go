@@ -344,6 +344,11 @@ func LoadPolicy(doc *canonjson.Value, o Options) *LoadedPolicy {
 	if o.Validator == nil {
 		o.Validator = validator.New()
 	}
+	lp := loadPolicy(doc, o)
+	return &lp
+}
+
+func loadPolicy(doc *canonjson.Value, o Options) LoadedPolicy {
 	load := PolicyLoader(loadPolicy02)
 	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) {
 		if l, ok := o.PolicyLoaders[sv.Str]; ok {
@@ -351,7 +356,7 @@ func LoadPolicy(doc *canonjson.Value, o Options) *LoadedPolicy {
 		}
 	}
 	p, errs, err := load(doc, o.Validator)
-	return &LoadedPolicy{policy: p, errs: errs, err: err}
+	return LoadedPolicy{policy: p, errs: errs, err: err}
 }
 
 // Policy returns the outcome of the load: the policy, or the schema errors
@@ -364,12 +369,14 @@ func (lp *LoadedPolicy) Policy() (TrustPolicy, []validator.SchemaError, error) {
 // the one loaded for the batch), then check that it is in force at the
 // evaluation time.
 func (v *verification) loadPolicy() error {
-	lp := v.o.LoadedPolicy
-	if lp == nil {
-		if v.o.Policy == nil {
-			return nil
-		}
-		lp = LoadPolicy(v.o.Policy, v.o)
+	var lp LoadedPolicy
+	switch {
+	case v.o.LoadedPolicy != nil:
+		lp = *v.o.LoadedPolicy
+	case v.o.Policy != nil:
+		lp = loadPolicy(v.o.Policy, v.o)
+	default:
+		return nil
 	}
 	if lp.err != nil {
 		return lp.err
