@@ -138,8 +138,8 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 		claim = *o.Claim
 	}
 	w := Wrap(b, claim, env)
-	v, err := newVerification(w, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator})
-	if err != nil {
+	v := &verification{}
+	if err := v.init(w, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator}); err != nil {
 		return nil, err
 	}
 	v.bundle = b
@@ -173,8 +173,8 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 	} else if envs.Is(canonjson.Array) && len(envs.Items) >= MaxEnvelopes {
 		return nil, &SignError{Refusal: RefusedFull, Envelopes: len(envs.Items)}
 	}
-	v, err := newVerification(wrapper, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator})
-	if err != nil {
+	v := &verification{}
+	if err := v.init(wrapper, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator}); err != nil {
 		return nil, err
 	}
 	v.claim = &probe

@@ -183,8 +183,8 @@ type verification struct {
 // A non-nil error is an *validator.InputError (MCP_RES_INPUT_INVALID, exit
 // 2); otherwise the Result holds the verdict.
 func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
-	v, err := newVerification(wrapper, o)
-	if err != nil {
+	var v verification
+	if err := v.init(wrapper, o); err != nil {
 		return Result{}, err
 	}
 	if err := v.run(); err != nil {
@@ -193,18 +193,20 @@ func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
 	return v.res, nil
 }
 
-func newVerification(wrapper *canonjson.Value, o Options) (*verification, error) {
+// init prepares the verification of wrapper. (A method on a value the
+// caller declares, so that Verify keeps it off the heap.)
+func (v *verification) init(wrapper *canonjson.Value, o Options) error {
 	at, err := datetime.Parse(o.EvaluatedAt)
 	if err != nil {
-		return nil, fmt.Errorf("attest: evaluation time: %w", err)
+		return fmt.Errorf("attest: evaluation time: %w", err)
 	}
 	if o.Validator == nil {
 		o.Validator = validator.New()
 	}
-	v := &verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
+	*v = verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
 	v.res.EvaluatedAt = o.EvaluatedAt
 	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil || o.LoadedPolicy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
-	return v, nil
+	return nil
 }
 
 func (v *verification) fail(code, detail string) error {
