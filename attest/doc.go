@@ -1,6 +1,19 @@
 // Package attest produces and verifies MCP-RES attestations: DSSE envelopes
 // signed with Ed25519 over in-toto statements (REFERENCE §3.2, §6).
 //
+// # Signing and verifying
+//
+// [SignBundle] validates a conformance bundle once and returns the attested
+// bundle with one envelope; [Cosign] verifies an attested bundle once and
+// appends an envelope, refusing a key that already signed and more than
+// [MaxEnvelopes]; both return what they did ([Signing]) or a [SignError]
+// that says why nothing was signed. [Sign] is the bare envelope. [Verify]
+// verifies an attested bundle in the reference order against an optional
+// trust policy ([TrustPolicy], loaded per call from Options.Policy or once
+// for a batch with [LoadPolicy]); what a policy verified about a
+// transparency reference ([VerifiedTransparency]) is recorded in the
+// evaluation the level is derived from.
+//
 // # Cryptographic layer
 //
 // The files base64.go, ed25519.go, spki.go, pae.go and keys.go hold the

@@ -48,18 +48,50 @@ type Derivation struct {
 	Notes      []string // how the level was reached, with counts
 }
 
+// VerifiedTransparency is what a trust policy verified offline about an
+// envelope's transparency reference (E14): the entry binding the envelope's
+// bundle is leaf LeafIndex of the log Origin, included in a checkpoint of
+// TreeSize leaves signed by LogKey and cosigned by Witnesses, which satisfy
+// Quorum. Verify records it in the envelope's [EnvelopeEvaluation], where
+// [TrustPolicy.Derive] reads it: the proof is verified once.
+type VerifiedTransparency struct {
+	Kind      string // the proof kind, e.g. "c2sp.org/tlog-proof@v1"
+	Origin    string // the checkpoint origin (the log's key name)
+	TreeSize  uint64
+	LeafIndex uint64
+	LogKey    string // NAME+HASH (8 hex digits) of the log key that signed
+	// Witnesses are the counted witness cosignatures, once each, in
+	// signature order (distinct keys).
+	Witnesses []CountedWitness
+	Quorum    string // the rule that was satisfied ("none" when none is required)
+	// NotCounted describes cosignatures that verified but were not counted
+	// (dated after the evaluation time, or older than the policy's maximum
+	// cosignature age); empty when every verified cosignature counted.
+	NotCounted string
+}
+
+// A CountedWitness is a witness whose checkpoint cosignature verified and
+// counted toward the quorum.
+type CountedWitness struct {
+	Name        string // the policy's name for the witness
+	Fingerprint string // its key's NAME+HASH
+}
+
 // A TrustPolicy decides trust for Verify. Verify calls InForce once (step
 // G6), Envelope for each envelope in order after its signature and binding
 // verified (E13), Transparency for an envelope whose statement carries a
 // transparency reference with matching proof digest (E14), and Derive once
 // every envelope has passed (G8). Any Failure ends the verification with
-// that diagnostic. Implementations MUST NOT use the network or read a clock.
+// that diagnostic. Transparency returns what it verified, or nil when the
+// reference stays digest-checked only (DIGEST_ONLY); Verify records it in
+// the EnvelopeEvaluation (VERIFIED_OFFLINE) that Derive gets.
+// Implementations MUST NOT use the network or read a clock.
 type TrustPolicy interface {
 	ID() string
 	Version() string
 	InForce(at datetime.Instant, atText string) *Failure
 	Envelope(f *EnvelopeFacts, at datetime.Instant, ev *EnvelopeEvaluation) *Failure
-	Transparency(f *EnvelopeFacts, proof []byte, ev *EnvelopeEvaluation) *Failure
+	Transparency(f *EnvelopeFacts, proof []byte) (*VerifiedTransparency, *Failure)
 	Derive(fs []EnvelopeFacts, evs []EnvelopeEvaluation) Derivation
 }
 
@@ -136,7 +168,9 @@ func (p *policy02) Envelope(f *EnvelopeFacts, at datetime.Instant, ev *EnvelopeE
 
 // Transparency keeps the upstream meaning: a matching proof digest is all
 // that is checked (DIGEST_ONLY, REFERENCE §6.10).
-func (p *policy02) Transparency(*EnvelopeFacts, []byte, *EnvelopeEvaluation) *Failure { return nil }
+func (p *policy02) Transparency(*EnvelopeFacts, []byte) (*VerifiedTransparency, *Failure) {
+	return nil, nil
+}
 
 func (p *policy02) Derive(fs []EnvelopeFacts, evs []EnvelopeEvaluation) Derivation {
 	d := Derivation{Level: Signed, AllTrusted: true}

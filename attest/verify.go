@@ -49,6 +49,10 @@ type Options struct {
 	// kinds beyond the built-in mcp-res.trust-policy/0.2.0 (which is also
 	// used for documents of any other kind, so they fail its schema).
 	PolicyLoaders map[string]PolicyLoader
+	// LoadedPolicy, when not nil, is a policy loaded once by [LoadPolicy]
+	// for many verifications, used instead of Policy (which is then
+	// ignored).
+	LoadedPolicy *LoadedPolicy
 }
 
 // EnvelopeEvaluation says what was established about one envelope.
@@ -65,6 +69,10 @@ type EnvelopeEvaluation struct {
 	// VERIFIED_OFFLINE when a policy verified the proof against a log it
 	// trusts (inclusion, signed checkpoint, witness cosignatures).
 	Transparency string `json:"transparency"`
+	// Verified is what the policy verified about the transparency reference
+	// when Transparency is VERIFIED_OFFLINE, else nil. It is not part of
+	// the result object.
+	Verified *VerifiedTransparency `json:"-"`
 }
 
 // Evaluation records what a verification evaluated, for the result.
@@ -151,6 +159,9 @@ type verification struct {
 	res     Result
 	keyIDs  map[string]bool
 	facts   []EnvelopeFacts
+	// claim, when not nil, is verified instead of the wrapper's claim
+	// (signing checks what is there at the level any signer can check).
+	claim *Level
 }
 
 // Verify verifies an attested conformance bundle in exactly the order of
@@ -172,20 +183,30 @@ type verification struct {
 // A non-nil error is an *validator.InputError (MCP_RES_INPUT_INVALID, exit
 // 2); otherwise the Result holds the verdict.
 func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
-	at, err := datetime.Parse(o.EvaluatedAt)
-	if err != nil {
-		return Result{}, fmt.Errorf("attest: evaluation time: %w", err)
+	var v verification
+	if err := v.init(wrapper, o); err != nil {
+		return Result{}, err
 	}
-	if o.Validator == nil {
-		o.Validator = validator.New()
-	}
-	v := &verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
-	v.res.EvaluatedAt = o.EvaluatedAt
-	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
 	if err := v.run(); err != nil {
 		return Result{}, err
 	}
 	return v.res, nil
+}
+
+// init prepares the verification of wrapper. (A method on a value the
+// caller declares, so that Verify keeps it off the heap.)
+func (v *verification) init(wrapper *canonjson.Value, o Options) error {
+	at, err := datetime.Parse(o.EvaluatedAt)
+	if err != nil {
+		return fmt.Errorf("attest: evaluation time: %w", err)
+	}
+	if o.Validator == nil {
+		o.Validator = validator.New()
+	}
+	*v = verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
+	v.res.EvaluatedAt = o.EvaluatedAt
+	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil || o.LoadedPolicy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
+	return nil
 }
 
 func (v *verification) fail(code, detail string) error {
@@ -231,6 +252,9 @@ func (v *verification) checks() error {
 	}
 	auth := v.wrapper.Get("authenticity")
 	claim, _ := ParseLevel(auth.Get("claimedClassification").Str) // schema-checked enum
+	if v.claim != nil {
+		claim = *v.claim
+	}
 	envelopes := auth.Get("envelopes").Items
 	if len(envelopes) == 0 { // G4
 		if claim == UnsignedIntegrityOnly {
@@ -301,25 +325,68 @@ func (v *verification) preScan() error {
 	return nil
 }
 
-// loadPolicy is G6: load the policy with the loader for its kind, then
-// check that it is in force at the evaluation time.
-func (v *verification) loadPolicy() error {
-	if v.o.Policy == nil {
-		return nil
+// A LoadedPolicy is a trust-policy document loaded once, to verify any
+// number of attested bundles against (a batch): immutable and safe for
+// concurrent use. It holds the outcome of the load, a policy or schema
+// errors or an input error, which each Verify reports at step G6.
+type LoadedPolicy struct {
+	policy TrustPolicy
+	errs   []validator.SchemaError
+	err    error
+}
+
+// LoadPolicy loads the trust-policy document doc with the loader for its
+// schemaVersion in o.PolicyLoaders (else the built-in
+// mcp-res.trust-policy/0.2.0 loader) and o.Validator; o.Policy is ignored.
+// A load that fails is not an error here: every Verify given the
+// LoadedPolicy (Options.LoadedPolicy) that reaches step G6 reports it, with
+// exactly the diagnostics, schema errors or input error it would have had
+// with doc as Options.Policy.
+func LoadPolicy(doc *canonjson.Value, o Options) *LoadedPolicy {
+	if o.Validator == nil {
+		o.Validator = validator.New()
 	}
+	lp := loadPolicy(doc, o)
+	return &lp
+}
+
+func loadPolicy(doc *canonjson.Value, o Options) LoadedPolicy {
 	load := PolicyLoader(loadPolicy02)
-	if sv := v.o.Policy.Get("schemaVersion"); sv.Is(canonjson.String) {
-		if l, ok := v.o.PolicyLoaders[sv.Str]; ok {
+	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) {
+		if l, ok := o.PolicyLoaders[sv.Str]; ok {
 			load = l
 		}
 	}
-	p, errs, err := load(v.o.Policy, v.o.Validator)
-	if err != nil {
-		return err
+	p, errs, err := load(doc, o.Validator)
+	return LoadedPolicy{policy: p, errs: errs, err: err}
+}
+
+// Policy returns the outcome of the load: the policy, or the schema errors
+// of the document, or the error that aborts every verification with it.
+func (lp *LoadedPolicy) Policy() (TrustPolicy, []validator.SchemaError, error) {
+	return lp.policy, lp.errs, lp.err
+}
+
+// loadPolicy is G6: load the policy with the loader for its kind (or take
+// the one loaded for the batch), then check that it is in force at the
+// evaluation time.
+func (v *verification) loadPolicy() error {
+	var lp LoadedPolicy
+	switch {
+	case v.o.LoadedPolicy != nil:
+		lp = *v.o.LoadedPolicy
+	case v.o.Policy != nil:
+		lp = loadPolicy(v.o.Policy, v.o)
+	default:
+		return nil
 	}
-	if len(errs) > 0 {
-		return v.failSchema("trust policy: "+schema.Summary(errs), prefixErrors(errs, "policy"))
+	if lp.err != nil {
+		return lp.err
 	}
+	if len(lp.errs) > 0 {
+		return v.failSchema("trust policy: "+schema.Summary(lp.errs), prefixErrors(lp.errs, "policy"))
+	}
+	p := lp.policy
 	v.policy = p
 	id, version := p.ID(), p.Version()
 	v.res.Evaluation.PolicyID, v.res.Evaluation.PolicyVersion = &id, &version
@@ -435,8 +502,12 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		}
 		ev.Transparency = TransparencyDigestOnly
 		if v.policy != nil {
-			if f := v.policy.Transparency(&facts, proof, ev); f != nil {
+			verified, f := v.policy.Transparency(&facts, proof)
+			if f != nil {
 				return v.fail(f.Code, where+f.Detail)
+			}
+			if verified != nil {
+				ev.Transparency, ev.Verified = TransparencyVerifiedOffline, verified
 			}
 		}
 	}

@@ -209,18 +209,18 @@ func (p *Policy) explain(f *attest.EnvelopeFacts) string {
 // transparency section asks for proofs it can verify. A Rekor v1 entry,
 // when no verifier for it is linked (see [LoaderWith]), stays DIGEST_ONLY
 // and [Policy.Derive] says why.
-func (p *Policy) Transparency(f *attest.EnvelopeFacts, proof []byte, ev *attest.EnvelopeEvaluation) *attest.Failure {
+func (p *Policy) Transparency(f *attest.EnvelopeFacts, proof []byte) (*attest.VerifiedTransparency, *attest.Failure) {
 	if p.trust == nil {
-		return nil
+		return nil, nil
 	}
 	v, err := p.verifyReference(f, proof)
 	if err != nil {
-		return &attest.Failure{Code: attest.CodeTransparencyInvalid, Detail: "transparency reference not verified offline: " + err.Error()}
+		return nil, &attest.Failure{Code: attest.CodeTransparencyInvalid, Detail: "transparency reference not verified offline: " + err.Error()}
 	}
-	if v != nil {
-		ev.Transparency = attest.TransparencyVerifiedOffline
+	if v == nil {
+		return nil, nil
 	}
-	return nil
+	return verifiedTransparency(v), nil
 }
 
 // Derive is step G8's derivation:
@@ -239,7 +239,8 @@ func (p *Policy) Transparency(f *attest.EnvelopeFacts, proof []byte, ev *attest.
 //   - TRANSPARENCY_RECORDED: the level below it is reached (WITNESSED when
 //     the policy has a witnesses rule, else SIGNED_WITH_IDENTITY) and at
 //     least one envelope's reference was verified offline
-//     (VERIFIED_OFFLINE, see [Policy.Transparency]). A digest-only
+//     (VERIFIED_OFFLINE, see [Policy.Transparency]; the note describes
+//     what it verified, from the evaluation, without verifying it again). A digest-only
 //     reference is never enough, so without a transparency section it is
 //     not derivable (and, unlike upstream, REFERENCE §10 row 34, one
 //     signer with a reference never satisfies a WITNESSED claim).
@@ -279,7 +280,7 @@ func (p *Policy) Derive(fs []attest.EnvelopeFacts, evs []attest.EnvelopeEvaluati
 	if witnessed {
 		d.Level = attest.Witnessed
 	}
-	note, verified := p.transparencyNote(fs[:n], evs[:n])
+	note, verified := p.transparencyNote(evs[:n])
 	below := attest.SignedWithIdentity
 	if p.doc.Witnesses != nil {
 		below = attest.Witnessed

@@ -91,30 +91,44 @@ func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offlin
 	return v, nil
 }
 
-// describe is the note of one verified reference.
-func describe(i int, v *offline.Verified) string {
+// verifiedTransparency is what attest records of a verified reference.
+func verifiedTransparency(v *offline.Verified) *attest.VerifiedTransparency {
 	cp := &v.Checkpoint
-	s := fmt.Sprintf("envelope %d: %s leaf %d of %q (tree size %d, log key %s)", i, v.Kind, v.Index, cp.Origin, cp.Size, cp.LogKey)
-	var ws []string
+	t := &attest.VerifiedTransparency{Kind: v.Kind.String(), Origin: cp.Origin, TreeSize: cp.Size, LeafIndex: v.Index, LogKey: cp.LogKey, Quorum: cp.Quorum}
 	for _, c := range cp.Witnesses {
+		t.Witnesses = append(t.Witnesses, attest.CountedWitness{Name: c.Name, Fingerprint: c.Fingerprint})
+	}
+	if len(cp.NotCounted) > 0 {
+		t.NotCounted = offline.FormatNotCounted(cp.NotCounted)
+	}
+	return t
+}
+
+// describe is the note of one verified reference.
+func describe(i int, v *attest.VerifiedTransparency) string {
+	s := fmt.Sprintf("envelope %d: %s leaf %d of %q (tree size %d, log key %s)", i, v.Kind, v.LeafIndex, v.Origin, v.TreeSize, v.LogKey)
+	var ws []string
+	for _, c := range v.Witnesses {
 		ws = append(ws, c.Name+" "+c.Fingerprint)
 	}
 	if len(ws) == 0 {
 		ws = []string{"none"}
 	}
-	s += fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), cp.Quorum)
-	if len(cp.NotCounted) > 0 {
-		s += ", not counted: " + offline.FormatNotCounted(cp.NotCounted)
+	s += fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), v.Quorum)
+	if v.NotCounted != "" {
+		s += ", not counted: " + v.NotCounted
 	}
 	return s
 }
 
 // transparencyNote explains the transparency part of the derivation and
-// reports whether at least one reference was verified offline.
-func (p *Policy) transparencyNote(fs []attest.EnvelopeFacts, evs []attest.EnvelopeEvaluation) (string, bool) {
+// reports whether at least one reference was verified offline. It
+// describes what [Policy.Transparency] verified, as Verify recorded it in
+// the evaluation.
+func (p *Policy) transparencyNote(evs []attest.EnvelopeEvaluation) (string, bool) {
 	digestOnly, verified := 0, 0
 	var what []string
-	for i := range min(len(fs), len(evs)) {
+	for i := range evs {
 		switch evs[i].Transparency {
 		case attest.TransparencyDigestOnly:
 			digestOnly++
@@ -123,13 +137,8 @@ func (p *Policy) transparencyNote(fs []attest.EnvelopeFacts, evs []attest.Envelo
 			}
 		case attest.TransparencyVerifiedOffline:
 			verified++
-			// Described again from the proof: a Policy keeps no state
-			// between the calls of one verification.
-			proof, err := attest.DecodeStrictBase64(fs[i].Transparency.InclusionProofBase64)
-			if err == nil {
-				if v, err := p.verifyReference(&fs[i], proof); err == nil && v != nil {
-					what = append(what, describe(i, v))
-				}
+			if evs[i].Verified != nil {
+				what = append(what, describe(i, evs[i].Verified))
 			}
 		}
 	}

@@ -24,7 +24,7 @@ type tlogFixture struct {
 	bundle *canonjson.Value
 }
 
-func newTLogFixture(t *testing.T) *tlogFixture {
+func newTLogFixture(t testing.TB) *tlogFixture {
 	t.Helper()
 	f := &tlogFixture{
 		log:    offlinetest.NewLog(tlogOrigin, "trustpolicy log"),
@@ -39,7 +39,7 @@ func newTLogFixture(t *testing.T) *tlogFixture {
 	return f
 }
 
-func mustEntry(t *testing.T, e offline.Entry) []byte {
+func mustEntry(t testing.TB, e offline.Entry) []byte {
 	t.Helper()
 	b, err := e.Marshal()
 	if err != nil {
@@ -58,7 +58,7 @@ func (f *tlogFixture) ref(i uint64, cosigners ...note.Signer) *attest.Transparen
 	return attest.NewTransparencyReference(tlogOrigin, strconv.FormatUint(i, 10), f.log.Proof(i, cosigners...).Marshal())
 }
 
-func (f *tlogFixture) sign(t *testing.T, priv ed25519.PrivateKey, identity string, ref *attest.TransparencyReference) *canonjson.Value {
+func (f *tlogFixture) sign(t testing.TB, priv ed25519.PrivateKey, identity string, ref *attest.TransparencyReference) *canonjson.Value {
 	t.Helper()
 	o := attesttest.Options(identity)
 	o.Transparency = ref
@@ -84,6 +84,13 @@ func TestTransparencyVerifiedOffline(t *testing.T) {
 	r := verify(t, attest.Wrap(f.bundle, attest.TransparencyRecorded, f.sign(t, one, attesttest.IdentityOne, good)), d, attesttest.EvaluatedAt)
 	if !r.Valid || r.Level != attest.TransparencyRecorded || r.Evaluation.Envelopes[0].Transparency != attest.TransparencyVerifiedOffline {
 		t.Fatalf("valid %t level %s %v: %s %v", r.Valid, r.Level, r.Diagnostics, r.Detail, r.Evaluation.Notes)
+	}
+	got := r.Evaluation.Envelopes[0].Verified
+	if got == nil || got.Kind != offline.KindTLogProof.String() || got.Origin != tlogOrigin || got.TreeSize != 5 || got.LeafIndex != 2 ||
+		!strings.HasPrefix(got.LogKey, tlogOrigin+"+") || got.Quorum != "witnesses" || len(got.Witnesses) != 2 ||
+		got.Witnesses[0] != (attest.CountedWitness{Name: "WA", Fingerprint: mustVKey(t, f.wa.VKey).Fingerprint()}) ||
+		got.Witnesses[1] != (attest.CountedWitness{Name: "WB", Fingerprint: mustVKey(t, f.wb.VKey).Fingerprint()}) {
+		t.Errorf("verified transparency = %+v", got)
 	}
 	note := r.Evaluation.Notes[len(r.Evaluation.Notes)-1]
 	for _, want := range []string{
@@ -122,6 +129,47 @@ func TestTransparencyVerifiedOffline(t *testing.T) {
 	ru, err := attest.Verify(w, attest.Options{Policy: attesttest.Policy(attesttest.PolicyOptions{}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal, PolicyLoaders: loaders})
 	if err != nil || !ru.Valid || ru.Level != attest.TransparencyRecorded || ru.Evaluation.Envelopes[0].Transparency != attest.TransparencyDigestOnly {
 		t.Errorf("0.2.0 policy: %v valid %t level %s transparency %s", err, ru.Valid, ru.Level, ru.Evaluation.Envelopes[0].Transparency)
+	}
+	if ru.Evaluation.Envelopes[0].Verified != nil {
+		t.Errorf("0.2.0 policy: DIGEST_ONLY with verified transparency %+v", ru.Evaluation.Envelopes[0].Verified)
+	}
+}
+
+// countingVerifier verifies tlog-proofs with offline.Verify and counts the
+// calls.
+type countingVerifier struct{ n *int }
+
+func (countingVerifier) Kind() offline.Kind { return offline.KindTLogProof }
+func (c countingVerifier) Verify(proof []byte, want offline.Entry, trust offline.Trust) (*offline.Verified, error) {
+	*c.n++
+	return offline.Verify(proof, want, trust)
+}
+
+// Each reference is verified once per verification: the derivation's note
+// describes the proof from the evaluation instead of verifying it again.
+func TestTransparencyVerifiedOnce(t *testing.T) {
+	f := newTLogFixture(t)
+	one, two := attesttest.TestOnlyKeyOne(), attesttest.TestOnlyKeyTwo()
+	good := f.ref(2, f.wa, f.wb)
+	n := 0
+	ls := map[string]attest.PolicyLoader{SchemaVersion: LoaderWith(countingVerifier{&n})}
+	d := withTLog(testPolicy(), f.text("2"))
+	d.Witnesses = witnessRule(1, true, "signer-two")
+	for _, c := range []struct {
+		envs []*canonjson.Value
+		want int
+	}{
+		{[]*canonjson.Value{f.sign(t, one, attesttest.IdentityOne, good), f.sign(t, two, attesttest.IdentityTwo, nil)}, 1},
+		{[]*canonjson.Value{f.sign(t, one, attesttest.IdentityOne, good), f.sign(t, two, attesttest.IdentityTwo, good)}, 2}, // control: two references, two proofs
+	} {
+		n = 0
+		r, err := attest.Verify(attest.Wrap(f.bundle, attest.TransparencyRecorded, c.envs...), attest.Options{Policy: d.Value(), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal, PolicyLoaders: ls})
+		if err != nil || !r.Valid || r.Level != attest.TransparencyRecorded {
+			t.Fatalf("%v valid %t level %s %v %s", err, r.Valid, r.Level, r.Diagnostics, r.Detail)
+		}
+		if n != c.want || !strings.Contains(r.Evaluation.Notes[len(r.Evaluation.Notes)-1], "cosigned by WA") {
+			t.Errorf("%d references: %d proof verifications, want %d; notes %v", c.want, n, c.want, r.Evaluation.Notes)
+		}
 	}
 }
 

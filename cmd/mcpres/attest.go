@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -125,9 +126,6 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := a.checkSignable(wrapper, validator.New()); err != nil {
-				return err
-			}
 			data, err := canonjson.Pretty(wrapper)
 			if err != nil {
 				return failf("encoding the attested bundle: %v", err)
@@ -189,97 +187,47 @@ func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, 
 	return nil
 }
 
-// sign signs a bundle, or appends an envelope to an attested bundle.
+// sign signs a bundle, or appends an envelope to an attested bundle
+// (attest.SignBundle, attest.Cosign), and prints a refusal.
 func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*canonjson.Value, error) {
-	val := validator.New()
+	o := attest.BundleSignOptions{SignOptions: opts, Claim: claim, Validator: validator.New()}
+	var s *attest.Signing
+	var err error
 	if document.Detect(doc) == document.AttestedBundle {
-		return a.cosign(path, doc, priv, opts, claim, val)
+		s, err = attest.Cosign(doc, priv, o)
+	} else {
+		s, err = attest.SignBundle(doc, priv, o)
 	}
-	r, err := val.Bundle(doc)
-	if err != nil {
-		a.printInputInvalid(path, err, "text", false)
+	var se *attest.SignError
+	if !errors.As(err, &se) {
+		if err != nil {
+			return nil, failf("%v", err)
+		}
+		return s.Attested, nil
+	}
+	switch se.Refusal {
+	case attest.RefusedInput:
+		a.printInputInvalid(path, se.Err, "text", false)
 		return nil, &exitError{exitInput}
-	}
-	if !r.Valid {
-		a.printResult(path, r, "text", false)
+	case attest.RefusedInvalidEvidence:
+		a.printResult(path, *se.Evidence, "text", false)
 		fmt.Fprintln(a.stderr, "mcpres: error: refusing to sign invalid evidence")
 		return nil, &exitError{exitInvalid}
-	}
-	env, err := attest.Sign(doc, priv, opts)
-	if err != nil {
-		return nil, failf("%v", err)
-	}
-	level := attest.Signed
-	if claim != nil {
-		level = *claim
-	}
-	return attest.Wrap(doc, level, env), nil
-}
-
-func (a *app) cosign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level, val *validator.Validator) (*canonjson.Value, error) {
-	// Verify what is already there, at the level any signer can check
-	// without a policy: SIGNED, or UNSIGNED_INTEGRITY_ONLY when there is no
-	// envelope yet (then this signature is the first one).
-	probe := doc.Clone()
-	probeLevel := attest.Signed
-	if envs := probe.Path("authenticity", "envelopes"); envs.Is(canonjson.Array) && len(envs.Items) == 0 {
-		probeLevel = attest.UnsignedIntegrityOnly
-		if claim == nil {
-			signed := attest.Signed
-			claim = &signed // envelopes under UNSIGNED_INTEGRITY_ONLY would be an over-claim
-		}
-	} else if envs.Is(canonjson.Array) && len(envs.Items) >= maxEnvelopes {
-		return nil, failf("refusing to co-sign: %s already holds %d envelopes, the most an attested bundle may carry", path, len(envs.Items))
-	}
-	probe.Get("authenticity").Set("claimedClassification", canonjson.NewString(probeLevel.String()))
-	r, err := attest.Verify(probe, attest.Options{EvaluatedAt: nowMillis(), Validator: val})
-	if err != nil {
-		a.printInputInvalid(path, err, "text", false)
-		return nil, &exitError{exitInput}
-	}
-	if !r.Valid {
-		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
+	case attest.RefusedUnverified:
+		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(se.Verification.Diagnostics, ", "), se.Verification.Detail)
 		fmt.Fprintln(a.stderr, "mcpres: error: refusing to co-sign an attested bundle that does not verify")
 		return nil, &exitError{exitInvalid}
-	}
-	b := doc.Get("bundle")
-	env, err := attest.Sign(b, priv, opts)
-	if err != nil {
-		return nil, failf("%v", err)
-	}
-	keyID := env.Get("signatures").Items[0].Get("keyid").Str
-	for _, e := range r.Evaluation.Envelopes {
-		if e.KeyFingerprint == keyID {
-			return nil, failf("refusing to co-sign: key %s already signed this bundle (as %q); one key is one signer, never two witnesses", keyID, e.SignerIdentity)
+	case attest.RefusedFull:
+		return nil, failf("refusing to co-sign: %s already holds %d envelopes, the most an attested bundle may carry", path, se.Envelopes)
+	case attest.RefusedKeyAlreadySigned:
+		return nil, failf("refusing to co-sign: key %s already signed this bundle (as %q); one key is one signer, never two witnesses", se.KeyID, se.SignerIdentity)
+	case attest.RefusedWouldNotVerify:
+		if se.Err != nil {
+			return nil, failf("the attested bundle would not verify: %v", se.Err)
 		}
+		return nil, failf("refusing to write an attested bundle that would not verify: %s: %s", strings.Join(se.Verification.Diagnostics, ", "), se.Verification.Detail)
 	}
-	auth := doc.Get("authenticity")
-	envs := auth.Get("envelopes")
-	envs.Items = append(envs.Items, env)
-	if claim != nil {
-		auth.Set("claimedClassification", canonjson.NewString(claim.String()))
-	}
-	return doc, nil
-}
-
-// maxEnvelopes is the schema's bound on authenticity.envelopes (REFERENCE §3.2.2).
-const maxEnvelopes = 8
-
-// checkSignable refuses an attested bundle that could never verify, whatever
-// the policy: it must verify at SIGNED (or, without envelopes, at
-// UNSIGNED_INTEGRITY_ONLY) with no policy. This catches flag values beyond
-// the schema's bounds before anything is written.
-func (a *app) checkSignable(wrapper *canonjson.Value, val *validator.Validator) error {
-	probe := wrapper.Clone()
-	probe.Get("authenticity").Set("claimedClassification", canonjson.NewString(attest.Signed.String()))
-	r, err := attest.Verify(probe, attest.Options{EvaluatedAt: nowMillis(), Validator: val})
-	if err != nil {
-		return failf("the attested bundle would not verify: %v", err)
-	}
-	if !r.Valid {
-		return failf("refusing to write an attested bundle that would not verify: %s: %s", strings.Join(r.Diagnostics, ", "), r.Detail)
-	}
-	return nil
+	return nil, failf("%v", err)
 }
 
 const verifyLong = `Verify attested conformance bundles fully offline, exactly in the order of
@@ -350,11 +298,11 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 					a.printInputInvalid(name, fmt.Errorf("trust policy: %w", err), format, false)
 					return &exitError{exitInput}
 				}
-				opts.Policy = pol
+				opts.LoadedPolicy = attest.LoadPolicy(pol, opts)
 			}
 			var pol policySource
 			if policyPath != "" {
-				pol = readPolicyOnce(policyPath)
+				pol = readPolicyOnce(policyPath, opts)
 			}
 			paths, err := expandInputs(args, recursive)
 			if err != nil {
@@ -371,7 +319,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL")
-	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS (GENUINE_RUNTIME > FIXTURE_BACKED_PROTOCOL > FIXTURE_VERIFIED > INSTALLATION_VERIFIED > DOCUMENTED_ONLY)")
+	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+strongestFirst()+")")
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
 	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
@@ -384,17 +332,22 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	return cmd
 }
 
-// policySource is a trust-policy file read once for a whole batch; its
-// read error is reported per input, after that input's own read.
+// policySource is a trust-policy file read and loaded once for a whole
+// batch; its read error is reported per input, after that input's own
+// read, and its load failure by each verification that reaches the policy
+// (attest.LoadPolicy).
 type policySource struct {
-	path string
-	doc  *canonjson.Value
-	err  error
+	path   string
+	loaded *attest.LoadedPolicy
+	err    error
 }
 
-func readPolicyOnce(path string) policySource {
+func readPolicyOnce(path string, opts attest.Options) policySource {
 	_, doc, err := canonjson.ReadFile(path)
-	return policySource{path: path, doc: doc, err: err}
+	if err != nil {
+		return policySource{path: path, err: err}
+	}
+	return policySource{path: path, loaded: attest.LoadPolicy(doc, opts)}
 }
 
 // verifyReport verifies one attested bundle and applies the gate.
@@ -408,7 +361,7 @@ func (a *app) verifyReport(path string, pol policySource, opts attest.Options, g
 		if pol.err != nil {
 			return inputInvalidReport(pol.path, fmt.Errorf("trust policy: %w", pol.err))
 		}
-		opts.Policy = pol.doc
+		opts.LoadedPolicy = pol.loaded
 	}
 	r, err := attest.Verify(doc, opts)
 	if err != nil {
@@ -452,6 +405,17 @@ func attestReport(path string, r attest.Result) report {
 		rep.text = append(rep.text, "  note: "+n)
 	}
 	return rep
+}
+
+// strongestFirst lists the evidence classes as "GENUINE_RUNTIME > … >
+// DOCUMENTED_ONLY".
+func strongestFirst() string {
+	cs := bundle.EvidenceClasses()
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[len(cs)-1-i] = c.String()
+	}
+	return strings.Join(names, " > ")
 }
 
 func okText(ok bool) string {

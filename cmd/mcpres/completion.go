@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 )
@@ -13,11 +14,15 @@ func registerCompletions(root *cobra.Command) {
 	for l := attest.UnsignedIntegrityOnly; l <= attest.TransparencyRecorded; l++ {
 		levels = append(levels, l.String())
 	}
+	var classes []string
+	for _, c := range bundle.EvidenceClasses() {
+		classes = append(classes, c.String())
+	}
 	cli.CompleteEnums(root, map[string][]string{
 		"format":                 {"json", "text", "markdown", exportFormatUpstream},
 		"require-level":          levels,
 		"claim":                  levels,
-		"require-evidence-class": evidenceClasses,
+		"require-evidence-class": classes,
 		"role":                   {"signer", "witness"},
 		"from":                   {"0.1.0"},
 		"to":                     {"0.2.0"},

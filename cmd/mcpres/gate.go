@@ -2,23 +2,19 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
-
-// evidenceClasses in increasing strength (MCP-RES §3, MCPRES-OBS-002).
-var evidenceClasses = []string{"DOCUMENTED_ONLY", "INSTALLATION_VERIFIED", "FIXTURE_VERIFIED", "FIXTURE_BACKED_PROTOCOL", "GENUINE_RUNTIME"}
 
 // A gate is a release pipeline's requirement on a verified bundle: a
 // minimum authenticity level and/or evidence class. A gate never passes on
 // an invalid bundle.
 type gate struct {
-	level    *attest.Level
-	class    string
-	classIdx int
+	level *attest.Level
+	class *bundle.EvidenceClass
 }
 
 func newGate(level, class string) (gate, error) {
@@ -31,16 +27,16 @@ func newGate(level, class string) (gate, error) {
 		g.level = &l
 	}
 	if class != "" {
-		i := slices.Index(evidenceClasses, class)
-		if i < 0 {
-			return g, usagef("--require-evidence-class: unknown evidence class %q (want one of %s)", class, strings.Join(evidenceClasses, ", "))
+		c, err := bundle.ParseEvidenceClass(class)
+		if err != nil {
+			return g, usagef("--require-evidence-class: %v", err)
 		}
-		g.class, g.classIdx = class, i
+		g.class = &c
 	}
 	return g, nil
 }
 
-func (g gate) active() bool { return g.level != nil || g.class != "" }
+func (g gate) active() bool { return g.level != nil || g.class != nil }
 
 // apply adds the gate's verdict to a verification report: a "gate" member
 // in JSON, a line in text, and exit 1 when it fails.
@@ -56,12 +52,12 @@ func (g gate) apply(rep report, r attest.Result, class *canonjson.Value) report 
 			}
 			reasons = append(reasons, why)
 		}
-		if g.class != "" {
+		if g.class != nil {
 			got := ""
 			if class.Is(canonjson.String) {
 				got = class.Str
 			}
-			if slices.Index(evidenceClasses, got) < g.classIdx {
+			if c, err := bundle.ParseEvidenceClass(got); err != nil || c < *g.class {
 				reasons = append(reasons, fmt.Sprintf("evidence class %s required, the bundle has %s", g.class, got))
 			}
 		}
@@ -72,8 +68,8 @@ func (g gate) apply(rep report, r attest.Result, class *canonjson.Value) report 
 	if g.level != nil {
 		obj.Set("requireLevel", canonjson.NewString(g.level.String()))
 	}
-	if g.class != "" {
-		obj.Set("requireEvidenceClass", canonjson.NewString(g.class))
+	if g.class != nil {
+		obj.Set("requireEvidenceClass", canonjson.NewString(g.class.String()))
 	}
 	rs := make([]*canonjson.Value, len(reasons))
 	for i, s := range reasons {

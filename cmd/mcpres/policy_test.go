@@ -414,6 +414,10 @@ func TestPolicyExport(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("stderr %q", stderr)
 	}
+	// An exact export prints its summary only, and no loss.
+	if want := e.path("exact.json") + `: mcp-res.trust-policy/0.2.0 "mcp-res/test-policy" version 3.0.0, 2 trusted signer(s), 0 revoked key(s)` + "\n"; stdout != want {
+		t.Errorf("stdout %q\nwant %q", stdout, want)
+	}
 	_, up, err := canonjson.ReadFile(e.path("exact.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -56,11 +56,7 @@ func (a *app) reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var pol policySource
-			if policyPath != "" {
-				pol = readPolicyOnce(policyPath)
-			}
-			in, rep := a.evaluateForReport(args[0], pol, at, opts)
+			in, rep := a.evaluateForReport(args[0], policyPath, at, opts)
 			in.Generator = "mcpres " + version.Version
 			html, err := htmlreport.Render(in)
 			if err != nil {
@@ -112,7 +108,7 @@ func evaluationTime(cmd *cobra.Command, at string) (string, error) {
 // and evaluation time) for an attested bundle, the validator's
 // document package for every other kind (document.Detect is the one
 // kind switch).
-func (a *app) evaluateForReport(path string, pol policySource, at string, opts document.Options) (htmlreport.Input, report) {
+func (a *app) evaluateForReport(path, policyPath string, at string, opts document.Options) (htmlreport.Input, report) {
 	in := htmlreport.Input{Name: path}
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
@@ -125,13 +121,14 @@ func (a *app) evaluateForReport(path string, pol policySource, at string, opts d
 	if document.Detect(doc) == document.AttestedBundle {
 		vo := attest.Options{EvaluatedAt: at, Validator: val,
 			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
-		if pol.path != "" {
+		if policyPath != "" {
+			pol := readPolicyOnce(policyPath, vo)
 			if pol.err != nil {
 				rep := inputInvalidReport(pol.path, fmt.Errorf("trust policy: %w", pol.err))
 				in.InputError = rep.detail
 				return in, rep
 			}
-			vo.Policy, in.PolicyName = pol.doc, pol.path
+			vo.LoadedPolicy, in.PolicyName = pol.loaded, pol.path
 		}
 		r, err := attest.Verify(doc, vo)
 		if err != nil {
@@ -142,7 +139,7 @@ func (a *app) evaluateForReport(path string, pol policySource, at string, opts d
 		in.Attestation = &r
 		return in, attestReport(path, r)
 	}
-	if pol.path != "" {
+	if policyPath != "" {
 		a.warnf("--policy applies to attested bundles only; %s is not one", path)
 	}
 	dr, err := document.New(val).Validate(doc, opts)

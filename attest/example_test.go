@@ -1,0 +1,88 @@
+package attest_test
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"fmt"
+	"log"
+	"path/filepath"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/trustpolicy"
+)
+
+// Sign a conformance bundle: SignBundle validates it, signs its statement
+// and returns the attested bundle to write.
+func ExampleSignBundle() {
+	_, b, err := canonjson.ReadFile(filepath.Join("..", "testdata", "bundles", "example.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// TEST-ONLY: the RFC 8032 §7.1 TEST 1 seed, a published private key.
+	seed, _ := hex.DecodeString("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+	priv := ed25519.NewKeyFromSeed(seed)
+
+	s, err := attest.SignBundle(b, priv, attest.BundleSignOptions{SignOptions: attest.SignOptions{
+		SignerIdentity: "test://mcp-res/disposable/signer-one",
+		SigningTime:    "2026-08-27T18:00:00.000Z",
+		TrustPolicyID:  "mcp-res/test-policy",
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("key:", s.KeyID)
+	fmt.Println("claim:", s.Claim, "envelopes:", s.Envelopes)
+	fmt.Println("signature:", s.Envelope.Get("signatures").Items[0].Get("sig").Str)
+
+	// Without a trust policy only SIGNED can be derived.
+	r, err := attest.Verify(s.Attested, attest.Options{EvaluatedAt: "2026-08-27T18:05:00.000Z"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("verified:", r.Valid, r.Level)
+	// Output:
+	// key: 06e3fd8fda29bb60ab59557de61edb0aecdb231134be30e75b455f8e1b792fa9
+	// claim: SIGNED envelopes: 1
+	// signature: HUqUH0Qu1hfqC9B6IBgFhjhZlo1A6VLWiIRRJI9koIuiRX1W/qaA5zlDAEJtxw0DDl7VFgfQcezekGB0420oDw==
+	// verified: true SIGNED
+}
+
+// Verify an attested bundle offline against a trust policy (here the
+// upstream test policy, which trusts both signers) at a fixed evaluation
+// time.
+func ExampleVerify() {
+	dir := filepath.Join("..", "testdata", "attestation")
+	_, w, err := canonjson.ReadFile(filepath.Join(dir, "witnessed.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, policy, err := canonjson.ReadFile(filepath.Join(dir, "witnessed.trust-policy.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := attest.Verify(w, attest.Options{
+		Policy:      policy,
+		EvaluatedAt: "2026-08-27T18:05:00.000Z",
+		// mcpres.trust-policy/v1 documents are loaded by package trustpolicy.
+		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader},
+	})
+	if err != nil {
+		log.Fatal(err) // not an attested bundle at all (exit 2)
+	}
+	fmt.Println("valid:", r.Valid, r.Diagnostics)
+	fmt.Println("level:", r.Level, "evidence class:", r.EvidenceClass)
+	for _, e := range r.Evaluation.Envelopes {
+		fmt.Printf("envelope %d: %s trusted %t\n", e.Index, e.SignerIdentity, e.Trusted)
+	}
+	for _, n := range r.Evaluation.Notes {
+		fmt.Println("note:", n)
+	}
+	// Output:
+	// valid: true []
+	// level: WITNESSED evidence class: FIXTURE_BACKED_PROTOCOL
+	// envelope 0: test://mcp-res/disposable/signer-one trusted true
+	// envelope 1: test://mcp-res/disposable/signer-two trusted true
+	// note: trusted signers: 2 of 2 envelopes, by (keyFingerprint, signerIdentity) pair
+	// note: witnessed: 2 distinct keys, 2 required (counted by key fingerprint)
+}

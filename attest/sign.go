@@ -1,0 +1,234 @@
+package attest
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
+)
+
+// MaxEnvelopes is the most envelopes an attested bundle may carry: the
+// maxItems of authenticity.envelopes in the schema (REFERENCE §3.2.2).
+const MaxEnvelopes = 8
+
+// schemaEnvelope names the embedded mcp-res.dsse-envelope/0.2.0 schema.
+const schemaEnvelope = "dsse-envelope"
+
+// BundleSignOptions configure [SignBundle] and [Cosign].
+type BundleSignOptions struct {
+	SignOptions
+	// Claim is the claimed classification of the attested bundle. When nil,
+	// SignBundle claims SIGNED, the highest level a signer can honestly
+	// claim without knowing the verifier's trust policy, and Cosign keeps
+	// the claim (SIGNED when there was no envelope yet: envelopes under
+	// UNSIGNED_INTEGRITY_ONLY would be an over-claim).
+	Claim *Level
+	// Validator validates the bundle; nil means a new one.
+	Validator *validator.Validator
+}
+
+// Signing is what [SignBundle] or [Cosign] did.
+type Signing struct {
+	// Attested is the attested bundle to write.
+	Attested *canonjson.Value
+	// Envelope is the envelope that was added, the last of Attested's.
+	Envelope *canonjson.Value
+	// KeyID is the signing key's SPKI fingerprint (lowercase hex SHA-256).
+	KeyID string
+	// Claim is Attested's claimed classification; Envelopes counts its
+	// envelopes.
+	Claim     Level
+	Envelopes int
+	// Cosigned is true when the envelope was appended to an attested
+	// bundle (Cosign).
+	Cosigned bool
+}
+
+// A Refusal says why [SignBundle] or [Cosign] signed nothing.
+type Refusal int
+
+// The refusals, with what a [SignError] carries for each.
+const (
+	// RefusedInput: the bundle (or, co-signing, the attested bundle) is
+	// not an input that can be validated; Err is the *validator.InputError.
+	RefusedInput Refusal = iota + 1
+	// RefusedInvalidEvidence: the bundle is invalid (Evidence); invalid
+	// evidence is never signed.
+	RefusedInvalidEvidence
+	// RefusedUnverified: the attested bundle being co-signed does not
+	// verify at SIGNED, or UNSIGNED_INTEGRITY_ONLY without an envelope,
+	// with no policy (Verification).
+	RefusedUnverified
+	// RefusedFull: the attested bundle already holds MaxEnvelopes
+	// envelopes (Envelopes).
+	RefusedFull
+	// RefusedKeyAlreadySigned: the key already signed the bundle, as
+	// SignerIdentity; one key is one signer, never two witnesses.
+	RefusedKeyAlreadySigned
+	// RefusedWouldNotVerify: the new envelope does not verify (its
+	// options are beyond the schema's bounds): Verification, or Err for an
+	// input error.
+	RefusedWouldNotVerify
+)
+
+// A SignError is a refusal of [SignBundle] or [Cosign]; nothing was signed
+// that could be written.
+type SignError struct {
+	Refusal      Refusal
+	Err          error
+	Evidence     *validator.Result
+	Verification *Result
+	Envelopes    int
+	KeyID        string
+	// SignerIdentity is the identity the key already signed as.
+	SignerIdentity string
+}
+
+func (e *SignError) Error() string {
+	switch e.Refusal {
+	case RefusedInput:
+		return "attest: refusing to sign: " + e.Err.Error()
+	case RefusedInvalidEvidence:
+		return "attest: refusing to sign invalid evidence: " + strings.Join(e.Evidence.Diagnostics, ", ") + ": " + e.Evidence.Detail
+	case RefusedUnverified:
+		return "attest: refusing to co-sign an attested bundle that does not verify: " + strings.Join(e.Verification.Diagnostics, ", ") + ": " + e.Verification.Detail
+	case RefusedFull:
+		return fmt.Sprintf("attest: refusing to co-sign: the attested bundle already holds %d envelopes, the most an attested bundle may carry", e.Envelopes)
+	case RefusedKeyAlreadySigned:
+		return fmt.Sprintf("attest: refusing to co-sign: key %s already signed this bundle (as %q); one key is one signer, never two witnesses", e.KeyID, e.SignerIdentity)
+	case RefusedWouldNotVerify:
+		if e.Err != nil {
+			return "attest: the attested bundle would not verify: " + e.Err.Error()
+		}
+		return "attest: refusing to write an attested bundle that would not verify: " + strings.Join(e.Verification.Diagnostics, ", ") + ": " + e.Verification.Detail
+	}
+	return fmt.Sprintf("attest: refusal %d", int(e.Refusal))
+}
+
+func (e *SignError) Unwrap() error { return e.Err }
+
+// SignBundle signs the conformance bundle b with priv and returns an
+// mcp-res.attested-conformance-bundle/0.2.0 holding b itself and one
+// envelope (REFERENCE §6.11). b is validated once, first: invalid evidence
+// is never signed. The new envelope is then verified (schema, E1–E14, with
+// no policy) without validating b again, so that options beyond the
+// schema's bounds are refused before anything is written. A refusal is a
+// *SignError; no clock is read (the signing time is o.SigningTime).
+func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions) (*Signing, error) {
+	if o.Validator == nil {
+		o.Validator = validator.New()
+	}
+	r, err := o.Validator.Bundle(b)
+	if err != nil {
+		return nil, &SignError{Refusal: RefusedInput, Err: err}
+	}
+	if !r.Valid {
+		return nil, &SignError{Refusal: RefusedInvalidEvidence, Evidence: &r}
+	}
+	env, err := Sign(b, priv, o.SignOptions)
+	if err != nil {
+		return nil, err
+	}
+	claim := Signed
+	if o.Claim != nil {
+		claim = *o.Claim
+	}
+	w := Wrap(b, claim, env)
+	v := &verification{}
+	if err := v.init(w, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator}); err != nil {
+		return nil, err
+	}
+	v.bundle = b
+	if err := v.addEnvelope(0, env); err != nil {
+		return nil, err
+	}
+	return &Signing{Attested: w, Envelope: env, KeyID: KeyID(MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1}, nil
+}
+
+// Cosign appends an envelope signed with priv to the attested bundle
+// wrapper, which it does not change: this is how a co-signer (witness)
+// adds its signature, and how WITNESSED is reached. What is there is
+// verified once, first, at the level any signer can check without a
+// policy (SIGNED, or UNSIGNED_INTEGRITY_ONLY when there is no envelope
+// yet); then a key that already signed is refused, and the new envelope is
+// verified as the next one (schema, E1–E14) without verifying the others
+// again. A refusal is a *SignError; no clock is read.
+func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions) (*Signing, error) {
+	if o.Validator == nil {
+		o.Validator = validator.New()
+	}
+	claim := o.Claim
+	probe := Signed
+	envs := wrapper.Path("authenticity", "envelopes")
+	if envs.Is(canonjson.Array) && len(envs.Items) == 0 {
+		probe = UnsignedIntegrityOnly
+		if claim == nil {
+			signed := Signed
+			claim = &signed
+		}
+	} else if envs.Is(canonjson.Array) && len(envs.Items) >= MaxEnvelopes {
+		return nil, &SignError{Refusal: RefusedFull, Envelopes: len(envs.Items)}
+	}
+	v := &verification{}
+	if err := v.init(wrapper, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator}); err != nil {
+		return nil, err
+	}
+	v.claim = &probe
+	if err := v.run(); err != nil {
+		return nil, &SignError{Refusal: RefusedInput, Err: err}
+	}
+	if !v.res.Valid {
+		return nil, &SignError{Refusal: RefusedUnverified, Verification: &v.res}
+	}
+	env, err := Sign(v.bundle, priv, o.SignOptions)
+	if err != nil {
+		return nil, err
+	}
+	keyID := env.Get("signatures").Items[0].Get("keyid").Str
+	for _, e := range v.res.Evaluation.Envelopes {
+		if e.KeyFingerprint == keyID {
+			return nil, &SignError{Refusal: RefusedKeyAlreadySigned, KeyID: keyID, SignerIdentity: e.SignerIdentity}
+		}
+	}
+	n := len(v.res.Evaluation.Envelopes)
+	if err := v.addEnvelope(n, env); err != nil {
+		return nil, err
+	}
+	out := wrapper.Clone()
+	auth := out.Get("authenticity")
+	all := auth.Get("envelopes")
+	all.Items = append(all.Items, env)
+	if claim != nil {
+		auth.Set("claimedClassification", canonjson.NewString(claim.String()))
+	}
+	level, _ := ParseLevel(auth.Get("claimedClassification").Str) // verified above
+	return &Signing{Attested: out, Envelope: env, KeyID: keyID, Claim: level, Envelopes: len(all.Items), Cosigned: true}, nil
+}
+
+// addEnvelope verifies env, just signed, as envelope i of the attestation
+// verified so far (the bundle is valid, envelopes 0..i-1 verified): its
+// schema, as step G2 would check it in the attested bundle, then E1–E14.
+// Nothing before it is verified again.
+func (v *verification) addEnvelope(i int, env *canonjson.Value) error {
+	err := func() error {
+		if errs := v.o.Validator.SchemaErrors(schemaEnvelope, env); len(errs) > 0 {
+			at := fmt.Sprintf("/authenticity/envelopes/%d", i)
+			for j := range errs {
+				errs[j].InstancePath = at + errs[j].InstancePath
+			}
+			return v.failSchema("attested bundle: "+schema.Summary(errs), errs)
+		}
+		return v.envelope(i, env)
+	}()
+	switch {
+	case errors.Is(err, errDone):
+		return &SignError{Refusal: RefusedWouldNotVerify, Verification: &v.res}
+	case err != nil:
+		return &SignError{Refusal: RefusedWouldNotVerify, Err: err}
+	}
+	return nil
+}
