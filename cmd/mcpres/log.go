@@ -396,7 +396,9 @@ command waits until a signed checkpoint covers it, then writes REF, the
 reference for 'mcpres attest sign --transparency REF', and with --proof the
 raw C2SP tlog-proof bytes. A checkpoint published by an append carries no
 cosignature yet: after witnesses cosign it, 'log proof' gives a reference
-that carries them. Logging the same bundle twice gives two entries.
+that carries them. A bundle whose entry is already in the log is not
+logged again: REF is a fresh reference to the existing entry (the log's
+deduplication index, in DIR/.state, survives restarts and crashes).
 
 With --rekor-url the entry is also submitted to a Rekor (v1) instance, as a
 hashedrekord entry signed (Ed25519ph) by --rekor-key, a PKCS#8 PEM key.
@@ -470,7 +472,7 @@ func (a *app) logAddCommand() *cobra.Command {
 			if err := a.writeReference(p, out, proofOut, []string{args[0], keyPath}, force); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %d of %s (tree size %d)\n", args[0], p.Index, lg.Origin(), p.Checkpoint.Size)
+			a.reportLogged(args[0], p)
 			if rekorURL != "" {
 				sum := sha256.Sum256(entry)
 				return a.runSigstore("rekor", "upload", "--rekor-url="+rekorURL, "--key="+rekorKey,
@@ -489,6 +491,15 @@ func (a *app) logAddCommand() *cobra.Command {
 	f.StringVar(&rekorURL, "rekor-url", "", "also submit the entry to this Rekor instance (runs mcpres-sigstore)")
 	f.StringVar(&rekorKey, "rekor-key", "", "private key (PKCS#8 PEM) that signs the Rekor entry")
 	return cmd
+}
+
+// reportLogged says on stderr where the entry of path is in the log.
+func (a *app) reportLogged(path string, p *tlog.Proof) {
+	verb := "logged"
+	if p.Existing {
+		verb = "already logged"
+	}
+	fmt.Fprintf(a.stderr, "mcpres: %s: %s as entry %d of %s (tree size %d)\n", path, verb, p.Index, p.Checkpoint.Origin, p.Checkpoint.Size)
 }
 
 // checkOutputs refuses, before any work, outputs that exist (without
