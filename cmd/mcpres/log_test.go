@@ -173,7 +173,9 @@ func (e *logEnv) initLog(name string) string {
 
 // variantBundleFile writes the example bundle re-sealed with another run
 // environment.
-func variantBundleFile(t testing.TB, dir string) string { return osVariantBundleFile(t, dir, "freebsd") }
+func variantBundleFile(t testing.TB, dir string) string {
+	return osVariantBundleFile(t, dir, "freebsd")
+}
 
 // osVariantBundleFile writes the example bundle run on another os: a
 // different, valid bundle for each os.
