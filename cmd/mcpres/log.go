@@ -84,7 +84,7 @@ func (a *app) logCommand() *cobra.Command {
 		},
 	}
 	cmd.PersistentFlags().BoolVar(&verbose, "verbose", false, "show Tessera's log messages on stderr")
-	cmd.AddCommand(a.logKeygenCommand(), a.logInitCommand(), a.logAddCommand(), a.logProofCommand(), a.logAddCosignatureCommand())
+	cmd.AddCommand(a.logKeygenCommand(), a.logInitCommand(), a.logAddCommand(), a.logServeCommand(), a.logProofCommand(), a.logAddCosignatureCommand())
 	for _, c := range cmd.Commands() {
 		if run := c.RunE; run != nil {
 			c.RunE = func(cmd *cobra.Command, args []string) error {
@@ -416,10 +416,11 @@ Outputs are written atomically and never replaced without --force; they
 are checked before anything is appended.`
 
 func (a *app) logAddCommand() *cobra.Command {
-	var dir, keyPath, out, proofOut, rekorURL, rekorKey string
+	var dir, serverURL, keyPath, out, proofOut, rekorURL, rekorKey string
 	var force bool
+	var client submitClient
 	cmd := &cobra.Command{
-		Use:   "add --dir DIR [--key LOG.key] BUNDLE -o REF",
+		Use:   "add (--dir DIR [--key LOG.key] | --server URL) BUNDLE -o REF",
 		Short: "Log a bundle and write its transparency reference",
 		Long:  logAddLong,
 		Example: `  mcpres log add --dir public/log --key log.key bundle.json -o bundle.ref.json
@@ -428,8 +429,8 @@ func (a *app) logAddCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
-			case dir == "":
-				return usagef("--dir is required")
+			case (dir == "") == (serverURL == ""):
+				return usagef("give one of --dir (a local log) and --server (a 'log serve')")
 			case out == "":
 				return usagef("-o/--output is required")
 			case (rekorURL == "") != (rekorKey == ""):
@@ -445,34 +446,17 @@ func (a *app) logAddCommand() *cobra.Command {
 			if err := checkOutputs(outputs, []string{args[0], keyPath}, force); err != nil {
 				return err
 			}
-			entry, err := a.bundleEntry(args[0])
+			entry, b, err := a.bundleEntry(args[0])
 			if err != nil {
 				return err
 			}
-			signer, err := a.loadLogSigner(keyPath)
-			if err != nil {
-				return err
-			}
-			if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-				v, err := loadVerifierKey("recorded log key", recorded, notekey.ParseLogVerifier)
-				if err != nil {
+			if serverURL != "" {
+				if err := a.submit(serverURL, args[0], b, client, out, proofOut, force); err != nil {
 					return err
 				}
-				if v.String() != signer.Verifier().String() {
-					return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
-				}
-			}
-			ctx, cancel := logContext()
-			defer cancel()
-			lg := tlog.Open(posix.New(dir), signer.Verifier())
-			p, err := lg.Add(ctx, signer, entry)
-			if err != nil {
-				return failf("logging %s: %v", args[0], err)
-			}
-			if err := a.writeReference(p, out, proofOut, []string{args[0], keyPath}, force); err != nil {
+			} else if err := a.addLocal(dir, keyPath, args[0], entry, out, proofOut, force); err != nil {
 				return err
 			}
-			a.reportLogged(args[0], p)
 			if rekorURL != "" {
 				sum := sha256.Sum256(entry)
 				return a.runSigstore("rekor", "upload", "--rekor-url="+rekorURL, "--key="+rekorKey,
@@ -484,6 +468,8 @@ func (a *app) logAddCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringVar(&serverURL, "server", "", "submit to this 'mcpres log serve' (base URL) instead of a local --dir")
+	client.flags(f)
 	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
 	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
@@ -491,6 +477,35 @@ func (a *app) logAddCommand() *cobra.Command {
 	f.StringVar(&rekorURL, "rekor-url", "", "also submit the entry to this Rekor instance (runs mcpres-sigstore)")
 	f.StringVar(&rekorKey, "rekor-key", "", "private key (PKCS#8 PEM) that signs the Rekor entry")
 	return cmd
+}
+
+// addLocal appends entry to the log in dir and writes the reference.
+func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut string, force bool) error {
+	signer, err := a.loadLogSigner(keyPath)
+	if err != nil {
+		return err
+	}
+	if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
+		v, err := loadVerifierKey("recorded log key", recorded, notekey.ParseLogVerifier)
+		if err != nil {
+			return err
+		}
+		if v.String() != signer.Verifier().String() {
+			return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
+		}
+	}
+	ctx, cancel := logContext()
+	defer cancel()
+	lg := tlog.Open(posix.New(dir), signer.Verifier())
+	p, err := lg.Add(ctx, signer, entry)
+	if err != nil {
+		return failf("logging %s: %v", path, err)
+	}
+	if err := a.writeReference(p, out, proofOut, []string{path, keyPath}, force); err != nil {
+		return err
+	}
+	a.reportLogged(path, p)
+	return nil
 }
 
 // reportLogged says on stderr where the entry of path is in the log.
@@ -529,52 +544,80 @@ func fileExists(p string) bool {
 }
 
 // bundleEntry reads and validates a conformance bundle (or the bundle of
-// an attested bundle) and returns its log entry bytes. Invalid evidence is
-// reported like 'mcpres validate' does and refused with exit 1.
-func (a *app) bundleEntry(path string) ([]byte, error) {
+// an attested bundle) and returns its log entry bytes and the bundle.
+// Invalid evidence is reported like 'mcpres validate' does and refused
+// with exit 1.
+func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
 	_, doc, err := canonjson.ReadFile(path)
-	if err != nil {
-		a.printInputInvalid(path, err, "text", false)
-		return nil, &exitError{exitInput}
+	entry, b, rep := admitBundle(path, doc, err)
+	if rep != nil {
+		a.render(*rep, "text", false, true)
+		if rep.code == exitInvalid {
+			fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
+		}
+		return nil, nil, &exitError{rep.code}
+	}
+	return entry, b, nil
+}
+
+// admitBundle is what may be logged: doc (read with the strict reader,
+// which failed with readErr) is a conformance bundle or an attested
+// bundle, whose bundle is valid. It returns the log entry and the bundle,
+// or the report refusing it (exit 2 for unreadable input, 1 for invalid
+// evidence). 'log add' and 'log serve' (POST /add) both admit with it.
+func admitBundle(path string, doc *canonjson.Value, readErr error) ([]byte, *canonjson.Value, *report) {
+	if readErr != nil {
+		rep := inputInvalidReport(path, readErr)
+		return nil, nil, &rep
 	}
 	b := doc
 	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) && sv.Str == attest.WrapperSchema {
 		b = doc.Get("bundle")
 		if !b.Is(canonjson.Object) {
-			a.printInputInvalid(path, errors.New("the attested bundle has no bundle object"), "text", false)
-			return nil, &exitError{exitInput}
+			rep := inputInvalidReport(path, errors.New("the attested bundle has no bundle object"))
+			return nil, nil, &rep
 		}
 	}
 	r, err := validator.New().Bundle(b)
 	if err != nil {
-		a.printInputInvalid(path, err, "text", false)
-		return nil, &exitError{exitInput}
+		rep := inputInvalidReport(path, err)
+		return nil, nil, &rep
 	}
 	if !r.Valid {
-		a.printResult(path, r, "text", false)
-		fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
-		return nil, &exitError{exitInvalid}
+		rep := resultReport(path, r)
+		return nil, nil, &rep
 	}
 	entry, err := offline.EntryFor(b).Marshal()
 	if err != nil {
-		return nil, failf("%s: encoding the log entry: %v", path, err)
+		// A valid bundle always has an entry; never log without one.
+		rep := inputInvalidReport(path, fmt.Errorf("encoding the log entry: %v", err))
+		return nil, nil, &rep
 	}
-	return entry, nil
+	return entry, b, nil
 }
 
 // writeReference writes the reference JSON for p to out (stdout when out
 // is empty) and the raw proof bytes to proofOut when given.
 func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []string, force bool) error {
-	proofBytes := p.Marshal()
-	ref := attest.NewTransparencyReference(p.Checkpoint.Origin, p.EntryID(), proofBytes)
+	data, err := referenceJSON(p)
+	if err != nil {
+		return failf("encoding the reference: %v", err)
+	}
+	return a.writeReferenceBytes(data, p.Marshal(), out, proofOut, inputs, force)
+}
+
+// referenceJSON is the transparency reference of p as 'log add -o' writes
+// it and 'log serve' answers it.
+func referenceJSON(p *tlog.Proof) ([]byte, error) {
+	ref := attest.NewTransparencyReference(p.Checkpoint.Origin, p.EntryID(), p.Marshal())
 	v, err := canonjson.FromGo(ref)
 	if err != nil {
-		return failf("encoding the reference: %v", err)
+		return nil, err
 	}
-	data, err := canonjson.Pretty(v)
-	if err != nil {
-		return failf("encoding the reference: %v", err)
-	}
+	return canonjson.Pretty(v)
+}
+
+func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string, inputs []string, force bool) error {
 	if out == "" {
 		_, err := a.stdout.Write(data)
 		if err != nil {
