@@ -331,4 +331,3 @@ func (a *app) acceptAnswer(path string, answer []byte, b *canonjson.Value, trust
 	fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %s of %s\n", path, uuid.Str, logID.Str)
 	return nil
 }
-
