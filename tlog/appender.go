@@ -36,7 +36,8 @@ type AppenderOptions struct {
 	BatchSize   uint
 	BatchMaxAge time.Duration
 	// CheckpointInterval is the shortest interval between two checkpoints
-	// (default and minimum CheckpointInterval).
+	// (default and minimum CheckpointInterval, or the storage's minimum
+	// when it has a MinCheckpointInterval() time.Duration method).
 	CheckpointInterval time.Duration
 	// GCInterval is how often Tessera deletes the partial versions of
 	// full tiles and entry bundles (default tessera's, one minute).
@@ -56,7 +57,7 @@ type AppenderOptions struct {
 
 // tessera returns Tessera's options: no republication of an unchanged
 // tree (which would drop attached cosignatures), and dedup when given.
-func (o AppenderOptions) tessera(signer note.Signer, d *dedup) *tessera.AppendOptions {
+func (o AppenderOptions) tessera(store Storage, signer note.Signer, d *dedup) *tessera.AppendOptions {
 	bs, age, ci := o.BatchSize, o.BatchMaxAge, o.CheckpointInterval
 	if bs == 0 {
 		bs = 1
@@ -66,6 +67,9 @@ func (o AppenderOptions) tessera(signer note.Signer, d *dedup) *tessera.AppendOp
 	}
 	if ci < CheckpointInterval {
 		ci = CheckpointInterval
+	}
+	if m, ok := store.(interface{ MinCheckpointInterval() time.Duration }); ok && ci < m.MinCheckpointInterval() {
+		ci = m.MinCheckpointInterval()
 	}
 	opts := tessera.NewAppendOptions().
 		WithCheckpointSigner(signer).
@@ -141,7 +145,7 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	if err != nil {
 		return fail(fmt.Errorf("tlog: opening the storage: %w", err))
 	}
-	a.app, a.shutdown, a.reader, err = tessera.NewAppender(actx, drv, opts.tessera(signer, a.dedup))
+	a.app, a.shutdown, a.reader, err = tessera.NewAppender(actx, drv, opts.tessera(l.store, signer, a.dedup))
 	if err != nil {
 		return fail(fmt.Errorf("tlog: opening the appender: %w", err))
 	}

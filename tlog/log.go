@@ -152,7 +152,7 @@ func (l *Log) Init(ctx context.Context, signer note.Signer) (*Checkpoint, error)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: opening the storage: %w", err)
 	}
-	_, shutdown, reader, err := tessera.NewAppender(actx, drv, AppenderOptions{}.tessera(signer, nil))
+	_, shutdown, reader, err := tessera.NewAppender(actx, drv, AppenderOptions{}.tessera(l.store, signer, nil))
 	if err != nil {
 		return nil, fmt.Errorf("tlog: creating the log: %w", err)
 	}

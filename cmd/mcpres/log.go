@@ -330,9 +330,9 @@ func logContext() (context.Context, context.CancelFunc) {
 }
 
 func (a *app) logInitCommand() *cobra.Command {
-	var dir, keyPath, origin string
+	var dir, dsn, keyPath, origin string
 	cmd := &cobra.Command{
-		Use:   "init --dir DIR [--key LOG.key] [--origin ORIGIN]",
+		Use:   "init (--dir DIR | --mysql DSN) [--key LOG.key] [--origin ORIGIN]",
 		Short: "Create an empty log in a new directory",
 		Long: `Create an empty log in DIR with Tessera's POSIX driver: the tlog-tiles layout
 and a checkpoint of size 0 signed with the log key. DIR must not exist or be
@@ -341,13 +341,17 @@ The key is a file (PATH or file:PATH), or env:NAME for a key held in an
 environment variable; without --key it is taken from $MCPRES_LOG_KEY.
 
 The log's verifier key is recorded in DIR/.mcpres/log.vkey (for 'log proof'
-and 'log add-cosignature') and printed on stdout.`,
+and 'log add-cosignature') and printed on stdout.
+
+With --mysql the log is created in a MariaDB/MySQL database instead (see
+'log serve'): the schema is applied, and the verifier key recorded in the
+database.`,
 		Example: `  mcpres log keygen --origin example.org/mcpres-log --out log
   mcpres log init --dir public/log --key log.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usagef("--dir is required")
+			if (dir == "") == (dsn == "") {
+				return usagef("give one of --dir and --mysql")
 			}
 			signer, err := a.loadLogSigner(keyPath)
 			if err != nil {
@@ -355,6 +359,9 @@ and 'log add-cosignature') and printed on stdout.`,
 			}
 			if origin != "" && origin != signer.Name() {
 				return failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
+			}
+			if dsn != "" {
+				return a.initMySQL(dsn, signer)
 			}
 			if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 				return failf("refusing to create a log in %s: the directory is not empty", dir)
@@ -381,6 +388,7 @@ and 'log add-cosignature') and printed on stdout.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory to create")
+	f.StringVar(&dsn, "mysql", "", "create the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
 	f.StringVar(&origin, "origin", "", "the log's origin, checked against the key's name")
 	return cmd

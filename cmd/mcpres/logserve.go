@@ -21,6 +21,7 @@ import (
 	"github.com/mcpres/mcpres/internal/notekey"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
 	"github.com/spf13/cobra"
@@ -66,47 +67,66 @@ With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
 "Authorization: Bearer TOKEN". The server listens on 127.0.0.1 unless
 --listen says otherwise: put a reverse proxy that terminates TLS in front
 of it. SIGTERM or SIGINT stops it: no new connections, the submissions in
-flight are finished and answered, then it exits 0.`
+flight are finished and answered, then it exits 0.
+
+--mysql DSN serves a log kept in MariaDB/MySQL through Tessera's MySQL
+driver ("user:password@tcp(127.0.0.1:3306)/dbname", go-sql-driver/mysql's
+format; env:NAME reads it from an environment variable, which keeps the
+password out of the process list). mcpres applies its schema (Tessera's
+tables and its own) at start. The tiles, checkpoints and references are
+the same as a POSIX log's for the same entries; the deduplication index is
+a table; Tessera's MySQL driver publishes at most one checkpoint a second.`
 
 func (a *app) logServeCommand() *cobra.Command {
-	var dir, keyPath, listen, tokenFile string
+	var dir, dsn, keyPath, listen, tokenFile string
 	var maxConcurrent int
 	cmd := &cobra.Command{
-		Use:   "serve --dir DIR [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE]",
+		Use:   "serve (--dir DIR | --mysql DSN) [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE]",
 		Short: "Serve the log (tlog-tiles reads, POST /add submissions) over HTTP",
 		Long:  logServeLong,
 		Example: `  mcpres log serve --dir /var/lib/mcpres/log --key env:MCPRES_LOG_KEY --token-file /etc/mcpres/log.token
   mcpres log add --server https://log.example.org bundle.json -o bundle.ref.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usagef("--dir is required")
+			if (dir == "") == (dsn == "") {
+				return usagef("give one of --dir and --mysql")
 			}
 			signer, err := a.loadLogSigner(keyPath)
 			if err != nil {
 				return err
 			}
-			if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-				v, err := loadVerifierKey("recorded log key", recorded, notekey.ParseLogVerifier)
-				if err != nil {
-					return err
-				}
-				if v.String() != signer.Verifier().String() {
-					return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
-				}
-			}
 			token, err := loadToken(tokenFile)
 			if err != nil {
 				return err
 			}
+			var store tlog.Storage
+			if dsn != "" {
+				ms, err := a.openMySQL(dsn, signer)
+				if err != nil {
+					return err
+				}
+				defer ms.Close()
+				store = ms
+			} else {
+				if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
+					v, err := loadVerifierKey("recorded log key", recorded, notekey.ParseLogVerifier)
+					if err != nil {
+						return err
+					}
+					if v.String() != signer.Verifier().String() {
+						return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
+					}
+				}
+				store = posix.New(dir)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			store := posix.New(dir)
 			return a.serveLog(ctx, store, signer, listen, token, maxConcurrent)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory (created by 'log init')")
+	f.StringVar(&dsn, "mysql", "", "serve the log in this MariaDB/MySQL database (created by 'log init --mysql'): a DSN, or env:NAME")
 	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
 	f.StringVar(&listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port; port 0 picks one)")
 	f.StringVar(&tokenFile, "token-file", "", "a file holding the bearer token submissions need (default: $"+logTokenEnv+"; none: open submissions)")
@@ -329,5 +349,63 @@ func (a *app) acceptAnswer(path string, answer []byte, b *canonjson.Value, trust
 		return err
 	}
 	fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %s of %s\n", path, uuid.Str, logID.Str)
+	return nil
+}
+
+// mysqlDSN resolves --mysql: a DSN, or env:NAME.
+func mysqlDSN(spec string) (string, error) {
+	name, ok := strings.CutPrefix(spec, "env:")
+	if !ok {
+		return spec, nil
+	}
+	v := os.Getenv(name)
+	if name == "" || v == "" {
+		return "", failf("--mysql env:%s: the environment variable is not set or empty", name)
+	}
+	return v, nil
+}
+
+// openMySQL opens the log database and checks that its recorded key is
+// signer's.
+func (a *app) openMySQL(spec string, signer *notekey.LogSigner) (*mysql.Storage, error) {
+	dsn, err := mysqlDSN(spec)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := logContext()
+	defer cancel()
+	st, err := mysql.Open(ctx, dsn)
+	if err != nil {
+		return nil, failf("%v", err)
+	}
+	rec, err := st.RecordedKey(ctx)
+	if err != nil {
+		st.Close()
+		return nil, failf("mysql: reading the recorded log key: %v", err)
+	}
+	if rec != "" && rec != signer.Verifier().String() {
+		st.Close()
+		return nil, failf("the log key %s is not the key of the log in the database (its key is %s)", signer.Verifier(), rec)
+	}
+	return st, nil
+}
+
+// initMySQL creates a log in a database: 'log init --mysql'.
+func (a *app) initMySQL(spec string, signer *notekey.LogSigner) error {
+	st, err := a.openMySQL(spec, signer)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, cancel := logContext()
+	defer cancel()
+	if _, err := tlog.Open(st, signer.Verifier()).Init(ctx, signer); err != nil {
+		return failf("creating the log in the database: %v", err)
+	}
+	vkey := signer.Verifier().String()
+	if err := st.RecordKey(ctx, vkey); err != nil {
+		return failf("mysql: recording the log key: %v", err)
+	}
+	fmt.Fprintln(a.stdout, vkey)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -25,6 +26,8 @@ import (
 	"github.com/mcpres/mcpres/internal/notekey"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/mysql"
+	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
 	"github.com/transparency-dev/merkle/proof"
@@ -494,4 +497,67 @@ func TestCLILogServeCrashPOSIX(t *testing.T) {
 	e := newLogEnv(t)
 	dir := e.initLog("log")
 	crashTest(t, e, []string{"--dir", dir, "--key", e.p("log.key")}, posix.New(dir))
+}
+
+// TestCLILogServeMySQL: a log in MariaDB, created by 'log init --mysql'
+// and served by 'log serve --mysql', answers 'log add --server' with the
+// same reference bytes a POSIX log gives for the same entries.
+func TestCLILogServeMySQL(t *testing.T) {
+	dsn := mysqltest.NewDatabase(t)
+	bin := buildBinary(t)
+	e := newLogEnv(t)
+	t.Setenv("MCPRES_TEST_LOG_DSN", dsn)
+	stdout, _ := e.run("log", "init", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	if strings.TrimSpace(stdout) != e.vkey("log") {
+		t.Fatalf("init printed %q", stdout)
+	}
+	e.fail(exitInput, "creating the log in the database", "log", "init", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	e.fail(exitInput, "is not the key of the log in the database", "log", "serve", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("other-log.key"))
+	dir := e.initLog("posix")
+	b1, b2 := exampleBundleFile(t, e.dir), variantBundleFile(t, e.dir)
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("p1.json"))
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b2, "-o", e.p("p2.json"))
+
+	srv := startServe(t, bin, "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b1, "-o", e.p("m1.json"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b2, "-o", e.p("m2.json"))
+	checkReference(t, e.p("m2.json"), b2, e.vkey("log"), 1, 2)
+	// The same reference as the POSIX log's for b2, and for b1 at size 2.
+	if !bytes.Equal(mustRead(t, e.p("p2.json")), mustRead(t, e.p("m2.json"))) {
+		t.Error("MySQL and POSIX references for the same second entry differ")
+	}
+	e.run("log", "add", "--server", srv.url, b1, "-o", e.p("m1b.json"))
+	p1b, _ := e.run("log", "proof", "--dir", dir, "--index", "0")
+	if p1b != string(mustRead(t, e.p("m1b.json"))) {
+		t.Error("MySQL and POSIX references for the first entry at size 2 differ")
+	}
+	for _, path := range []string{"/tile/0/000.p/2", "/tile/entries/000.p/2", "/tile/entries/000.p/1"} {
+		resp, err := http.Get(srv.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want, _ := os.ReadFile(filepath.Join(dir, path))
+		if resp.StatusCode != 200 || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d, differs from the POSIX log's", path, resp.StatusCode)
+		}
+	}
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCLILogServeCrashMySQL is crashTest on a MariaDB log.
+func TestCLILogServeCrashMySQL(t *testing.T) {
+	dsn := mysqltest.NewDatabase(t)
+	e := newLogEnv(t)
+	t.Setenv("MCPRES_TEST_LOG_DSN", dsn)
+	e.run("log", "init", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	st, err := mysql.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	crashTest(t, e, []string{"--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key")}, st)
 }
