@@ -107,6 +107,8 @@ type Appender struct {
 	idx      DedupIndex
 	done     sync.WaitGroup
 	closed   sync.Once
+	cpMu     sync.Mutex
+	cp       *Checkpoint // the last checkpoint opened by Add
 }
 
 // NewAppender opens an appender on the log, which must exist and be
@@ -185,20 +187,25 @@ func (a *Appender) watch(ctx context.Context, hook func(context.Context, *Checkp
 
 // Add appends data as one entry, unless an identical entry is in the log,
 // waits until a published checkpoint covers it, and returns its proof
-// against the latest checkpoint (Existing set for an entry that was
-// there). It fails with ErrBusy (wrapped) when Tessera pushes back.
+// against that checkpoint (Existing set for an entry that was there). It fails with ErrBusy (wrapped) when Tessera pushes back.
 func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	if len(data) == 0 || len(data) > MaxEntrySize {
 		return nil, fmt.Errorf("tlog: an entry is 1..%d bytes, got %d", MaxEntrySize, len(data))
 	}
-	idx, _, err := a.awaiter.Await(ctx, a.app.Add(ctx, tessera.NewEntry(data)))
+	idx, cpNote, err := a.awaiter.Await(ctx, a.app.Add(ctx, tessera.NewEntry(data)))
 	if errors.Is(err, tessera.ErrPushback) {
 		return nil, fmt.Errorf("%w: %v", ErrBusy, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tlog: appending: %w", err)
 	}
-	p, err := a.l.proof(ctx, idx.Index)
+	// The proof is against the published checkpoint the awaiter saw
+	// covering the entry, opened once for all the entries it covers.
+	cp, err := a.checkpoint(cpNote)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: entry %d appended, but the published checkpoint: %w", idx.Index, err)
+	}
+	p, err := a.l.proofAt(ctx, cp, idx.Index)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but: %w", idx.Index, err)
 	}
@@ -207,6 +214,21 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	}
 	p.Existing = idx.IsDup
 	return p, nil
+}
+
+// checkpoint authenticates a published checkpoint note, caching the last.
+func (a *Appender) checkpoint(data []byte) (*Checkpoint, error) {
+	a.cpMu.Lock()
+	defer a.cpMu.Unlock()
+	if a.cp != nil && bytes.Equal(a.cp.Note, data) {
+		return a.cp, nil
+	}
+	cp, err := ParseCheckpoint(data, a.l.key)
+	if err != nil {
+		return nil, err
+	}
+	a.cp = cp
+	return cp, nil
 }
 
 // Close waits for the entries Tessera accepted to be integrated and

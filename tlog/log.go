@@ -237,6 +237,12 @@ func (l *Log) proof(ctx context.Context, index uint64) (*Proof, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.proofAt(ctx, cp, index)
+}
+
+// proofAt builds the proof of the entry at index against cp, a published,
+// authenticated checkpoint.
+func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64) (*Proof, error) {
 	if index >= cp.Size {
 		return nil, fmt.Errorf("%w: index %d, checkpoint size %d", ErrIndex, index, cp.Size)
 	}

@@ -557,7 +557,7 @@ func fileExists(p string) bool {
 // with exit 1.
 func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
 	_, doc, err := canonjson.ReadFile(path)
-	entry, b, rep := admitBundle(path, doc, err)
+	entry, b, rep := admitBundle(validator.New(), path, doc, err)
 	if rep != nil {
 		a.render(*rep, "text", false, true)
 		if rep.code == exitInvalid {
@@ -573,7 +573,7 @@ func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
 // bundle, whose bundle is valid. It returns the log entry and the bundle,
 // or the report refusing it (exit 2 for unreadable input, 1 for invalid
 // evidence). 'log add' and 'log serve' (POST /add) both admit with it.
-func admitBundle(path string, doc *canonjson.Value, readErr error) ([]byte, *canonjson.Value, *report) {
+func admitBundle(val *validator.Validator, path string, doc *canonjson.Value, readErr error) ([]byte, *canonjson.Value, *report) {
 	if readErr != nil {
 		rep := inputInvalidReport(path, readErr)
 		return nil, nil, &rep
@@ -586,7 +586,7 @@ func admitBundle(path string, doc *canonjson.Value, readErr error) ([]byte, *can
 			return nil, nil, &rep
 		}
 	}
-	r, err := validator.New().Bundle(b)
+	r, err := val.Bundle(b)
 	if err != nil {
 		rep := inputInvalidReport(path, err)
 		return nil, nil, &rep

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
+	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -152,7 +153,7 @@ func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *notekey.
 	}
 	h := server.New(server.Config{
 		Log: lg, Storage: store, Appender: ap,
-		Admit: admitSubmission, Reference: referenceJSON,
+		Admit: newAdmitter(), Reference: referenceJSON,
 		Token: token, MaxConcurrent: maxConcurrent,
 		Logf: func(format string, args ...any) { fmt.Fprintf(a.stderr, "mcpres: log serve: "+format+"\n", args...) },
 	})
@@ -171,12 +172,18 @@ func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *notekey.
 	return nil
 }
 
-// admitSubmission admits a POST /add body as 'log add' admits a file: 400
-// for unreadable input, 422 for invalid evidence, with the diagnostic JSON
-// object of 'mcpres validate --format json'.
-func admitSubmission(body []byte) ([]byte, *server.Rejection) {
+// newAdmitter returns the admission of POST /add bodies, as 'log add'
+// admits a file: 400 for unreadable input, 422 for invalid evidence, with
+// the diagnostic JSON object of 'mcpres validate --format json'. One
+// validator (its compiled schemas) serves every submission.
+func newAdmitter() func([]byte) ([]byte, *server.Rejection) {
+	val := validator.New()
+	return func(body []byte) ([]byte, *server.Rejection) { return admitSubmission(val, body) }
+}
+
+func admitSubmission(val *validator.Validator, body []byte) ([]byte, *server.Rejection) {
 	doc, err := canonjson.Parse(body)
-	entry, _, rep := admitBundle("submission", doc, err)
+	entry, _, rep := admitBundle(val, "submission", doc, err)
 	if rep == nil {
 		return entry, nil
 	}

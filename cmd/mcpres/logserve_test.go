@@ -211,7 +211,7 @@ func TestCLISubmitRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ap.Close(context.Background())
-	real := server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: admitSubmission, Reference: referenceJSON})
+	real := server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: newAdmitter(), Reference: referenceJSON})
 	var calls atomic.Int32
 	var script []string
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -276,8 +276,9 @@ func TestCLISubmitRetries(t *testing.T) {
 func FuzzAdmitSubmission(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzAdmitSubmission (a valid bundle, an
 	// attested wrapper without a bundle, a tampered bundle, bad JSON).
+	admit := newAdmitter()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		entry, rej := admitSubmission(body)
+		entry, rej := admit(body)
 		if rej == nil {
 			if _, err := offline.ParseEntry(entry); err != nil {
 				t.Fatalf("admitted an entry that does not parse: %v", err)
