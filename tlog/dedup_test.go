@@ -2,11 +2,13 @@ package tlog_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -142,5 +144,37 @@ func TestAppenderBoundsStorage(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tile/entries/001.p")); err != nil {
 		t.Fatalf("the last, partial bundle must stay: %v", err)
+	}
+}
+
+// TestAppenderOnCheckpoint: the hook sees each new published checkpoint,
+// in order, the last covering every entry added.
+func TestAppenderOnCheckpoint(t *testing.T) {
+	c := ctx(t)
+	dir := filepath.Join(t.TempDir(), "log")
+	l, s := newLog(t, dir, testOnlyLogSeed)
+	var mu sync.Mutex
+	var sizes []uint64
+	a, err := l.NewAppender(c, s, tlog.AppenderOptions{OnCheckpoint: func(_ context.Context, cp *tlog.Checkpoint) {
+		mu.Lock()
+		defer mu.Unlock()
+		sizes = append(sizes, cp.Size)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := a.Add(c, fmt.Appendf(nil, "hooked %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(5 * tlog.PollInterval)
+	if err := a.Close(c); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sizes) < 2 || sizes[0] != 0 || sizes[len(sizes)-1] != 3 || !slices.IsSorted(sizes) {
+		t.Fatalf("checkpoints seen: %v", sizes)
 	}
 }

@@ -420,6 +420,17 @@ verification command ever reaches it.
 The log key (--key PATH, file:PATH or env:NAME; default $MCPRES_LOG_KEY)
 must be the key of the log in DIR: it signs the new checkpoint.
 
+With --server URL instead of --dir, the bundle is submitted to a 'mcpres
+log serve' (POST URL/add) and REF is the reference the server answers,
+byte for byte what a local add writes. The bundle is validated here first.
+Answers 429 and 5xx and connection errors are retried with exponential
+backoff and jitter (honouring Retry-After), up to --attempts within
+--timeout; this is safe because the server answers a bundle it already
+logged with that entry. The bearer token comes from --token-file or
+$MCPRES_LOG_TOKEN; with --log-key the answer's checkpoint must be signed by
+that key. The reference is checked to prove this bundle before it is
+written.
+
 Outputs are written atomically and never replaced without --force; they
 are checked before anything is appended.`
 
@@ -432,6 +443,7 @@ func (a *app) logAddCommand() *cobra.Command {
 		Short: "Log a bundle and write its transparency reference",
 		Long:  logAddLong,
 		Example: `  mcpres log add --dir public/log --key log.key bundle.json -o bundle.ref.json
+  mcpres log add --server https://log.example.org --log-key log.vkey bundle.json -o bundle.ref.json
   mcpres attest sign bundle.json --key release.key --identity https://example.org/release \
       --policy-id example/policy --transparency bundle.ref.json -o bundle.attested.json`,
 		Args: cobra.ExactArgs(1),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -338,4 +339,28 @@ func FuzzRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSlowClient: a client that never finishes its request headers is
+// disconnected after ReadHeaderTimeout.
+func TestSlowClient(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.NewHTTPServer(http.NotFoundHandler())
+	go srv.Serve(ln)
+	defer srv.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("POST /add HTTP/1.1\r\nHost: x\r\n")) // and nothing more
+	c.SetReadDeadline(time.Now().Add(server.ReadHeaderTimeout + 10*time.Second))
+	start := time.Now()
+	_, err = io.ReadAll(c)
+	if took := time.Since(start); err != nil || took > server.ReadHeaderTimeout+5*time.Second {
+		t.Fatalf("the connection stayed open %v (%v)", took, err)
+	}
 }
