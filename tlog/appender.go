@@ -109,6 +109,7 @@ type Appender struct {
 	closed   sync.Once
 	cpMu     sync.Mutex
 	cp       *Checkpoint // the last checkpoint opened by Add
+	cache    *resourceCache
 }
 
 // NewAppender opens an appender on the log, which must exist and be
@@ -135,7 +136,7 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	if err != nil {
 		return nil, fmt.Errorf("tlog: %w", err)
 	}
-	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}}
+	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources)}
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel = cancel
 	fail := func(err error) (*Appender, error) {
@@ -205,7 +206,7 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but the published checkpoint: %w", idx.Index, err)
 	}
-	p, err := a.l.proofAt(ctx, cp, idx.Index)
+	p, err := a.l.proofAt(ctx, cp, idx.Index, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but: %w", idx.Index, err)
 	}

@@ -237,16 +237,18 @@ func (l *Log) proof(ctx context.Context, index uint64) (*Proof, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.proofAt(ctx, cp, index)
+	return l.proofAt(ctx, cp, index, l.store.ReadTile, l.store.ReadEntryBundle)
 }
 
 // proofAt builds the proof of the entry at index against cp, a published,
 // authenticated checkpoint.
-func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64) (*Proof, error) {
+func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64,
+	readTile func(context.Context, uint64, uint64, uint8) ([]byte, error),
+	readBundle func(context.Context, uint64, uint8) ([]byte, error)) (*Proof, error) {
 	if index >= cp.Size {
 		return nil, fmt.Errorf("%w: index %d, checkpoint size %d", ErrIndex, index, cp.Size)
 	}
-	pb, err := client.NewProofBuilder(ctx, cp.Size, l.store.ReadTile)
+	pb, err := client.NewProofBuilder(ctx, cp.Size, readTile)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: proof builder: %w", err)
 	}
@@ -254,7 +256,7 @@ func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64) (*Proof
 	if err != nil {
 		return nil, fmt.Errorf("tlog: inclusion proof of entry %d in tree size %d: %w", index, cp.Size, err)
 	}
-	bundle, err := client.GetEntryBundle(ctx, l.store.ReadEntryBundle, index/layout.EntryBundleWidth, cp.Size)
+	bundle, err := client.GetEntryBundle(ctx, readBundle, index/layout.EntryBundleWidth, cp.Size)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: reading entry %d: %w", index, err)
 	}
