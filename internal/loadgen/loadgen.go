@@ -47,18 +47,23 @@ type Config struct {
 // Result is what a run measured.
 type Result struct {
 	// OK counts submissions answered 200; Failed the others, by status
-	// (0 for a transport error).
-	OK       int
-	Failed   map[int]int
-	Elapsed  time.Duration
-	Rate     float64 // OK per second
-	P50, P99 time.Duration
-	Max      time.Duration
+	// (0 for a transport error, the first of which is in FirstError).
+	OK         int
+	Failed     map[int]int
+	FirstError string
+	Elapsed    time.Duration
+	Rate       float64 // OK per second
+	P50, P99   time.Duration
+	Max        time.Duration
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%d submissions in %.1fs: %.0f/s; time to reference p50 %v, p99 %v, max %v; failed %v",
+	s := fmt.Sprintf("%d submissions in %.1fs: %.0f/s; time to reference p50 %v, p99 %v, max %v; failed %v",
 		r.OK, r.Elapsed.Seconds(), r.Rate, r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Failed)
+	if r.FirstError != "" {
+		s += " (first transport error: " + r.FirstError + ")"
+	}
+	return s
 }
 
 // CheckLoopback refuses a URL whose host is not a loopback address.
@@ -112,6 +117,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		failed  = map[int]int{}
 		wg      sync.WaitGroup
 		bodyErr error
+		first   string
 	)
 	start := time.Now()
 	for range clients {
@@ -129,7 +135,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 					cancel()
 					return
 				}
-				status, took := post(ctx, hc, target, cfg.Token, body)
+				status, took, err := post(ctx, hc, target, cfg.Token, body)
 				if ctx.Err() != nil && status != http.StatusOK {
 					return // cut off by the end of the run
 				}
@@ -138,6 +144,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 					lat = append(lat, took)
 				} else {
 					failed[status]++
+					if err != nil && first == "" {
+						first = err.Error()
+					}
 				}
 				mu.Unlock()
 			}
@@ -149,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("loadgen: making a submission: %w", bodyErr)
 	}
 	slices.Sort(lat)
-	r := Result{OK: len(lat), Failed: failed, Elapsed: elapsed, Rate: float64(len(lat)) / elapsed.Seconds()}
+	r := Result{OK: len(lat), Failed: failed, FirstError: first, Elapsed: elapsed, Rate: float64(len(lat)) / elapsed.Seconds()}
 	if len(lat) > 0 {
 		r.P50, r.P99, r.Max = quantile(lat, 0.50), quantile(lat, 0.99), lat[len(lat)-1]
 	}
@@ -162,10 +171,10 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-func post(ctx context.Context, hc *http.Client, url, token string, body []byte) (int, time.Duration) {
+func post(ctx context.Context, hc *http.Client, url, token string, body []byte) (int, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, 0
+		return 0, 0, err
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -173,12 +182,12 @@ func post(ctx context.Context, hc *http.Client, url, token string, body []byte) 
 	t := time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, 0
+		return 0, 0, err
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return 0, 0
+		return 0, 0, err
 	}
-	return resp.StatusCode, time.Since(t)
+	return resp.StatusCode, time.Since(t), nil
 }
