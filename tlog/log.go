@@ -74,6 +74,10 @@ type Storage interface {
 	// ErrCheckpointChanged and change nothing. The replacement MUST be
 	// atomic for readers and excluded against the driver's own publishing.
 	ReplaceCheckpoint(ctx context.Context, prev, next []byte) error
+	// OpenDedup opens the storage's persistent deduplication index,
+	// waiting while another process holds it, until ctx is done. The
+	// caller closes it.
+	OpenDedup(ctx context.Context) (DedupIndex, error)
 }
 
 // Checkpoint is an authenticated, parsed checkpoint: origin, size, root
@@ -127,17 +131,6 @@ func (l *Log) checkSigner(signer note.Signer) error {
 	return nil
 }
 
-// appendOptions configures Tessera for one short-lived appender: batches of
-// one, the fastest checkpoints, and no republication of an unchanged tree
-// (which would drop attached cosignatures).
-func appendOptions(signer note.Signer) *tessera.AppendOptions {
-	return tessera.NewAppendOptions().
-		WithCheckpointSigner(signer).
-		WithBatching(1, tessera.DefaultBatchMaxAge).
-		WithCheckpointInterval(CheckpointInterval).
-		WithCheckpointRepublishInterval(0)
-}
-
 // Init creates a new, empty log: Tessera lays out the storage and publishes
 // a checkpoint of size 0 signed by signer, which must be the private half
 // of the log's key. It fails with ErrExists if a checkpoint is already
@@ -159,7 +152,7 @@ func (l *Log) Init(ctx context.Context, signer note.Signer) (*Checkpoint, error)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: opening the storage: %w", err)
 	}
-	_, shutdown, reader, err := tessera.NewAppender(actx, drv, appendOptions(signer))
+	_, shutdown, reader, err := tessera.NewAppender(actx, drv, AppenderOptions{}.tessera(l.store, signer, nil))
 	if err != nil {
 		return nil, fmt.Errorf("tlog: creating the log: %w", err)
 	}
@@ -201,63 +194,36 @@ func (l *Log) Checkpoint(ctx context.Context) (*Checkpoint, error) {
 // (the log key's private half), waits until a published checkpoint covers
 // the entry, and returns a proof of it against the latest checkpoint.
 //
-// The entry is durable once Add returns a proof. If Add fails after Tessera
-// accepted the entry, the entry may still be in the log; Proof with its
-// index (found by reading the log) gives its proof. Without Tessera's
-// antispam option, which needs a database, appending the same data twice
-// gives two entries.
+// An entry already in the log is not appended again: Add returns a fresh
+// proof of the existing entry, with Proof.Existing set. The storage's
+// persistent deduplication index is brought up to date first, so this
+// holds across processes and after a crash (an Add killed after Tessera
+// integrated the entry: running it again answers that entry). Full tiles'
+// and entry bundles' partial versions are garbage collected before Add
+// returns.
+//
+// The entry is durable once Add returns a proof.
 func (l *Log) Add(ctx context.Context, signer note.Signer, data []byte) (*Proof, error) {
 	if len(data) == 0 || len(data) > MaxEntrySize {
 		return nil, fmt.Errorf("tlog: an entry is 1..%d bytes, got %d", MaxEntrySize, len(data))
 	}
-	if err := l.checkSigner(signer); err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	// The log must exist and be ours: NewAppender would otherwise create
-	// a new log in an empty location.
-	if _, err := l.Checkpoint(ctx); err != nil {
-		return nil, err
-	}
-	index, err := l.append(ctx, signer, data)
+	a, err := l.NewAppender(ctx, signer, AppenderOptions{GCInterval: localGCInterval})
 	if err != nil {
 		return nil, err
 	}
-	p, err := l.proof(ctx, index)
-	if err != nil {
-		return nil, fmt.Errorf("tlog: entry %d appended, but: %w", index, err)
+	p, err := a.Add(ctx, data)
+	if err == nil {
+		// Let Tessera's garbage collector, which works from the
+		// published checkpoint, run on the checkpoint that covers p.
+		select {
+		case <-ctx.Done():
+		case <-time.After(localGCWait):
+		}
 	}
-	if !bytes.Equal(p.Entry, data) {
-		return nil, fmt.Errorf("tlog: entry %d in the log is not the data appended", index)
+	if cerr := a.Close(ctx); err == nil && cerr != nil {
+		return nil, fmt.Errorf("tlog: closing the appender after entry %d: %w", p.Index, cerr)
 	}
-	return p, nil
-}
-
-// append adds one entry and returns its index once a published checkpoint
-// covers it.
-func (l *Log) append(ctx context.Context, signer note.Signer, data []byte) (uint64, error) {
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	drv, err := l.store.Driver(actx)
-	if err != nil {
-		return 0, fmt.Errorf("tlog: opening the storage: %w", err)
-	}
-	appender, shutdown, reader, err := tessera.NewAppender(actx, drv, appendOptions(signer))
-	if err != nil {
-		return 0, fmt.Errorf("tlog: opening the appender: %w", err)
-	}
-	awaiter := tessera.NewPublicationAwaiter(actx, reader.ReadCheckpoint, PollInterval)
-	idx, _, err := awaiter.Await(actx, appender.Add(actx, tessera.NewEntry(data)))
-	if err != nil {
-		return 0, fmt.Errorf("tlog: appending: %w", err)
-	}
-	// Every future has resolved and the checkpoint covers it: Shutdown
-	// returns at once, and makes sure no later Add can slip in.
-	if err := shutdown(actx); err != nil {
-		return 0, fmt.Errorf("tlog: closing the appender after entry %d: %w", idx.Index, err)
-	}
-	return idx.Index, nil
+	return p, err
 }
 
 // Proof returns a fresh proof for the entry at index against the latest
@@ -271,10 +237,18 @@ func (l *Log) proof(ctx context.Context, index uint64) (*Proof, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.proofAt(ctx, cp, index, l.store.ReadTile, l.store.ReadEntryBundle)
+}
+
+// proofAt builds the proof of the entry at index against cp, a published,
+// authenticated checkpoint.
+func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64,
+	readTile func(context.Context, uint64, uint64, uint8) ([]byte, error),
+	readBundle func(context.Context, uint64, uint8) ([]byte, error)) (*Proof, error) {
 	if index >= cp.Size {
 		return nil, fmt.Errorf("%w: index %d, checkpoint size %d", ErrIndex, index, cp.Size)
 	}
-	pb, err := client.NewProofBuilder(ctx, cp.Size, l.store.ReadTile)
+	pb, err := client.NewProofBuilder(ctx, cp.Size, readTile)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: proof builder: %w", err)
 	}
@@ -282,7 +256,7 @@ func (l *Log) proof(ctx context.Context, index uint64) (*Proof, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlog: inclusion proof of entry %d in tree size %d: %w", index, cp.Size, err)
 	}
-	bundle, err := client.GetEntryBundle(ctx, l.store.ReadEntryBundle, index/layout.EntryBundleWidth, cp.Size)
+	bundle, err := client.GetEntryBundle(ctx, readBundle, index/layout.EntryBundleWidth, cp.Size)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: reading entry %d: %w", index, err)
 	}
@@ -338,6 +312,9 @@ type Proof struct {
 	Entry []byte
 	// Checkpoint is the signed checkpoint, with its cosignatures.
 	Checkpoint *Checkpoint
+	// Existing is set by Add when the entry was already in the log (the
+	// proof is of that entry, not of a new one).
+	Existing bool
 }
 
 // Verify checks the inclusion proof: SHA-256(0x00 ‖ Entry) at Index,

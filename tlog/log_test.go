@@ -300,7 +300,15 @@ func TestEndToEnd(t *testing.T) {
 
 	// The log grows: the cosignatures go, and witness 1 follows with a
 	// consistency proof from size 2.
-	p3, err := l.Add(c, s, e1)
+	// Logging e1 again answers its entry; a third bundle is appended.
+	again, err := l.Add(c, s, e1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Index != 0 || !again.Existing || again.Checkpoint.Size != 2 {
+		t.Fatalf("e1 again: index %d, existing %v, size %d; want 0, true, 2", again.Index, again.Existing, again.Checkpoint.Size)
+	}
+	p3, err := l.Add(c, s, []byte("a third entry"))
 	if err != nil {
 		t.Fatal(err)
 	}

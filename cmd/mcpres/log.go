@@ -85,7 +85,7 @@ func (a *app) logCommand() *cobra.Command {
 		},
 	}
 	cmd.PersistentFlags().BoolVar(&verbose, "verbose", false, "show Tessera's log messages on stderr")
-	cmd.AddCommand(a.logKeygenCommand(), a.logInitCommand(), a.logAddCommand(), a.logProofCommand(), a.logAddCosignatureCommand())
+	cmd.AddCommand(a.logKeygenCommand(), a.logInitCommand(), a.logAddCommand(), a.logServeCommand(), a.logProofCommand(), a.logAddCosignatureCommand())
 	for _, c := range cmd.Commands() {
 		if run := c.RunE; run != nil {
 			c.RunE = func(cmd *cobra.Command, args []string) error {
@@ -324,9 +324,9 @@ func logContext() (context.Context, context.CancelFunc) {
 }
 
 func (a *app) logInitCommand() *cobra.Command {
-	var dir, keyPath, origin string
+	var dir, dsn, keyPath, origin string
 	cmd := &cobra.Command{
-		Use:   "init --dir DIR [--key LOG.key] [--origin ORIGIN]",
+		Use:   "init (--dir DIR | --mysql DSN) [--key LOG.key] [--origin ORIGIN]",
 		Short: "Create an empty log in a new directory",
 		Long: `Create an empty log in DIR with Tessera's POSIX driver: the tlog-tiles layout
 and a checkpoint of size 0 signed with the log key. DIR must not exist or be
@@ -335,13 +335,17 @@ The key is a file (PATH or file:PATH), or env:NAME for a key held in an
 environment variable; without --key it is taken from $MCPRES_LOG_KEY.
 
 The log's verifier key is recorded in DIR/.mcpres/log.vkey (for 'log proof'
-and 'log add-cosignature') and printed on stdout.`,
+and 'log add-cosignature') and printed on stdout.
+
+With --mysql the log is created in a MariaDB/MySQL database instead (see
+'log serve'): the schema is applied, and the verifier key recorded in the
+database.`,
 		Example: `  mcpres log keygen --origin example.org/mcpres-log --out log
   mcpres log init --dir public/log --key log.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usagef("--dir is required")
+			if (dir == "") == (dsn == "") {
+				return usagef("give one of --dir and --mysql")
 			}
 			signer, err := a.loadLogSigner(keyPath)
 			if err != nil {
@@ -349,6 +353,9 @@ and 'log add-cosignature') and printed on stdout.`,
 			}
 			if origin != "" && origin != signer.Name() {
 				return failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
+			}
+			if dsn != "" {
+				return a.initMySQL(dsn, signer)
 			}
 			if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 				return failf("refusing to create a log in %s: the directory is not empty", dir)
@@ -375,6 +382,7 @@ and 'log add-cosignature') and printed on stdout.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory to create")
+	f.StringVar(&dsn, "mysql", "", "create the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
 	f.StringVar(&origin, "origin", "", "the log's origin, checked against the key's name")
 	return cmd
@@ -390,7 +398,9 @@ command waits until a signed checkpoint covers it, then writes REF, the
 reference for 'mcpres attest sign --transparency REF', and with --proof the
 raw C2SP tlog-proof bytes. A checkpoint published by an append carries no
 cosignature yet: after witnesses cosign it, 'log proof' gives a reference
-that carries them. Logging the same bundle twice gives two entries.
+that carries them. A bundle whose entry is already in the log is not
+logged again: REF is a fresh reference to the existing entry (the log's
+deduplication index, in DIR/.state, survives restarts and crashes).
 
 With --witness-policy FILE (a tlog policy whose "witness NAME VKEY URL"
 lines give each witness's C2SP tlog-witness URL), the new checkpoint is
@@ -412,29 +422,44 @@ verification command ever reaches it.
 The log key (--key PATH, file:PATH or env:NAME; default $MCPRES_LOG_KEY)
 must be the key of the log in DIR: it signs the new checkpoint.
 
+With --server URL instead of --dir, the bundle is submitted to a 'mcpres
+log serve' (POST URL/add) and REF is the reference the server answers,
+byte for byte what a local add writes. The bundle is validated here first.
+Answers 429 and 5xx and connection errors are retried with exponential
+backoff and jitter (honouring Retry-After), up to --attempts within
+--timeout; this is safe because the server answers a bundle it already
+logged with that entry. The bearer token comes from --token-file or
+$MCPRES_LOG_TOKEN; with --log-key the answer's checkpoint must be signed by
+that key. The reference is checked to prove this bundle before it is
+written.
+
 Outputs are written atomically and never replaced without --force; they
 are checked before anything is appended.`
 
 func (a *app) logAddCommand() *cobra.Command {
-	var dir, keyPath, out, proofOut, rekorURL, rekorKey string
+	var dir, serverURL, keyPath, out, proofOut, rekorURL, rekorKey string
 	var force bool
 	var wp witnessPolicyFlags
+	var client submitClient
 	cmd := &cobra.Command{
-		Use:   "add --dir DIR [--key LOG.key] [--witness-policy FILE] BUNDLE -o REF",
+		Use:   "add (--dir DIR [--key LOG.key] [--witness-policy FILE] | --server URL) BUNDLE -o REF",
 		Short: "Log a bundle and write its transparency reference",
 		Long:  logAddLong,
 		Example: `  mcpres log add --dir public/log --key log.key bundle.json -o bundle.ref.json
+  mcpres log add --server https://log.example.org --log-key log.vkey bundle.json -o bundle.ref.json
   mcpres attest sign bundle.json --key release.key --identity https://example.org/release \
       --policy-id example/policy --transparency bundle.ref.json -o bundle.attested.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
-			case dir == "":
-				return usagef("--dir is required")
+			case (dir == "") == (serverURL == ""):
+				return usagef("give one of --dir (a local log) and --server (a 'log serve')")
 			case out == "":
 				return usagef("-o/--output is required")
 			case (rekorURL == "") != (rekorKey == ""):
 				return usagef("--rekor-url and --rekor-key go together")
+			case serverURL != "" && wp.policy != "":
+				return usagef("--witness-policy goes with --dir: a 'log serve' asks its own witnesses")
 			}
 			outputs := []string{out}
 			if proofOut != "" {
@@ -446,48 +471,17 @@ func (a *app) logAddCommand() *cobra.Command {
 			if err := checkOutputs(outputs, []string{args[0], keyPath}, force); err != nil {
 				return err
 			}
-			entry, err := a.bundleEntry(args[0])
+			entry, b, err := a.bundleEntry(args[0])
 			if err != nil {
 				return err
 			}
-			signer, err := a.loadLogSigner(keyPath)
-			if err != nil {
-				return err
-			}
-			if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-				v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
-				if err != nil {
+			if serverURL != "" {
+				if err := a.submit(serverURL, args[0], b, client, out, proofOut, force); err != nil {
 					return err
 				}
-				if v.String() != signer.Verifier().String() {
-					return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
-				}
-			}
-			wc, err := wp.client(a, signer.Verifier())
-			if err != nil {
+			} else if err := a.addLocal(dir, keyPath, args[0], entry, out, proofOut, force, wp); err != nil {
 				return err
 			}
-			ctx, cancel := logContext()
-			defer cancel()
-			lg := tlog.Open(posix.New(dir), signer.Verifier())
-			if wc != nil {
-				if before, err := lg.Checkpoint(ctx); err == nil {
-					wc.Hint(before.Size) // what the witnesses last saw, most likely
-				}
-			}
-			p, err := lg.Add(ctx, signer, entry)
-			if err != nil {
-				return failf("logging %s: %v", args[0], err)
-			}
-			if wc != nil {
-				if p.Checkpoint, err = a.collectCosignatures(ctx, wc, dir, lg, signer.Verifier()); err != nil {
-					return err
-				}
-			}
-			if err := a.writeReference(p, out, proofOut, []string{args[0], keyPath}, force); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %d of %s (tree size %d)\n", args[0], p.Index, lg.Origin(), p.Checkpoint.Size)
 			if rekorURL != "" {
 				sum := sha256.Sum256(entry)
 				return a.runSigstore("rekor", "upload", "--rekor-url="+rekorURL, "--key="+rekorKey,
@@ -499,6 +493,8 @@ func (a *app) logAddCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringVar(&serverURL, "server", "", "submit to this 'mcpres log serve' (base URL) instead of a local --dir")
+	client.flags(f)
 	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
 	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required; - for standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
@@ -509,57 +505,138 @@ func (a *app) logAddCommand() *cobra.Command {
 	return cmd
 }
 
+// addLocal appends entry to the log in dir, collects the witnesses'
+// cosignatures when a witness policy is given, and writes the reference.
+func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut string, force bool, wp witnessPolicyFlags) error {
+	signer, err := a.loadLogSigner(keyPath)
+	if err != nil {
+		return err
+	}
+	if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
+		v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
+		if err != nil {
+			return err
+		}
+		if v.String() != signer.Verifier().String() {
+			return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
+		}
+	}
+	wc, err := wp.client(a, signer.Verifier())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := logContext()
+	defer cancel()
+	lg := tlog.Open(posix.New(dir), signer.Verifier())
+	if wc != nil {
+		if before, err := lg.Checkpoint(ctx); err == nil {
+			wc.Hint(before.Size) // what the witnesses last saw, most likely
+		}
+	}
+	p, err := lg.Add(ctx, signer, entry)
+	if err != nil {
+		return failf("logging %s: %v", path, err)
+	}
+	if wc != nil {
+		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, dir, lg, signer.Verifier()); err != nil {
+			return err
+		}
+	}
+	if err := a.writeReference(p, out, proofOut, []string{path, keyPath}, force); err != nil {
+		return err
+	}
+	a.reportLogged(path, p)
+	return nil
+}
+
+// reportLogged says on stderr where the entry of path is in the log.
+func (a *app) reportLogged(path string, p *tlog.Proof) {
+	verb := "logged"
+	if p.Existing {
+		verb = "already logged"
+	}
+	fmt.Fprintf(a.stderr, "mcpres: %s: %s as entry %d of %s (tree size %d)\n", path, verb, p.Index, p.Checkpoint.Origin, p.Checkpoint.Size)
+}
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
 
 // bundleEntry reads and validates a conformance bundle (or the bundle of
-// an attested bundle) and returns its log entry bytes. Invalid evidence is
-// reported like 'mcpres validate' does and refused with exit 1.
-func (a *app) bundleEntry(path string) ([]byte, error) {
+// an attested bundle) and returns its log entry bytes and the bundle.
+// Invalid evidence is reported like 'mcpres validate' does and refused
+// with exit 1.
+func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
 	_, doc, err := canonjson.ReadFile(path)
-	if err != nil {
-		a.printInputInvalid(path, err, "text", false)
-		return nil, &exitError{exitInput}
+	entry, b, rep := admitBundle(validator.New(), path, doc, err)
+	if rep != nil {
+		a.render(*rep, "text", false, true)
+		if rep.code == exitInvalid {
+			fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
+		}
+		return nil, nil, &exitError{rep.code}
+	}
+	return entry, b, nil
+}
+
+// admitBundle is what may be logged: doc (read with the strict reader,
+// which failed with readErr) is a conformance bundle or an attested
+// bundle, whose bundle is valid. It returns the log entry and the bundle,
+// or the report refusing it (exit 2 for unreadable input, 1 for invalid
+// evidence). 'log add' and 'log serve' (POST /add) both admit with it.
+func admitBundle(val *validator.Validator, path string, doc *canonjson.Value, readErr error) ([]byte, *canonjson.Value, *report) {
+	if readErr != nil {
+		rep := inputInvalidReport(path, readErr)
+		return nil, nil, &rep
 	}
 	b := document.CoreBundle(doc)
 	if document.Detect(doc) == document.AttestedBundle {
 		if !b.Is(canonjson.Object) {
-			a.printInputInvalid(path, errors.New("the attested bundle has no bundle object"), "text", false)
-			return nil, &exitError{exitInput}
+			rep := inputInvalidReport(path, errors.New("the attested bundle has no bundle object"))
+			return nil, nil, &rep
 		}
 	}
-	r, err := validator.New().Bundle(b)
+	r, err := val.Bundle(b)
 	if err != nil {
-		a.printInputInvalid(path, err, "text", false)
-		return nil, &exitError{exitInput}
+		rep := inputInvalidReport(path, err)
+		return nil, nil, &rep
 	}
 	if !r.Valid {
-		a.printResult(path, r, "text", false)
-		fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
-		return nil, &exitError{exitInvalid}
+		rep := resultReport(path, r)
+		return nil, nil, &rep
 	}
 	entry, err := offline.EntryFor(b).Marshal()
 	if err != nil {
-		return nil, failf("%s: encoding the log entry: %v", path, err)
+		// A valid bundle always has an entry; never log without one.
+		rep := inputInvalidReport(path, fmt.Errorf("encoding the log entry: %v", err))
+		return nil, nil, &rep
 	}
-	return entry, nil
+	return entry, b, nil
 }
 
 // writeReference writes the reference JSON for p to out (stdout when out
 // is empty) and the raw proof bytes to proofOut when given.
 func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []string, force bool) error {
-	proofBytes := p.Marshal()
-	ref := attest.NewTransparencyReference(p.Checkpoint.Origin, p.EntryID(), proofBytes)
+	data, err := referenceJSON(p)
+	if err != nil {
+		return failf("encoding the reference: %v", err)
+	}
+	return a.writeReferenceBytes(data, p.Marshal(), out, proofOut, inputs, force)
+}
+
+// referenceJSON is the transparency reference of p as 'log add -o' writes
+// it and 'log serve' answers it.
+func referenceJSON(p *tlog.Proof) ([]byte, error) {
+	ref := attest.NewTransparencyReference(p.Checkpoint.Origin, p.EntryID(), p.Marshal())
 	v, err := canonjson.FromGo(ref)
 	if err != nil {
-		return failf("encoding the reference: %v", err)
+		return nil, err
 	}
-	data, err := canonjson.Pretty(v)
-	if err != nil {
-		return failf("encoding the reference: %v", err)
-	}
+	return canonjson.Pretty(v)
+}
+
+func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string, inputs []string, force bool) error {
 	if out == "" {
 		_, err := a.stdout.Write(data)
 		if err != nil {

@@ -174,13 +174,23 @@ func (e *logEnv) initLog(name string) string {
 // variantBundleFile writes the example bundle re-sealed with another run
 // environment.
 func variantBundleFile(t testing.TB, dir string) string {
+	return osVariantBundleFile(t, dir, "freebsd")
+}
+
+// osVariantBundleFile writes the example bundle run on another os: a
+// different, valid bundle for each os.
+func osVariantBundleFile(t testing.TB, dir, os string) string {
 	t.Helper()
 	v := bundletest.Example(t)
-	v.Path("evidence", "run", "environment").Get("os").Str = "freebsd"
+	v.Path("evidence", "run", "environment").Get("os").Str = os
 	if err := bundle.SealFrom(v, bundle.StageEvidence); err != nil {
 		t.Fatal(err)
 	}
-	return writePretty(t, dir, "variant.json", v)
+	name := "variant.json"
+	if os != "freebsd" {
+		name = "variant-" + os + ".json"
+	}
+	return writePretty(t, dir, name, v)
 }
 
 // checkReference verifies a reference file independently of tlog: its
@@ -278,9 +288,16 @@ func TestCLILogEndToEnd(t *testing.T) {
 	// attest sign accepts the reference (its digest checks out).
 	key := writeTestKey(t, e.dir, "one.pem", attesttest.TestOnlyKeyOne())
 	e.run(signArgs(b1, key, attesttest.IdentityOne, e.p("b1.attested.json"), "--transparency", e.p("b1.ref.json"), "--claim", "TRANSPARENCY_RECORDED")...)
-	// An attested bundle logs its embedded bundle: the same entry.
-	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), e.p("b1.attested.json"), "-o", e.p("b1a.ref.json"))
-	checkReference(t, e.p("b1a.ref.json"), b1, e.vkey("log"), 2, 3)
+	// An attested bundle logs its embedded bundle: the same entry, which
+	// is in the log already.
+	_, stderr = e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), e.p("b1.attested.json"), "-o", e.p("b1a.ref.json"))
+	if !strings.Contains(stderr, "already logged as entry 0 of "+testLogOrigin+" (tree size 2)") {
+		t.Errorf("log add stderr: %q", stderr)
+	}
+	checkReference(t, e.p("b1a.ref.json"), b1, e.vkey("log"), 0, 2)
+	b3 := osVariantBundleFile(t, e.dir, "netbsd")
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b3, "-o", e.p("b3.ref.json"))
+	checkReference(t, e.p("b3.ref.json"), b3, e.vkey("log"), 2, 3)
 
 	// Witness 1 reads the directory, witness 2 the log served over HTTP.
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
@@ -315,15 +332,16 @@ func TestCLILogEndToEnd(t *testing.T) {
 
 	// The log grows; a witness follows with a consistency proof; a stale
 	// cosignature no longer attaches (exit 1).
-	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b2, "-o", e.p("b2b.ref.json"))
+	b4 := osVariantBundleFile(t, e.dir, "openbsd")
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b4, "-o", e.p("b4.ref.json"))
 	e.fail(exitInvalid, "does not verify against the checkpoint of", "log", "add-cosignature", "--dir", dir, "--witness-key", e.p("w1.vkey"), e.p("w1.cosig"))
 	if s := cosign("w1", srv.URL); !strings.Contains(s, "at size 4 (consistent with size 3)") {
 		t.Errorf("cosign stderr: %q", s)
 	}
 	e.run("log", "add-cosignature", "--dir", dir, "--witness-key", e.p("w1.vkey"), e.p("w1.cosig"))
 	stdout, _ = e.run("log", "proof", "--dir", dir, "--index", "3", "--log-key", e.p("log.vkey"))
-	writeTestFile(t, e.dir, "b2b.fresh.ref.json", []byte(stdout), 0o644)
-	if n := checkReference(t, e.p("b2b.fresh.ref.json"), b2, e.vkey("log"), 3, 4, e.vkey("w1"), e.vkey("w2")); len(n.Sigs) != 2 {
+	writeTestFile(t, e.dir, "b4.fresh.ref.json", []byte(stdout), 0o644)
+	if n := checkReference(t, e.p("b4.fresh.ref.json"), b4, e.vkey("log"), 3, 4, e.vkey("w1"), e.vkey("w2")); len(n.Sigs) != 2 {
 		t.Fatalf("%d verified signatures, want 2", len(n.Sigs))
 	}
 }
@@ -352,7 +370,7 @@ func TestCLIWitnessRefusals(t *testing.T) {
 	fork := e.initLog("fork") // same key and origin, other entries
 	add(fork, b2, "log.key")
 	add(fork, b1, "log.key")
-	add(fork, b1, "log.key")
+	add(fork, osVariantBundleFile(t, e.dir, "netbsd"), "log.key")
 	foreign := e.p("foreign")
 	e.run("log", "init", "--dir", foreign, "--key", e.p("other-log.key"))
 
@@ -484,7 +502,7 @@ func TestCLILogAddRekorDelegates(t *testing.T) {
 	// Its failure is ours, after the local reference is written.
 	writeTestFile(t, e.dir, "mcpres-sigstore", []byte("#!/bin/sh\necho 'mcpres-sigstore: error: rekor down' >&2\nexit 2\n"), 0o755)
 	stderr := e.fail(exitInput, "rekor down", "log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("ref2.json"), "--rekor-url", "http://127.0.0.1:9/", "--rekor-key", e.p("signer.pem"))
-	if !strings.Contains(stderr, "logged as entry 1") || !fileExists(e.p("ref2.json")) {
+	if !strings.Contains(stderr, "already logged as entry 0") || !fileExists(e.p("ref2.json")) {
 		t.Errorf("the local reference is not written before the upload: %q", stderr)
 	}
 	t.Setenv(sigstoreBinaryEnv, "")

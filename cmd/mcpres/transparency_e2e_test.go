@@ -220,10 +220,11 @@ func TestTransparencyEndToEnd(t *testing.T) {
 		seen[d] = name
 	}
 
-	// A forked log (same key and origin, other entries) is detected by the witness.
+	// A forked log (same key and origin, the entries in another order) is
+	// detected by the witness.
 	runExpect(t, 0, "log", "init", "--dir", p("fork-dir"), "--key", p("log.key"))
 	runExpect(t, 0, "log", "add", "--dir", p("fork-dir"), "--key", p("log.key"), otherFile, "-o", p("fork-ref-1.json"))
-	runExpect(t, 0, "log", "add", "--dir", p("fork-dir"), "--key", p("log.key"), otherFile, "-o", p("fork-ref-2.json"))
+	runExpect(t, 0, "log", "add", "--dir", p("fork-dir"), "--key", p("log.key"), exampleFile, "-o", p("fork-ref-2.json"))
 	out := runExpect(t, 1, "witness", "cosign", "--log", p("fork-dir"), "--log-key", p("log.vkey"), "--key", p("witness-a.key"),
 		"--state", p("witness-a.state"), "-o", p("fork.cosig"))
 	if !strings.Contains(strings.ToLower(out), "fork") {

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/mysql"
+	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/tlog/server"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The log service: 'log serve' and the client side of 'log add --server'.
+
+// logTokenEnv holds the submission bearer token when --token-file is not
+// given (CI secrets).
+const logTokenEnv = "MCPRES_LOG_TOKEN"
+
+// Tuning of the served appender: batches of up to serveBatchSize entries
+// or serveBatchAge, collected garbage every serveGCInterval.
+const (
+	serveBatchSize = 512
+	serveBatchAge  = 50 * time.Millisecond
+	// serveBatchAgeMySQL is the batch age on MySQL, which publishes at
+	// most one checkpoint a second.
+	serveBatchAgeMySQL = 250 * time.Millisecond
+	serveGCInterval    = time.Second
+	// serveGrace bounds the shutdown: the submissions in flight are
+	// answered (their checkpoint published) before the process exits.
+	serveGrace = time.Minute
+)
+
+const logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
+
+Reads are the C2SP tlog-tiles API, public: GET /checkpoint (text/plain,
+never cached), GET /tile/L/N[.p/W] and /tile/entries/N[.p/W]
+(application/octet-stream; full tiles cached as immutable). GET /healthz
+answers 200 while the published checkpoint verifies.
+
+Submissions: POST /add with a conformance bundle or an attested bundle as
+the body, as 'log add' takes it. The body is read with the strict reader
+and validated before anything is logged: unreadable input is answered 400,
+invalid evidence 422, each with the diagnostic JSON of
+'mcpres validate --format json'; a body over 16 MiB 413. Once a published
+checkpoint covers the entry, the answer (200, application/json) is the
+transparency reference 'log add -o' writes. A bundle already in the log is
+answered with its existing entry, so clients may retry safely. Beyond
+--max-concurrent submissions in flight the answer is 429, when Tessera is
+behind 503, both with Retry-After.
+
+With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
+"Authorization: Bearer TOKEN". The server listens on 127.0.0.1 unless
+--listen says otherwise: put a reverse proxy that terminates TLS in front
+of it. SIGTERM or SIGINT stops it: no new connections, the submissions in
+flight are finished and answered, then it exits 0.
+
+--mysql DSN serves a log kept in MariaDB/MySQL through Tessera's MySQL
+driver ("user:password@tcp(127.0.0.1:3306)/dbname", go-sql-driver/mysql's
+format; env:NAME reads it from an environment variable, which keeps the
+password out of the process list). mcpres applies its schema (Tessera's
+tables and its own) at start. The tiles, checkpoints and references are
+the same as a POSIX log's for the same entries; the deduplication index is
+a table; Tessera's MySQL driver publishes at most one checkpoint a second.`
+
+func (a *app) logServeCommand() *cobra.Command {
+	var dir, dsn, keyPath, listen, tokenFile string
+	var maxConcurrent int
+	cmd := &cobra.Command{
+		Use:   "serve (--dir DIR | --mysql DSN) [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE]",
+		Short: "Serve the log (tlog-tiles reads, POST /add submissions) over HTTP",
+		Long:  logServeLong,
+		Example: `  mcpres log serve --dir /var/lib/mcpres/log --key env:MCPRES_LOG_KEY --token-file /etc/mcpres/log.token
+  mcpres log add --server https://log.example.org bundle.json -o bundle.ref.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (dir == "") == (dsn == "") {
+				return usagef("give one of --dir and --mysql")
+			}
+			signer, err := a.loadLogSigner(keyPath)
+			if err != nil {
+				return err
+			}
+			token, err := loadToken(tokenFile)
+			if err != nil {
+				return err
+			}
+			var store tlog.Storage
+			if dsn != "" {
+				ms, err := a.openMySQL(dsn, signer)
+				if err != nil {
+					return err
+				}
+				defer ms.Close()
+				store = ms
+			} else {
+				if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
+					v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
+					if err != nil {
+						return err
+					}
+					if v.String() != signer.Verifier().String() {
+						return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
+					}
+				}
+				store = posix.New(dir)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return a.serveLog(ctx, store, signer, listen, token, maxConcurrent)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the log directory (created by 'log init')")
+	f.StringVar(&dsn, "mysql", "", "serve the log in this MariaDB/MySQL database (created by 'log init --mysql'): a DSN, or env:NAME")
+	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
+	f.StringVar(&listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port; port 0 picks one)")
+	f.StringVar(&tokenFile, "token-file", "", "a file holding the bearer token submissions need (default: $"+logTokenEnv+"; none: open submissions)")
+	f.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "submissions in flight beyond which the answer is 429")
+	return cmd
+}
+
+// serveLog runs the service on store until ctx is done.
+func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signednote.LogSigner, listen, token string, maxConcurrent int) error {
+	lg := tlog.Open(store, signer.Verifier())
+	age := serveBatchAge
+	if _, ok := store.(*mysql.Storage); ok {
+		// One checkpoint a second: fewer, larger integration
+		// transactions cost the database less and add no latency.
+		age = serveBatchAgeMySQL
+	}
+	octx, cancel := logContext()
+	ap, err := lg.NewAppender(octx, signer, tlog.AppenderOptions{
+		BatchSize: serveBatchSize, BatchMaxAge: age, GCInterval: serveGCInterval,
+	})
+	cancel()
+	if err != nil {
+		return failf("opening the log: %v", err)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		ap.Close(context.Background())
+		return failf("listening on %s: %v", listen, err)
+	}
+	h := server.New(server.Config{
+		Log: lg, Storage: store, Appender: ap,
+		Admit: newAdmitter(), Reference: referenceJSON,
+		Token: token, MaxConcurrent: maxConcurrent,
+		Logf: func(format string, args ...any) { fmt.Fprintf(a.stderr, "mcpres: log serve: "+format+"\n", args...) },
+	})
+	fmt.Fprintf(a.stderr, "mcpres: serving log %s on http://%s\n", lg.Origin(), ln.Addr())
+	serr := server.Serve(ctx, ln, h, serveGrace)
+	cctx, cancel := context.WithTimeout(context.Background(), serveGrace)
+	defer cancel()
+	cerr := ap.Close(cctx)
+	if serr != nil {
+		return failf("%v", serr)
+	}
+	if cerr != nil {
+		return failf("closing the log: %v", cerr)
+	}
+	fmt.Fprintf(a.stderr, "mcpres: log %s: stopped\n", lg.Origin())
+	return nil
+}
+
+// newAdmitter returns the admission of POST /add bodies, as 'log add'
+// admits a file: 400 for unreadable input, 422 for invalid evidence, with
+// the diagnostic JSON object of 'mcpres validate --format json'. One
+// validator (its compiled schemas) serves every submission.
+func newAdmitter() func([]byte) ([]byte, *server.Rejection) {
+	val := validator.New()
+	return func(body []byte) ([]byte, *server.Rejection) { return admitSubmission(val, body) }
+}
+
+func admitSubmission(val *validator.Validator, body []byte) ([]byte, *server.Rejection) {
+	doc, err := canonjson.Parse(body)
+	entry, _, rep := admitBundle(val, "submission", doc, err)
+	if rep == nil {
+		return entry, nil
+	}
+	out, err := canonjson.Compact(rep.obj)
+	if err != nil {
+		out, _ = canonjson.Compact(validUTF8(rep.obj))
+	}
+	status := http.StatusUnprocessableEntity
+	if rep.code == exitInput {
+		status = http.StatusBadRequest
+	}
+	return entry, &server.Rejection{Status: status, JSON: append(out, '\n')}
+}
+
+// loadToken reads the bearer token: --token-file, else $MCPRES_LOG_TOKEN,
+// else none.
+func loadToken(file string) (string, error) {
+	if file == "" {
+		return os.Getenv(logTokenEnv), nil
+	}
+	t, err := readKeyFile(file)
+	if err != nil {
+		return "", failf("token %s: %v", file, err)
+	}
+	return t, nil
+}
+
+// submitClient is the client of 'log add --server': bounded attempts with
+// exponential backoff (honouring Retry-After) on 429, 5xx and connection
+// errors; other answers are final.
+type submitClient struct {
+	tokenFile string
+	logKey    string
+	timeout   time.Duration
+	attempts  int
+}
+
+func (c *submitClient) flags(f *pflag.FlagSet) {
+	f.StringVar(&c.tokenFile, "token-file", "", "with --server: a file holding the server's bearer token (default: $"+logTokenEnv+")")
+	f.StringVar(&c.logKey, "log-key", "", "with --server: the log's verifier key; the answer's checkpoint must be signed by it")
+	f.DurationVar(&c.timeout, "timeout", logTimeout, "with --server: give up after this long, retries included")
+	f.IntVar(&c.attempts, "attempts", 8, "with --server: at most this many attempts")
+}
+
+// Backoff of the client: backoffBase doubling up to backoffMax, with
+// jitter; one request waits at most requestTimeout.
+const (
+	backoffBase    = 250 * time.Millisecond
+	backoffMax     = 8 * time.Second
+	requestTimeout = time.Minute
+	maxAnswerBytes = 1 << 20
+)
+
+// submit posts the bundle file to the server and writes the reference it
+// answers, after checking that it binds the bundle (and, with --log-key,
+// that its checkpoint is the log's).
+func (a *app) submit(base, path string, b *canonjson.Value, c submitClient, out, proofOut string, force bool) error {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return failf("%v", err)
+	}
+	if int64(len(body)) > server.DefaultMaxBody {
+		return failf("%s: %d bytes, more than a log server takes (%d)", path, len(body), server.DefaultMaxBody)
+	}
+	var trust *offline.Trust
+	if c.logKey != "" {
+		v, err := loadVerifierKey("log key", c.logKey, signednote.ParseLogVerifier)
+		if err != nil {
+			return err
+		}
+		trust = &offline.Trust{Logs: []offline.Log{{Origin: v.Name(), Key: v}}}
+	}
+	token, err := loadToken(c.tokenFile)
+	if err != nil {
+		return err
+	}
+	if c.attempts < 1 {
+		return usagef("--attempts must be at least 1")
+	}
+	url := strings.TrimSuffix(base, "/") + "/add"
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	hc := &http.Client{Timeout: requestTimeout}
+	var last error
+	for attempt := 1; ; attempt++ {
+		status, answer, retryAfter, err := post(ctx, hc, url, token, body)
+		switch {
+		case err == nil && status == http.StatusOK:
+			return a.acceptAnswer(path, answer, b, trust, out, proofOut, force)
+		case err == nil && status != http.StatusTooManyRequests && status < 500:
+			fmt.Fprintf(a.stderr, "mcpres: error: %s: the log server refused the submission (HTTP %d): %s\n", path, status, bytes.TrimSpace(answer))
+			if status == http.StatusUnprocessableEntity {
+				return &exitError{exitInvalid}
+			}
+			return &exitError{exitInput}
+		case err != nil:
+			last = err
+		default:
+			last = fmt.Errorf("HTTP %d: %s", status, bytes.TrimSpace(answer))
+		}
+		if attempt >= c.attempts {
+			return failf("%s: submitting to %s: giving up after %d attempts: %v", path, base, attempt, last)
+		}
+		wait := min(backoffBase<<(attempt-1), backoffMax)
+		wait = wait/2 + rand.N(wait/2+1) // jitter: many pipelines retry at once
+		if retryAfter > wait {
+			wait = retryAfter
+		}
+		fmt.Fprintf(a.stderr, "mcpres: %s: attempt %d: %v; retrying in %v\n", path, attempt, last, wait.Round(time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return failf("%s: submitting to %s: %v (last: %v)", path, base, ctx.Err(), last)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// post sends one submission. A transport error is returned as err; an
+// answer with its status, body (bounded) and Retry-After.
+func post(ctx context.Context, hc *http.Client, url, token string, body []byte) (int, []byte, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	if err != nil {
+		return 0, nil, 0, fmt.Errorf("reading the answer: %w", err)
+	}
+	var ra time.Duration
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 && s < 300 {
+		ra = time.Duration(s) * time.Second
+	}
+	return resp.StatusCode, answer, ra, nil
+}
+
+// acceptAnswer checks the server's reference before writing it: a strict
+// JSON transparencyReference whose proof binds the bundle, whose ids are
+// the proof's, and, with trust, whose checkpoint the log signed.
+func (a *app) acceptAnswer(path string, answer []byte, b *canonjson.Value, trust *offline.Trust, out, proofOut string, force bool) error {
+	ref, err := canonjson.Parse(answer)
+	if err != nil {
+		return failf("%s: the log server's answer is not a reference: %v", path, err)
+	}
+	logID, uuid, proofB64 := ref.Get("logId"), ref.Get("entryUuid"), ref.Get("inclusionProofBase64")
+	if !logID.Is(canonjson.String) || !uuid.Is(canonjson.String) || !proofB64.Is(canonjson.String) {
+		return failf("%s: the log server's answer is not a transparency reference", path)
+	}
+	proofBytes, err := base64.StdEncoding.Strict().DecodeString(proofB64.Str)
+	if err != nil {
+		return failf("%s: the log server's reference: inclusionProofBase64: %v", path, err)
+	}
+	if err := offline.CheckReference(logID.Str, uuid.Str, proofBytes, b); err != nil {
+		return failf("%s: the log server's reference does not prove this bundle: %v", path, err)
+	}
+	if trust != nil {
+		if _, err := offline.VerifyClaimed(proofBytes, offline.EntryFor(b), offline.Claim{LogID: logID.Str, EntryUUID: uuid.Str}, *trust); err != nil {
+			return failf("%s: the log server's reference: %v", path, err)
+		}
+	}
+	if err := a.writeReferenceBytes(answer, proofBytes, out, proofOut, []string{path}, force); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %s of %s\n", path, uuid.Str, logID.Str)
+	return nil
+}
+
+// mysqlDSN resolves --mysql: a DSN, or env:NAME.
+func mysqlDSN(spec string) (string, error) {
+	name, ok := strings.CutPrefix(spec, "env:")
+	if !ok {
+		return spec, nil
+	}
+	v := os.Getenv(name)
+	if name == "" || v == "" {
+		return "", failf("--mysql env:%s: the environment variable is not set or empty", name)
+	}
+	return v, nil
+}
+
+// openMySQL opens the log database and checks that its recorded key is
+// signer's.
+func (a *app) openMySQL(spec string, signer *signednote.LogSigner) (*mysql.Storage, error) {
+	dsn, err := mysqlDSN(spec)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := logContext()
+	defer cancel()
+	st, err := mysql.Open(ctx, dsn)
+	if err != nil {
+		return nil, failf("%v", err)
+	}
+	rec, err := st.RecordedKey(ctx)
+	if err != nil {
+		st.Close()
+		return nil, failf("mysql: reading the recorded log key: %v", err)
+	}
+	if rec != "" && rec != signer.Verifier().String() {
+		st.Close()
+		return nil, failf("the log key %s is not the key of the log in the database (its key is %s)", signer.Verifier(), rec)
+	}
+	return st, nil
+}
+
+// initMySQL creates a log in a database: 'log init --mysql'.
+func (a *app) initMySQL(spec string, signer *signednote.LogSigner) error {
+	st, err := a.openMySQL(spec, signer)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, cancel := logContext()
+	defer cancel()
+	if _, err := tlog.Open(st, signer.Verifier()).Init(ctx, signer); err != nil {
+		return failf("creating the log in the database: %v", err)
+	}
+	vkey := signer.Verifier().String()
+	if err := st.RecordKey(ctx, vkey); err != nil {
+		return failf("mysql: recording the log key: %v", err)
+	}
+	fmt.Fprintln(a.stdout, vkey)
+	return nil
+}

@@ -1,0 +1,615 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/mysql"
+	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"
+	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/tlog/server"
+	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+	"github.com/transparency-dev/tessera/api"
+	"github.com/transparency-dev/tessera/client"
+	"github.com/transparency-dev/tessera/fsck"
+)
+
+// served is a 'mcpres log serve' process started by a test.
+type served struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	url    string
+	stderr *bytes.Buffer
+	mu     sync.Mutex
+	exited chan struct{}
+}
+
+var servingLine = regexp.MustCompile(`serving log \S+ on (http://127\.0\.0\.1:\d+)`)
+
+// startServe runs the mcpres binary's 'log serve' with args on
+// 127.0.0.1:0 and waits until it listens. It is killed at the end of the
+// test if it still runs.
+func startServe(t *testing.T, bin string, args ...string) *served {
+	t.Helper()
+	s := &served{t: t, stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	s.cmd = exec.Command(bin, append([]string{"log", "serve", "--listen", "127.0.0.1:0"}, args...)...)
+	pr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.stderr.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	go func() { s.cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() {
+		s.cmd.Process.Kill()
+		<-s.exited
+	})
+	select {
+	case s.url = <-urlc:
+	case <-s.exited:
+		t.Fatalf("log serve exited: %s", s.log())
+	case <-time.After(time.Minute):
+		t.Fatalf("log serve did not start: %s", s.log())
+	}
+	return s
+}
+
+func (s *served) log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// stop sends sig and waits for the exit.
+func (s *served) stop(sig os.Signal) error {
+	s.cmd.Process.Signal(sig)
+	select {
+	case <-s.exited:
+	case <-time.After(time.Minute):
+		s.t.Fatal("log serve did not stop")
+	}
+	if st := s.cmd.ProcessState; !st.Success() {
+		return fmt.Errorf("exit: %v", st)
+	}
+	return nil
+}
+
+// TestCLILogServe: 'log add --server' writes byte for byte the reference
+// the local 'log add' writes; a bundle already logged is answered with its
+// entry; the token is required; invalid evidence never leaves the client;
+// SIGTERM stops the server cleanly.
+func TestCLILogServe(t *testing.T) {
+	bin := buildBinary(t)
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	b1, b2 := exampleBundleFile(t, e.dir), variantBundleFile(t, e.dir)
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("local.ref.json"))
+	writeTestFile(t, e.dir, "token", []byte("test-only-token\n"), 0o600)
+	srv := startServe(t, bin, "--dir", dir, "--key", e.p("log.key"), "--token-file", e.p("token"))
+
+	_, stderr := e.run("log", "add", "--server", srv.url, "--token-file", e.p("token"), "--log-key", e.p("log.vkey"), b1, "-o", e.p("srv.ref.json"))
+	local, _ := os.ReadFile(e.p("local.ref.json"))
+	remote, _ := os.ReadFile(e.p("srv.ref.json"))
+	if !bytes.Equal(local, remote) {
+		t.Fatalf("the server's reference differs from the local one:\n%s\n%s", remote, local)
+	}
+	if !strings.Contains(stderr, "logged as entry 0 of "+testLogOrigin) {
+		t.Errorf("stderr %q", stderr)
+	}
+	e.run("log", "add", "--server", srv.url+"/", "--token-file", e.p("token"), b2, "-o", e.p("b2.ref.json"), "--proof", e.p("b2.proof"))
+	checkReference(t, e.p("b2.ref.json"), b2, e.vkey("log"), 1, 2)
+
+	// No token, a wrong one: refused at once (no retry), exit 2.
+	e.fail(exitInput, "HTTP 401", "log", "add", "--server", srv.url, b2, "-o", e.p("x.json"))
+	t.Setenv(logTokenEnv, "wrong")
+	stderr = e.fail(exitInput, "HTTP 401", "log", "add", "--server", srv.url, b2, "-o", e.p("x.json"))
+	if strings.Contains(stderr, "retrying") {
+		t.Errorf("a 401 was retried: %q", stderr)
+	}
+	t.Setenv(logTokenEnv, "test-only-token")
+	e.run("log", "add", "--server", srv.url, b2, "-o", e.p("x.json"))
+	// Invalid evidence is refused before it is sent.
+	bad := bundletest.Example(t)
+	bad.Get("evidence").Get("run").Get("environment").Get("os").Str = "tampered"
+	badFile := writePretty(t, e.dir, "bad.json", bad)
+	e.fail(exitInvalid, "refusing to log invalid evidence", "log", "add", "--server", srv.url, badFile, "-o", e.p("bad.ref.json"))
+	// The same invalid bundle posted directly: 422, the diagnostics.
+	body, _ := os.ReadFile(badFile)
+	resp, err := http.Post(srv.url+"/add", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Fatalf("without token: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("POST", srv.url+"/add", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer test-only-token")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity || !bytes.HasPrefix(answer, []byte(`{"valid":false,"diagnostics":["`)) {
+		t.Fatalf("invalid evidence: %d %s", resp.StatusCode, answer)
+	}
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM: %v\n%s", err, srv.log())
+	}
+	if !strings.Contains(srv.log(), "stopped") {
+		t.Errorf("server log: %s", srv.log())
+	}
+	cp := readCheckpointSize(t, dir, e.vkey("log"))
+	if cp != 2 {
+		t.Fatalf("log size %d after the session, want 2", cp)
+	}
+}
+
+func readCheckpointSize(t *testing.T, dir, vkey string) uint64 {
+	t.Helper()
+	v, err := signednote.ParseLogVerifier(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := tlog.Open(posix.New(dir), v).Checkpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp.Size
+}
+
+// TestCLISubmitRetries: 503, 429 and a dropped connection are retried
+// with backoff, a 400 is not; the client checks the answer.
+func TestCLISubmitRetries(t *testing.T) {
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	b1 := exampleBundleFile(t, e.dir)
+	signer, _ := signednote.ParseLogSigner(strings.TrimSpace(string(mustRead(t, e.p("log.key")))))
+	store := posix.New(dir)
+	lg := tlog.Open(store, signer.Verifier())
+	ap, err := lg.NewAppender(context.Background(), signer, tlog.AppenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ap.Close(context.Background())
+	real := server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: newAdmitter(), Reference: referenceJSON})
+	var calls atomic.Int32
+	var script []string
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(calls.Add(1)) - 1
+		step := "real"
+		if n < len(script) {
+			step = script[n]
+		}
+		switch step {
+		case "503", "429":
+			w.Header().Set("Retry-After", "0")
+			code := 503
+			if step == "429" {
+				code = 429
+			}
+			http.Error(w, "busy", code)
+		case "drop":
+			hj, _ := w.(http.Hijacker)
+			c, _, _ := hj.Hijack()
+			c.Close()
+		case "400":
+			http.Error(w, `{"valid":false}`, 400)
+		case "garbage":
+			w.Write([]byte(`{"logId":"x","entryUuid":"0","inclusionProofBase64":"AAAA","inclusionProofSha256":"00"}`))
+		default:
+			real.ServeHTTP(w, r)
+		}
+	}))
+	defer fake.Close()
+
+	script = []string{"503", "429", "drop"}
+	_, stderr := e.run("log", "add", "--server", fake.URL, b1, "-o", e.p("ref.json"))
+	if calls.Load() != 4 || strings.Count(stderr, "retrying in") != 3 || !strings.Contains(stderr, "attempt 1: HTTP 503") {
+		t.Errorf("%d calls, stderr %q", calls.Load(), stderr)
+	}
+	checkReference(t, e.p("ref.json"), b1, e.vkey("log"), 0, 1)
+
+	calls.Store(0)
+	script = []string{"400"}
+	e.fail(exitInput, "HTTP 400", "log", "add", "--server", fake.URL, b1, "-o", e.p("ref2.json"))
+	if calls.Load() != 1 {
+		t.Errorf("a 400 was retried: %d calls", calls.Load())
+	}
+	calls.Store(0)
+	script = []string{"503", "503", "503"}
+	e.fail(exitInput, "giving up after 3 attempts", "log", "add", "--server", fake.URL, "--attempts", "3", b1, "-o", e.p("ref2.json"))
+	calls.Store(0)
+	script = []string{"garbage"}
+	e.fail(exitInput, "does not prove this bundle", "log", "add", "--server", fake.URL, b1, "-o", e.p("ref2.json"))
+	if fileExists(e.p("ref2.json")) {
+		t.Error("a reference was written for a bad answer")
+	}
+	// --log-key: an answer signed by another log is refused.
+	calls.Store(0)
+	script = nil
+	e.fail(exitInput, "log server's reference", "log", "add", "--server", fake.URL, "--log-key", e.p("other-log.vkey"), b1, "-o", e.p("ref3.json"))
+}
+
+// FuzzAdmitSubmission: no body makes admission panic; an admitted body's
+// entry is a canonical transparency entry; a refusal is 400 or 422 with a
+// JSON object.
+func FuzzAdmitSubmission(f *testing.F) {
+	// Seeds: testdata/fuzz/FuzzAdmitSubmission (a valid bundle, an
+	// attested wrapper without a bundle, a tampered bundle, bad JSON).
+	admit := newAdmitter()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		entry, rej := admit(body)
+		if rej == nil {
+			if _, err := offline.ParseEntry(entry); err != nil {
+				t.Fatalf("admitted an entry that does not parse: %v", err)
+			}
+			return
+		}
+		if rej.Status != 400 && rej.Status != 422 {
+			t.Fatalf("status %d", rej.Status)
+		}
+		if _, err := canonjson.Parse(rej.JSON); err != nil {
+			t.Fatalf("refusal is not JSON: %v", err)
+		}
+	})
+}
+
+// distinctBundles writes n distinct valid bundles (the example run on
+// n operating systems) and returns their bytes.
+func distinctBundles(t testing.TB, n int) [][]byte {
+	t.Helper()
+	base := bundletest.Example(t)
+	out := make([][]byte, n)
+	for i := range out {
+		v := base.Clone()
+		v.Path("evidence", "run", "environment").Get("os").Str = fmt.Sprintf("crash-test-os-%d", i)
+		if err := bundle.SealFrom(v, bundle.StageEvidence); err != nil {
+			t.Fatal(err)
+		}
+		data, err := canonjson.Pretty(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = data
+	}
+	return out
+}
+
+// ack is an acknowledged submission: the reference's entry index and
+// proof bytes.
+type ack struct {
+	body  []byte
+	index string
+	proof []byte
+}
+
+// crashTest kills a log server with SIGKILL in the middle of a burst of
+// submissions, restarts it, and checks that every acknowledged submission
+// is in the log at its index with a proof that verifies, that the tree is
+// consistent with every checkpoint served before the kill, and that
+// Tessera's fsck finds nothing wrong. serveArgs select the storage; store
+// reads it afterwards.
+func crashTest(t *testing.T, e *logEnv, serveArgs []string, store tlog.Storage) {
+	bin := buildBinary(t)
+	bodies := distinctBundles(t, 400)
+	srv := startServe(t, bin, serveArgs...)
+	v, err := signednote.ParseLogVerifier(e.vkey("log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var (
+		mu          sync.Mutex
+		acks        []ack
+		checkpoints [][]byte
+	)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	// Readers record every checkpoint served.
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			resp, err := http.Get(srv.url + "/checkpoint")
+			if err != nil {
+				continue
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				mu.Lock()
+				checkpoints = append(checkpoints, data)
+				mu.Unlock()
+			}
+		}
+	})
+	next := atomic.Int32{}
+	hc := &http.Client{Timeout: 30 * time.Second}
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(bodies) {
+					return
+				}
+				resp, err := hc.Post(srv.url+"/add", "application/json", bytes.NewReader(bodies[i]))
+				if err != nil {
+					return // the server is gone
+				}
+				answer, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 {
+					continue
+				}
+				ref, err := canonjson.Parse(answer)
+				if err != nil {
+					t.Errorf("answer: %v", err)
+					return
+				}
+				pb, _ := base64.StdEncoding.DecodeString(ref.Get("inclusionProofBase64").Str)
+				mu.Lock()
+				acks = append(acks, ack{bodies[i], ref.Get("entryUuid").Str, pb})
+				n := len(acks)
+				mu.Unlock()
+				if n == 60 {
+					srv.cmd.Process.Kill() // SIGKILL, mid-burst
+				}
+			}
+		})
+	}
+	deadline := time.AfterFunc(2*time.Minute, func() { srv.cmd.Process.Kill() })
+	<-srv.exited
+	deadline.Stop()
+	close(stop)
+	wg.Wait()
+	if len(acks) < 60 {
+		t.Fatalf("only %d acknowledged submissions before the kill:\n%s", len(acks), srv.log())
+	}
+	t.Logf("%d acknowledged, %d checkpoints seen before SIGKILL", len(acks), len(checkpoints))
+
+	// Restart: every acknowledged submission is answered at its index.
+	srv2 := startServe(t, bin, serveArgs...)
+	for _, a := range acks[:20] {
+		resp, err := http.Post(srv2.url+"/add", "application/json", bytes.NewReader(a.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ref, err := canonjson.Parse(answer)
+		if resp.StatusCode != 200 || err != nil || ref.Get("entryUuid").Str != a.index || resp.Header.Get("Mcpres-Existing") != "true" {
+			t.Fatalf("resubmitted entry %s after the restart: %d %s", a.index, resp.StatusCode, answer)
+		}
+	}
+	if err := srv2.stop(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM after the restart: %v", err)
+	}
+
+	ctx := context.Background()
+	lg := tlog.Open(store, v)
+	final, err := lg.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust := offline.Trust{Logs: []offline.Log{{Origin: v.Name(), Key: v}}}
+	for _, a := range acks {
+		doc, _ := canonjson.Parse(a.body)
+		want := offline.EntryFor(doc)
+		if _, err := offline.VerifyClaimed(a.proof, want, offline.Claim{LogID: v.Name(), EntryUUID: a.index}, trust); err != nil {
+			t.Fatalf("acknowledged proof of entry %s: %v", a.index, err)
+		}
+		var idx uint64
+		fmt.Sscan(a.index, &idx)
+		p, err := lg.Proof(ctx, idx)
+		if err != nil {
+			t.Fatalf("entry %s after the restart: %v", a.index, err)
+		}
+		if _, err := offline.VerifyClaimed(p.Marshal(), want, offline.Claim{LogID: v.Name(), EntryUUID: a.index}, trust); err != nil {
+			t.Fatalf("fresh proof of entry %s: %v", a.index, err)
+		}
+	}
+	pb, err := client.NewProofBuilder(ctx, final.Size, store.ReadTile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range checkpoints {
+		cp, err := tlog.ParseCheckpoint(data, v)
+		if err != nil {
+			t.Fatalf("a served checkpoint: %v", err)
+		}
+		if cp.Size > final.Size {
+			t.Fatalf("served size %d, now %d: the log lost entries", cp.Size, final.Size)
+		}
+		if cp.Size == 0 {
+			continue
+		}
+		cproof, err := pb.ConsistencyProof(ctx, cp.Size, final.Size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := proof.VerifyConsistency(rfc6962.DefaultHasher, cp.Size, final.Size, cproof, cp.Hash, final.Hash); err != nil {
+			t.Fatalf("checkpoint of size %d served before the kill is not consistent with size %d: %v", cp.Size, final.Size, err)
+		}
+	}
+	f := fsck.New(v.Name(), v, store, leafHashes, fsck.Opts{N: 2})
+	if err := f.Check(ctx); err != nil {
+		t.Fatalf("fsck: %v\n%s", err, f.Status())
+	}
+}
+
+// leafHashes is fsck's bundle hasher for tlog-tiles entry bundles.
+func leafHashes(raw []byte) ([][]byte, error) {
+	var b api.EntryBundle
+	if err := b.UnmarshalText(raw); err != nil {
+		return nil, err
+	}
+	hs := make([][]byte, len(b.Entries))
+	for i, e := range b.Entries {
+		hs[i] = rfc6962.DefaultHasher.HashLeaf(e)
+	}
+	return hs, nil
+}
+
+// TestCLILogServeCrashPOSIX is crashTest on a POSIX log directory.
+func TestCLILogServeCrashPOSIX(t *testing.T) {
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	crashTest(t, e, []string{"--dir", dir, "--key", e.p("log.key")}, posix.New(dir))
+}
+
+// TestCLILogServeMySQL: a log in MariaDB, created by 'log init --mysql'
+// and served by 'log serve --mysql', answers 'log add --server' with the
+// same reference bytes a POSIX log gives for the same entries.
+func TestCLILogServeMySQL(t *testing.T) {
+	dsn := mysqltest.NewDatabase(t)
+	bin := buildBinary(t)
+	e := newLogEnv(t)
+	t.Setenv("MCPRES_TEST_LOG_DSN", dsn)
+	stdout, _ := e.run("log", "init", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	if strings.TrimSpace(stdout) != e.vkey("log") {
+		t.Fatalf("init printed %q", stdout)
+	}
+	e.fail(exitInput, "creating the log in the database", "log", "init", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	e.fail(exitInput, "is not the key of the log in the database", "log", "serve", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("other-log.key"))
+	dir := e.initLog("posix")
+	b1, b2 := exampleBundleFile(t, e.dir), variantBundleFile(t, e.dir)
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("p1.json"))
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b2, "-o", e.p("p2.json"))
+
+	srv := startServe(t, bin, "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b1, "-o", e.p("m1.json"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b2, "-o", e.p("m2.json"))
+	checkReference(t, e.p("m2.json"), b2, e.vkey("log"), 1, 2)
+	// The same reference as the POSIX log's for b2, and for b1 at size 2.
+	if !bytes.Equal(mustRead(t, e.p("p2.json")), mustRead(t, e.p("m2.json"))) {
+		t.Error("MySQL and POSIX references for the same second entry differ")
+	}
+	e.run("log", "add", "--server", srv.url, b1, "-o", e.p("m1b.json"))
+	p1b, _ := e.run("log", "proof", "--dir", dir, "--index", "0")
+	if p1b != string(mustRead(t, e.p("m1b.json"))) {
+		t.Error("MySQL and POSIX references for the first entry at size 2 differ")
+	}
+	for _, path := range []string{"/tile/0/000.p/2", "/tile/entries/000.p/2", "/tile/entries/000.p/1"} {
+		resp, err := http.Get(srv.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want, _ := os.ReadFile(filepath.Join(dir, path))
+		if resp.StatusCode != 200 || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d, differs from the POSIX log's", path, resp.StatusCode)
+		}
+	}
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCLILogServeCrashMySQL is crashTest on a MariaDB log.
+func TestCLILogServeCrashMySQL(t *testing.T) {
+	dsn := mysqltest.NewDatabase(t)
+	e := newLogEnv(t)
+	t.Setenv("MCPRES_TEST_LOG_DSN", dsn)
+	e.run("log", "init", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	st, err := mysql.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	crashTest(t, e, []string{"--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key")}, st)
+}
+
+// TestCLILogServeSIGTERM: SIGTERM during a burst finishes what was
+// accepted: every submission the server took is answered 200 with a
+// reference, none is dropped with an error, and the server exits 0.
+func TestCLILogServeSIGTERM(t *testing.T) {
+	bin := buildBinary(t)
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	bodies := distinctBundles(t, 200)
+	srv := startServe(t, bin, "--dir", dir, "--key", e.p("log.key"))
+	var (
+		next      atomic.Int32
+		ok, other atomic.Int32
+		wg        sync.WaitGroup
+	)
+	hc := &http.Client{Timeout: 30 * time.Second}
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(bodies) {
+					return
+				}
+				resp, err := hc.Post(srv.url+"/add", "application/json", bytes.NewReader(bodies[i]))
+				if err != nil {
+					return // the server stopped taking connections
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					if ok.Add(1) == 40 {
+						srv.cmd.Process.Signal(syscall.SIGTERM)
+					}
+				} else {
+					other.Add(1)
+					t.Errorf("answered %d during shutdown", resp.StatusCode)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, srv.log())
+	}
+	if ok.Load() < 40 {
+		t.Fatalf("%d answered", ok.Load())
+	}
+	if n := readCheckpointSize(t, dir, e.vkey("log")); n != uint64(ok.Load()) {
+		t.Fatalf("log size %d, %d submissions answered: the log holds entries nobody was answered for, or lost some", n, ok.Load())
+	}
+}

@@ -1,0 +1,193 @@
+// Package loadgen drives a log server (mcpres log serve) with concurrent
+// submissions and measures them: submissions per second and the time from
+// sending a bundle to holding its reference (p50, p99, max). It only
+// talks to servers on the loopback interface, and every run is bounded in
+// count and time.
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Bounds of a run, whatever Config says.
+const (
+	MaxDuration = 5 * time.Minute
+	MaxRequests = 1_000_000
+	MaxClients  = 4096
+)
+
+// Config describes a run.
+type Config struct {
+	// URL is the server's base URL; its host must be a loopback address.
+	URL string
+	// Token is the bearer token, if the server needs one.
+	Token string
+	// Clients submit concurrently, one request at a time each.
+	Clients int
+	// Duration and Requests bound the run: it stops at whichever comes
+	// first (both are capped by MaxDuration and MaxRequests).
+	Duration time.Duration
+	Requests int
+	// Body returns the i-th submission (distinct bodies, so that each is
+	// a new entry). It is called by the clients, outside the timing.
+	Body func(i int) ([]byte, error)
+}
+
+// Result is what a run measured.
+type Result struct {
+	// OK counts submissions answered 200; Failed the others, by status
+	// (0 for a transport error, the first of which is in FirstError).
+	OK         int
+	Failed     map[int]int
+	FirstError string
+	Elapsed    time.Duration
+	Rate       float64 // OK per second
+	P50, P99   time.Duration
+	Max        time.Duration
+}
+
+func (r Result) String() string {
+	s := fmt.Sprintf("%d submissions in %.1fs: %.0f/s; time to reference p50 %v, p99 %v, max %v; failed %v",
+		r.OK, r.Elapsed.Seconds(), r.Rate, r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), r.Failed)
+	if r.FirstError != "" {
+		s += " (first transport error: " + r.FirstError + ")"
+	}
+	return s
+}
+
+// CheckLoopback refuses a URL whose host is not a loopback address.
+func CheckLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("loadgen: %q is not an http(s) URL", raw)
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(h)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("loadgen: %q is not on the loopback interface; the load generator only drives local servers", raw)
+	}
+	return nil
+}
+
+// Run runs the load until the duration or the request count is reached
+// (or ctx is done) and returns what it measured.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if err := CheckLoopback(cfg.URL); err != nil {
+		return Result{}, err
+	}
+	if cfg.Body == nil {
+		return Result{}, errors.New("loadgen: no Body")
+	}
+	clients := min(max(cfg.Clients, 1), MaxClients)
+	d := min(cfg.Duration, MaxDuration)
+	if d <= 0 {
+		d = MaxDuration
+	}
+	n := min(cfg.Requests, MaxRequests)
+	if n <= 0 {
+		n = MaxRequests
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, IdleConnTimeout: time.Minute}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: time.Minute}
+	target := cfg.URL + "/add"
+	var (
+		next    atomic.Int64
+		mu      sync.Mutex
+		lat     []time.Duration
+		failed  = map[int]int{}
+		wg      sync.WaitGroup
+		bodyErr error
+		first   string
+	)
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				body, err := cfg.Body(i)
+				if err != nil {
+					mu.Lock()
+					bodyErr = err
+					mu.Unlock()
+					cancel()
+					return
+				}
+				status, took, err := post(ctx, hc, target, cfg.Token, body)
+				if ctx.Err() != nil && status != http.StatusOK {
+					return // cut off by the end of the run
+				}
+				mu.Lock()
+				if status == http.StatusOK {
+					lat = append(lat, took)
+				} else {
+					failed[status]++
+					if err != nil && first == "" {
+						first = err.Error()
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if bodyErr != nil {
+		return Result{}, fmt.Errorf("loadgen: making a submission: %w", bodyErr)
+	}
+	slices.Sort(lat)
+	r := Result{OK: len(lat), Failed: failed, FirstError: first, Elapsed: elapsed, Rate: float64(len(lat)) / elapsed.Seconds()}
+	if len(lat) > 0 {
+		r.P50, r.P99, r.Max = quantile(lat, 0.50), quantile(lat, 0.99), lat[len(lat)-1]
+	}
+	return r, nil
+}
+
+// quantile returns the q-quantile of sorted (nearest rank).
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	i := int(q*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func post(ctx context.Context, hc *http.Client, url, token string, body []byte) (int, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, 0, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	t := time.Now()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return 0, 0, err
+	}
+	return resp.StatusCode, time.Since(t), nil
+}

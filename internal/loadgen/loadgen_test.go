@@ -1,0 +1,72 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestCheckLoopback(t *testing.T) {
+	for _, u := range []string{"http://127.0.0.1:8080", "http://localhost:1", "http://[::1]:80", "http://127.1.2.3/"} {
+		if err := CheckLoopback(u); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	for _, u := range []string{"http://10.0.0.1:8080", "http://example.org", "ftp://127.0.0.1/", "http://0.0.0.0:80", "http://127.0.0.1.example.org/"} {
+		if err := CheckLoopback(u); err == nil {
+			t.Errorf("%s: accepted", u)
+		}
+	}
+}
+
+// TestRunCountsAndBounds: a run stops at its request count, counts
+// answers by status, and sends distinct bodies.
+func TestRunCountsAndBounds(t *testing.T) {
+	var seen atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := seen.Add(1)
+		if r.URL.Path != "/add" || r.Header.Get("Authorization") != "Bearer tok" {
+			http.Error(w, "no", 400)
+			return
+		}
+		if n%10 == 0 {
+			http.Error(w, "busy", 503)
+			return
+		}
+		w.Write([]byte("{}"))
+	}))
+	defer srv.Close()
+	bodies := map[string]bool{}
+	r, err := Run(context.Background(), Config{URL: srv.URL, Token: "tok", Clients: 1, Requests: 50, Duration: time.Minute,
+		Body: func(i int) ([]byte, error) {
+			b := fmt.Sprintf("body %d", i)
+			bodies[b] = true
+			return []byte(b), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK != 45 || r.Failed[503] != 5 || len(bodies) != 50 || seen.Load() != 50 {
+		t.Fatalf("%+v, %d bodies, %d requests", r, len(bodies), seen.Load())
+	}
+	if r.P50 <= 0 || r.P99 < r.P50 || r.Max < r.P99 || !strings.Contains(r.String(), "45 submissions") {
+		t.Fatalf("%s", r)
+	}
+	// The duration bounds a run that has no request bound.
+	start := time.Now()
+	if _, err := Run(context.Background(), Config{URL: srv.URL, Clients: 2, Duration: 200 * time.Millisecond,
+		Body: func(int) ([]byte, error) { return []byte("x"), nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("the run outlived its duration")
+	}
+	if _, err := Run(context.Background(), Config{URL: "http://192.0.2.1/", Body: func(int) ([]byte, error) { return nil, nil }}); err == nil {
+		t.Fatal("ran against a non-loopback server")
+	}
+}

@@ -1,0 +1,256 @@
+package tlog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/transparency-dev/tessera"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// Garbage collection of a one-entry Add: Tessera's collector runs every
+// localGCInterval, and Add waits localGCWait (a few runs) after the entry
+// is published before it closes the appender.
+const (
+	localGCInterval = 10 * time.Millisecond
+	localGCWait     = 4 * localGCInterval
+)
+
+// dedupMemEntries is the size of Tessera's in-memory deduplication cache,
+// which answers duplicates the persistent index has not indexed yet.
+const dedupMemEntries = 1 << 16
+
+// ErrBusy is returned (wrapped) by Appender.Add when Tessera pushes back:
+// too many entries wait for integration. The caller may retry later.
+var ErrBusy = errors.New("tlog: the log is busy (too many entries waiting), retry later")
+
+// AppenderOptions tunes an Appender. The zero value is what a one-entry
+// Add uses: batches of one, the fastest checkpoints.
+type AppenderOptions struct {
+	// BatchSize and BatchMaxAge bound Tessera's batches of entries
+	// (default 1 and tessera.DefaultBatchMaxAge).
+	BatchSize   uint
+	BatchMaxAge time.Duration
+	// CheckpointInterval is the shortest interval between two checkpoints
+	// (default and minimum CheckpointInterval, or the storage's minimum
+	// when it has a MinCheckpointInterval() time.Duration method).
+	CheckpointInterval time.Duration
+	// GCInterval is how often Tessera deletes the partial versions of
+	// full tiles and entry bundles (default tessera's, one minute).
+	GCInterval time.Duration
+	// MaxOutstanding is how many entries may wait for integration before
+	// Add fails with ErrBusy (default Tessera's, 4096).
+	MaxOutstanding uint
+	// Tessera, when set, adjusts Tessera's options last (for example
+	// WithWitnesses, to have witnesses cosign each checkpoint before it is
+	// published).
+	Tessera func(*tessera.AppendOptions) *tessera.AppendOptions
+	// OnCheckpoint, when set, is called (from one goroutine, in order)
+	// with each new checkpoint the appender sees published: the hook for
+	// collecting witness cosignatures and for monitoring.
+	OnCheckpoint func(ctx context.Context, cp *Checkpoint)
+}
+
+// tessera returns Tessera's options: no republication of an unchanged
+// tree (which would drop attached cosignatures), and dedup when given.
+func (o AppenderOptions) tessera(store Storage, signer note.Signer, d *dedup) *tessera.AppendOptions {
+	bs, age, ci := o.BatchSize, o.BatchMaxAge, o.CheckpointInterval
+	if bs == 0 {
+		bs = 1
+	}
+	if age == 0 {
+		age = tessera.DefaultBatchMaxAge
+	}
+	if ci < CheckpointInterval {
+		ci = CheckpointInterval
+	}
+	if m, ok := store.(interface{ MinCheckpointInterval() time.Duration }); ok && ci < m.MinCheckpointInterval() {
+		ci = m.MinCheckpointInterval()
+	}
+	opts := tessera.NewAppendOptions().
+		WithCheckpointSigner(signer).
+		WithBatching(bs, age).
+		WithCheckpointInterval(ci).
+		WithCheckpointRepublishInterval(0)
+	if o.GCInterval > 0 {
+		opts = opts.WithGarbageCollectionInterval(o.GCInterval)
+	}
+	if o.MaxOutstanding > 0 {
+		opts = opts.WithPushback(o.MaxOutstanding)
+	}
+	if d != nil {
+		opts = opts.WithAntispam(dedupMemEntries, d)
+	}
+	if o.Tessera != nil {
+		opts = o.Tessera(opts)
+	}
+	return opts
+}
+
+// An Appender appends entries to a log through one long-lived Tessera
+// appender, with deduplication: what a server uses. It holds the Log's
+// lock from NewAppender to Close, so UpdateCheckpoint on the same Log
+// waits until Close (attach cosignatures through AppenderOptions instead).
+// Add is safe for concurrent use.
+type Appender struct {
+	l        *Log
+	app      *tessera.Appender
+	reader   tessera.LogReader
+	awaiter  *tessera.PublicationAwaiter
+	shutdown func(context.Context) error
+	cancel   context.CancelFunc
+	dedup    *dedup
+	idx      DedupIndex
+	done     sync.WaitGroup
+	closed   sync.Once
+	cpMu     sync.Mutex
+	cp       *Checkpoint // the last checkpoint opened by Add
+	cache    *resourceCache
+}
+
+// NewAppender opens an appender on the log, which must exist and be
+// signed by signer's key. Before it returns, the persistent deduplication
+// index covers every entry in the log, so that a duplicate of any entry is
+// answered with that entry.
+func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts AppenderOptions) (*Appender, error) {
+	if err := l.checkSigner(signer); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	ok := false
+	defer func() {
+		if !ok {
+			l.mu.Unlock()
+		}
+	}()
+	// The log must exist and be ours: NewAppender would otherwise create
+	// a new log in an empty location.
+	if _, err := l.Checkpoint(ctx); err != nil {
+		return nil, err
+	}
+	idx, err := l.store.OpenDedup(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: %w", err)
+	}
+	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources)}
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a.cancel = cancel
+	fail := func(err error) (*Appender, error) {
+		cancel()
+		a.closeDedup()
+		return nil, err
+	}
+	drv, err := l.store.Driver(actx)
+	if err != nil {
+		return fail(fmt.Errorf("tlog: opening the storage: %w", err))
+	}
+	a.app, a.shutdown, a.reader, err = tessera.NewAppender(actx, drv, opts.tessera(l.store, signer, a.dedup))
+	if err != nil {
+		return fail(fmt.Errorf("tlog: opening the appender: %w", err))
+	}
+	if err := a.dedup.catchUp(ctx, a.reader); err != nil {
+		_ = a.shutdown(ctx)
+		return fail(err)
+	}
+	a.awaiter = tessera.NewPublicationAwaiter(actx, a.reader.ReadCheckpoint, PollInterval)
+	if opts.OnCheckpoint != nil {
+		a.done.Add(1)
+		go a.watch(actx, opts.OnCheckpoint)
+	}
+	ok = true
+	return a, nil
+}
+
+// watch calls hook with each new published checkpoint until ctx is done.
+func (a *Appender) watch(ctx context.Context, hook func(context.Context, *Checkpoint)) {
+	defer a.done.Done()
+	var last []byte
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		if data, err := a.reader.ReadCheckpoint(ctx); err == nil && !bytes.Equal(data, last) {
+			if cp, err := ParseCheckpoint(data, a.l.key); err == nil {
+				last = data
+				hook(ctx, cp)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Add appends data as one entry, unless an identical entry is in the log,
+// waits until a published checkpoint covers it, and returns its proof
+// against that checkpoint (Existing set for an entry that was there). It fails with ErrBusy (wrapped) when Tessera pushes back.
+func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
+	if len(data) == 0 || len(data) > MaxEntrySize {
+		return nil, fmt.Errorf("tlog: an entry is 1..%d bytes, got %d", MaxEntrySize, len(data))
+	}
+	idx, cpNote, err := a.awaiter.Await(ctx, a.app.Add(ctx, tessera.NewEntry(data)))
+	if errors.Is(err, tessera.ErrPushback) {
+		return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tlog: appending: %w", err)
+	}
+	// The proof is against the published checkpoint the awaiter saw
+	// covering the entry, opened once for all the entries it covers.
+	cp, err := a.checkpoint(cpNote)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: entry %d appended, but the published checkpoint: %w", idx.Index, err)
+	}
+	p, err := a.l.proofAt(ctx, cp, idx.Index, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
+	if err != nil {
+		return nil, fmt.Errorf("tlog: entry %d appended, but: %w", idx.Index, err)
+	}
+	if !bytes.Equal(p.Entry, data) {
+		return nil, fmt.Errorf("tlog: entry %d in the log is not the data appended", idx.Index)
+	}
+	p.Existing = idx.IsDup
+	return p, nil
+}
+
+// checkpoint authenticates a published checkpoint note, caching the last.
+func (a *Appender) checkpoint(data []byte) (*Checkpoint, error) {
+	a.cpMu.Lock()
+	defer a.cpMu.Unlock()
+	if a.cp != nil && bytes.Equal(a.cp.Note, data) {
+		return a.cp, nil
+	}
+	cp, err := ParseCheckpoint(data, a.l.key)
+	if err != nil {
+		return nil, err
+	}
+	a.cp = cp
+	return cp, nil
+}
+
+// Close waits for the entries Tessera accepted to be integrated and
+// published (bounded by ctx), stops the appender, closes the
+// deduplication index and releases the Log's lock.
+func (a *Appender) Close(ctx context.Context) error {
+	var err error
+	a.closed.Do(func() {
+		err = a.shutdown(ctx)
+		a.cancel()
+		a.done.Wait()
+		a.closeDedup()
+		a.l.mu.Unlock()
+	})
+	return err
+}
+
+// closeDedup waits for a running follower pass, then closes the index.
+func (a *Appender) closeDedup() {
+	a.dedup.mu.Lock()
+	defer a.dedup.mu.Unlock()
+	a.dedup.closed = true
+	a.idx.Close()
+}

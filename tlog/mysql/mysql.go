@@ -1,0 +1,209 @@
+// Package mysql stores a tlog log in a MariaDB or MySQL database, with
+// Tessera's MySQL driver (github.com/transparency-dev/tessera/storage/mysql,
+// v1.0.4): the path for a log that outgrows one disk. It serves the same
+// tlog-tiles resources as a POSIX log and gives the same references for the
+// same entries.
+//
+// [Open] applies the schema ([Schema]: Tessera's tables and mcpres's own,
+// all CREATE TABLE IF NOT EXISTS) before it hands the database to Tessera.
+// The driver keeps one row per tile and entry bundle and overwrites it as
+// the tile grows, so there are no partial versions to collect. Tessera's
+// MySQL driver publishes at most one checkpoint per second
+// ([Storage.MinCheckpointInterval]).
+//
+// Tested against Debian's MariaDB 10.11 (Tessera tests against MySQL 8.4).
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/transparency-dev/tessera"
+	tmysql "github.com/transparency-dev/tessera/storage/mysql"
+)
+
+// Schema is the database schema Open applies: Tessera v1.0.4's
+// storage/mysql/schema.sql, verbatim, and mcpres's tables (the
+// deduplication index and the recorded log key).
+//
+//go:embed schema.sql
+var Schema string
+
+// maxConns bounds the connections one Storage opens (MariaDB's default
+// max_connections is 151).
+const maxConns = 32
+
+// minCheckpointInterval is Tessera v1.0.4's MySQL minimum.
+const minCheckpointInterval = time.Second
+
+// Storage is a log in a database. It implements tlog.Storage.
+type Storage struct {
+	db *sql.DB
+	ts *tmysql.Storage
+}
+
+var _ tlog.Storage = (*Storage)(nil)
+
+// Open connects to the database named by dsn (go-sql-driver/mysql's
+// format, "user:password@tcp(127.0.0.1:3306)/dbname"), applies Schema and
+// opens Tessera's driver on it. The connection allows multi-statement
+// queries (multiStatements=true) for the schema. Close releases it.
+func Open(ctx context.Context, dsn string) (*Storage, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: the DSN: %w", err)
+	}
+	cfg.MultiStatements = true
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	db := sql.OpenDB(conn)
+	// Bounded, reused connections: every submission reads the
+	// deduplication index and the tiles of its proof.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mysql: connecting to %s: %w", cfg.Addr, err)
+	}
+	if _, err := db.ExecContext(ctx, Schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mysql: applying the schema: %w", err)
+	}
+	ts, err := tmysql.New(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	return &Storage{db: db, ts: ts}, nil
+}
+
+// Close closes the database connections.
+func (s *Storage) Close() error { return s.db.Close() }
+
+// MinCheckpointInterval is the shortest checkpoint interval Tessera's MySQL
+// driver accepts.
+func (s *Storage) MinCheckpointInterval() time.Duration { return minCheckpointInterval }
+
+// Driver returns Tessera's MySQL driver.
+func (s *Storage) Driver(ctx context.Context) (tessera.Driver, error) { return s.ts, nil }
+
+// ReadCheckpoint reads the published checkpoint (fs.ErrNotExist if none).
+func (s *Storage) ReadCheckpoint(ctx context.Context) ([]byte, error) {
+	return s.ts.ReadCheckpoint(ctx)
+}
+
+// ReadTile reads a hash tile; for a partial tile it may return a wider
+// version (Tessera's driver keeps one row per tile).
+func (s *Storage) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
+	return s.ts.ReadTile(ctx, level, index, p)
+}
+
+// ReadEntryBundle reads an entry bundle, with ReadTile's convention.
+func (s *Storage) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([]byte, error) {
+	return s.ts.ReadEntryBundle(ctx, index, p)
+}
+
+// ReplaceCheckpoint replaces the checkpoint note in one transaction that
+// holds the row lock Tessera's publisher takes (SELECT … FOR UPDATE), so
+// that attaching cosignatures never races a new checkpoint. The publication
+// time is kept.
+func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var cur []byte
+	if err := tx.QueryRowContext(ctx, "SELECT `note` FROM `Checkpoint` WHERE `id` = 0 FOR UPDATE").Scan(&cur); err != nil {
+		return fmt.Errorf("reading the checkpoint: %w", err)
+	}
+	if string(cur) != string(prev) {
+		return tlog.ErrCheckpointChanged
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE `Checkpoint` SET `note` = ? WHERE `id` = 0", next); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// RecordKey records the log's verifier key (by 'log init').
+func (s *Storage) RecordKey(ctx context.Context, vkey string) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO `mcpresLog` (`id`, `vkey`) VALUES (0, ?)", vkey)
+	return err
+}
+
+// RecordedKey returns the recorded verifier key, "" when none is.
+func (s *Storage) RecordedKey(ctx context.Context) (string, error) {
+	var vkey string
+	err := s.db.QueryRowContext(ctx, "SELECT `vkey` FROM `mcpresLog` WHERE `id` = 0").Scan(&vkey)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return vkey, err
+}
+
+// OpenDedup returns the deduplication index in the database. Several
+// servers may share it: Put is one transaction on the index state row.
+func (s *Storage) OpenDedup(ctx context.Context) (tlog.DedupIndex, error) {
+	return dedup{s.db}, nil
+}
+
+type dedup struct{ db *sql.DB }
+
+func (d dedup) Close() error { return nil }
+
+func (d dedup) Lookup(ctx context.Context, h []byte) (uint64, bool, error) {
+	var idx uint64
+	err := d.db.QueryRowContext(ctx, "SELECT `idx` FROM `mcpresDedup` WHERE `h` = ?", h).Scan(&idx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return idx, true, nil
+}
+
+func (d dedup) Next(ctx context.Context) (uint64, error) {
+	var next uint64
+	err := d.db.QueryRowContext(ctx, "SELECT `next` FROM `mcpresDedupState` WHERE `id` = 0").Scan(&next)
+	return next, err
+}
+
+func (d dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var next uint64
+	if err := tx.QueryRowContext(ctx, "SELECT `next` FROM `mcpresDedupState` WHERE `id` = 0 FOR UPDATE").Scan(&next); err != nil {
+		return err
+	}
+	if next != from {
+		return fmt.Errorf("index is at %d, not %d", next, from)
+	}
+	if len(hashes) > 0 {
+		q := "INSERT IGNORE INTO `mcpresDedup` (`h`, `idx`) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?), ", len(hashes)), ", ")
+		args := make([]any, 0, 2*len(hashes))
+		for i, h := range hashes {
+			args = append(args, h, from+uint64(i))
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE `mcpresDedupState` SET `next` = ? WHERE `id` = 0", from+uint64(len(hashes))); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
