@@ -24,7 +24,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/loadgen"
+	"github.com/mcpres/mcpres/tlog/loadgen"
 	"github.com/mcpres/mcpres/validator"
 )
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/signednote"
@@ -277,13 +278,23 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	runExpect(t, 0, "policy", "tlog", "add-group", pol, "--name", "both", "--threshold", "2", "litewitness", "mcpres")
 	runExpect(t, 0, "policy", "tlog", "set-quorum", pol, "both")
 
-	example := bundletest.Example(t)
-	b, _ := canonjson.Pretty(example)
-	os.WriteFile(p("example.json"), b, 0o644)
-	// Two entries: the second is sent with the proof from size 1, the
-	// size each witness last cosigned.
-	for _, ref := range []string{"ref-1.json", "ref-2.json"} {
-		out := runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, p("example.json"), "-o", p(ref))
+	// Two distinct bundles (the log deduplicates), so two entries: the
+	// second is sent with the proof from size 1, the size each witness
+	// last cosigned.
+	bundleFile := func(i int) string {
+		example := bundletest.Example(t)
+		example.Path("evidence", "run", "environment").Set("os", canonjson.NewString(fmt.Sprintf("interop-os-%d", i)))
+		if err := bundle.SealFrom(example, bundle.StageEvidence); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := canonjson.Pretty(example)
+		file := p(fmt.Sprintf("example-%d.json", i))
+		os.WriteFile(file, b, 0o644)
+		return file
+	}
+	for i, ref := range []string{"ref-1.json", "ref-2.json"} {
+		file := bundleFile(i)
+		out := runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, file, "-o", p(ref))
 		if !strings.Contains(out, "cosigned by 2 of 2 witness(es) asked (litewitness, mcpres)") {
 			t.Fatalf("log add: %s", out)
 		}
@@ -300,9 +311,9 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	runExpect(t, 0, "policy", "add-signer", p("policy.json"), "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))
 	runExpect(t, 0, "policy", "set-transparency", p("policy.json"), pol)
 	evalAt := time.Now().UTC().Add(time.Minute).Format("2006-01-02T15:04:05.000Z")
-	verify := func(ref string) *canonjson.Value {
+	verify := func(file, ref string) *canonjson.Value {
 		t.Helper()
-		runExpect(t, 0, "attest", "sign", p("example.json"), "--key", p("one.key"), "--identity", attesttest.IdentityOne,
+		runExpect(t, 0, "attest", "sign", file, "--key", p("one.key"), "--identity", attesttest.IdentityOne,
 			"--policy-id", attesttest.TrustPolicyID, "--signing-time", attesttest.SigningTime,
 			"--claim", "TRANSPARENCY_RECORDED", "--transparency", p(ref), "-o", p(ref+".attested.json"), "--force")
 		stdout, _, _ := runCLI(t, "attest", "verify", "--policy", p("policy.json"), "--evaluated-at", evalAt, p(ref+".attested.json"))
@@ -312,7 +323,7 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 		}
 		return v
 	}
-	res := verify("ref-2.json")
+	res := verify(p("example-1.json"), "ref-2.json")
 	notes := mustCompact(res.Path("evaluation", "notes"))
 	if !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" ||
 		!strings.Contains(notes, "cosigned by litewitness ") || !strings.Contains(notes, "mcpres ") {
@@ -324,14 +335,14 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	lw.Process.Kill()
 	lw.Wait()
 	start := time.Now()
-	out := runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, "--witness-timeout", "2s", p("example.json"), "-o", p("ref-3.json"))
+	out := runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), "--witness-policy", pol, "--witness-timeout", "2s", bundleFile(2), "-o", p("ref-3.json"))
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("log add with a witness down took %v", d)
 	}
 	if !strings.Contains(out, "witness litewitness gave no cosignature") || !strings.Contains(out, "cosigned by 1 of 2 witness(es) asked (mcpres)") {
 		t.Fatalf("with litewitness down: %s", out)
 	}
-	res = verify("ref-3.json")
+	res = verify(p("example-2.json"), "ref-3.json")
 	text, _, _ := runCLI(t, "attest", "verify", "--format", "text", "--policy", p("policy.json"), "--evaluated-at", evalAt, p("ref-3.json.attested.json"))
 	if res.Get("valid").Bool || !strings.Contains(text, "cosignatures: 1 of 2 required (litewitness missing)") {
 		t.Fatalf("quorum without litewitness: %s\n%s", mustCompact(res), text)
@@ -345,7 +356,7 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	if !strings.Contains(out, "cosigned by 2 of 2 witness(es) asked (litewitness, mcpres)") {
 		t.Fatalf("after litewitness is back: %s", out)
 	}
-	if res = verify("ref-4.json"); !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" {
+	if res = verify(p("example-2.json"), "ref-4.json"); !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" {
 		t.Fatalf("2 of 2 after a 409 from litewitness: %s", mustCompact(res))
 	}
 }
