@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -101,7 +102,7 @@ func ReadFileBytes(path string) ([]byte, error) {
 	if !fst.Mode().IsRegular() || !os.SameFile(st, fst) {
 		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxInputBytes+1))
+	data, err := readLimited(f, fst.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +110,28 @@ func ReadFileBytes(path string) ([]byte, error) {
 		return nil, &SyntaxError{Offset: MaxInputBytes, Reason: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
 	}
 	return data, nil
+}
+
+// readLimited reads at most MaxInputBytes+1 bytes of f into a buffer sized
+// from the file's size (io.ReadAll's doubling would allocate about twice the
+// file), growing only if the file grew after the stat.
+func readLimited(f io.Reader, size int64) ([]byte, error) {
+	size = min(max(size, 0), MaxInputBytes) + 1 // +1: see the end without another grow
+	data := make([]byte, 0, size)
+	r := io.LimitReader(f, MaxInputBytes+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // grow
+		}
+	}
 }
 
 func describeMode(m os.FileMode) string {
@@ -141,7 +164,16 @@ type parser struct {
 	members []Member
 	// keys interns object keys (bounded): documents repeat a small set.
 	keys map[string]string
+	// strs holds the bytes of the strings read so far: a string is a slice
+	// of strs.String(), so a document costs a few allocations for all its
+	// strings instead of one each. A Builder never changes bytes it has
+	// handed out; when the next string does not fit, a new Builder starts
+	// (growing this one would copy what the earlier strings still hold).
+	strs strings.Builder
 }
+
+// maxStringChunk bounds the string buffer of a large document.
+const maxStringChunk = 64 << 10
 
 // maxInternedKeys bounds the key-interning table.
 const maxInternedKeys = 1024
@@ -158,10 +190,16 @@ func (p *parser) failAt(off int, reason string) error {
 	return &SyntaxError{Offset: off, Reason: reason}
 }
 
-// alloc hands out Values from a slab to keep large documents cheap.
+// alloc hands out Values from a slab to keep large documents cheap. The
+// first slab is sized from the input (a value takes at least two bytes but
+// for the last), so a small document does not get a large slab.
 func (p *parser) alloc() *Value {
 	if len(p.slab) == 0 {
-		p.slab = make([]Value, 256)
+		n := 256
+		if p.nodes <= 1 {
+			n = min(n, len(p.data)/4+1)
+		}
+		p.slab = make([]Value, n)
 	}
 	v := &p.slab[0]
 	p.slab = p.slab[1:]
@@ -436,7 +474,7 @@ func (p *parser) stringValue(key bool) (string, error) {
 	for i < len(p.data) {
 		c := p.data[i]
 		if c == '"' {
-			s := p.text(p.data[p.pos:i], key)
+			s := p.text(p.data[p.pos:i], key, i)
 			p.pos = i + 1
 			return s, nil
 		}
@@ -471,7 +509,7 @@ func (p *parser) stringValue(key bool) (string, error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return string(buf), nil
+			return p.text(buf, key, i), nil
 		case c == '\\':
 			r, n, err := p.escape(i)
 			if err != nil {
@@ -649,15 +687,16 @@ func appendCodePoint(buf []byte, r rune) []byte {
 	return utf8.AppendRune(buf, r)
 }
 
-// text returns b as a string, interning keys (bounded).
-func (p *parser) text(b []byte, key bool) string {
+// text returns b as a string, interning keys (bounded). end is the input
+// offset of the closing quote.
+func (p *parser) text(b []byte, key bool, end int) string {
 	if !key {
-		return string(b)
+		return p.str(b, end)
 	}
 	if k, ok := p.keys[string(b)]; ok {
 		return k
 	}
-	s := string(b)
+	s := p.str(b, end)
 	if p.keys == nil {
 		p.keys = make(map[string]string, 64)
 	}
@@ -665,4 +704,23 @@ func (p *parser) text(b []byte, key bool) string {
 		p.keys[s] = s
 	}
 	return s
+}
+
+// str copies b into the string buffer and returns it as a string. The
+// strings still to come are no longer than the input after end (an escape
+// never decodes to more bytes than it takes), which sizes a new buffer.
+func (p *parser) str(b []byte, end int) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > p.strs.Cap()-p.strs.Len() {
+		if len(b) > maxStringChunk/4 {
+			return string(b) // a long string gets its own allocation
+		}
+		p.strs.Reset()
+		p.strs.Grow(min(len(b)+len(p.data)-end, maxStringChunk))
+	}
+	start := p.strs.Len()
+	p.strs.Write(b)
+	return p.strs.String()[start:]
 }
