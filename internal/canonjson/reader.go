@@ -162,8 +162,9 @@ type parser struct {
 	// documents do not keep append's spare capacity alive.
 	items   []*Value
 	members []Member
-	// keys interns object keys (bounded): documents repeat a small set.
-	keys map[string]string
+	// keys interns object keys, direct-mapped by a cheap hash (a collision
+	// just replaces the entry): documents repeat a small set of keys.
+	keys [keyCacheSize]string
 	// strs holds the bytes of the strings read so far: a string is a slice
 	// of strs.String(), so a document costs a few allocations for all its
 	// strings instead of one each. A Builder never changes bytes it has
@@ -175,8 +176,8 @@ type parser struct {
 // maxStringChunk bounds the string buffer of a large document.
 const maxStringChunk = 64 << 10
 
-// maxInternedKeys bounds the key-interning table.
-const maxInternedKeys = 1024
+// keyCacheSize is the number of entries of the key-interning table.
+const keyCacheSize = 128
 
 // maxLenientDepth bounds recursion in ParseLenient. No canonical statement
 // comes near it; deeper input is a plain syntax failure.
@@ -687,23 +688,19 @@ func appendCodePoint(buf []byte, r rune) []byte {
 	return utf8.AppendRune(buf, r)
 }
 
-// text returns b as a string, interning keys (bounded). end is the input
-// offset of the closing quote.
+// text returns b as a string, interning keys. end is the input offset of
+// the closing quote.
 func (p *parser) text(b []byte, key bool, end int) string {
-	if !key {
+	if !key || len(b) == 0 {
 		return p.str(b, end)
 	}
-	if k, ok := p.keys[string(b)]; ok {
-		return k
+	n := len(b)
+	slot := &p.keys[(uint(n)*31+uint(b[0])+uint(b[n/2])<<3+uint(b[n-1])<<6)%keyCacheSize]
+	if *slot == string(b) {
+		return *slot
 	}
-	s := p.str(b, end)
-	if p.keys == nil {
-		p.keys = make(map[string]string, 64)
-	}
-	if len(p.keys) < maxInternedKeys {
-		p.keys[s] = s
-	}
-	return s
+	*slot = p.str(b, end)
+	return *slot
 }
 
 // str copies b into the string buffer and returns it as a string. The
