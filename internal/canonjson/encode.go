@@ -118,8 +118,8 @@ const maxLinearParts = 8
 // bufSize and flushSize size the buffer of Digest: output is hashed once
 // flushSize bytes are buffered.
 const (
-	bufSize   = 4 << 10
-	flushSize = 3 << 10
+	bufSize   = 2 << 10
+	flushSize = 3 << 9
 )
 
 // TextDigest returns the lowercase hex SHA-256 of the UTF-8 bytes of s, with
@@ -364,6 +364,9 @@ func (e *encoder) compositeBody(dst []byte, v *Value) ([]byte, error) {
 		}
 		members := v.Members
 		if e.sorted && !sortedKeys(members) {
+			if e.scratch == nil {
+				e.scratch = make([]Member, 0, 64)
+			}
 			base := len(e.scratch)
 			e.scratch = append(e.scratch, members...)
 			// A nested object may grow scratch into a new array; this

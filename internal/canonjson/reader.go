@@ -176,6 +176,13 @@ type parser struct {
 // maxStringChunk bounds the string buffer of a large document.
 const maxStringChunk = 64 << 10
 
+// Slab sizing of parser.alloc.
+const (
+	bytesPerValue = 48
+	minSlab       = 16
+	maxSlab       = 1024
+)
+
 // keyCacheSize is the number of entries of the key-interning table.
 const keyCacheSize = 128
 
@@ -191,16 +198,13 @@ func (p *parser) failAt(off int, reason string) error {
 	return &SyntaxError{Offset: off, Reason: reason}
 }
 
-// alloc hands out Values from a slab to keep large documents cheap. The
-// first slab is sized from the input (a value takes at least two bytes but
-// for the last), so a small document does not get a large slab.
+// alloc hands out Values from a slab to keep large documents cheap. A slab
+// is sized from the input still to read (MCP-RES documents take 20–50 bytes
+// a value), so a small document does not get a large slab; an underestimate
+// costs one more slab.
 func (p *parser) alloc() *Value {
 	if len(p.slab) == 0 {
-		n := 256
-		if p.nodes <= 1 {
-			n = min(n, len(p.data)/4+1)
-		}
-		p.slab = make([]Value, n)
+		p.slab = make([]Value, min(max((len(p.data)-p.pos)/bytesPerValue+1, minSlab), maxSlab))
 	}
 	v := &p.slab[0]
 	p.slab = p.slab[1:]
@@ -703,9 +707,8 @@ func (p *parser) text(b []byte, key bool, end int) string {
 	return *slot
 }
 
-// str copies b into the string buffer and returns it as a string. The
-// strings still to come are no longer than the input after end (an escape
-// never decodes to more bytes than it takes), which sizes a new buffer.
+// str copies b into the string buffer and returns it as a string. A new
+// buffer is sized from the input after end, the closing quote.
 func (p *parser) str(b []byte, end int) string {
 	if len(b) == 0 {
 		return ""
@@ -715,7 +718,8 @@ func (p *parser) str(b []byte, end int) string {
 			return string(b) // a long string gets its own allocation
 		}
 		p.strs.Reset()
-		p.strs.Grow(min(len(b)+len(p.data)-end, maxStringChunk))
+		// Strings take about half of a document or less.
+		p.strs.Grow(min(len(b)+(len(p.data)-end)/2, maxStringChunk))
 	}
 	start := p.strs.Len()
 	p.strs.Write(b)
