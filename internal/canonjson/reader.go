@@ -473,9 +473,34 @@ func (p *parser) duplicate(members []Member, seen *map[string]struct{}, key stri
 func (p *parser) stringValue(key bool) (string, error) {
 	start := p.pos
 	p.pos++ // opening quote
-	// Fast path: no escapes.
-	runes := 0
+	// Fast path: no escapes. The first MaxStringCodePoints bytes cannot
+	// hold more code points than the limit, so they are scanned without
+	// counting; a longer string is counted from there on.
 	i := p.pos
+	for noCount := min(len(p.data), p.pos+MaxStringCodePoints); i < noCount; {
+		c := p.data[i]
+		if plainASCII[c] {
+			i++
+			continue
+		}
+		if c == '"' {
+			s := p.text(p.data[p.pos:i], key, i)
+			p.pos = i + 1
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.failAt(i, "unescaped control character in string")
+		}
+		r, size := utf8.DecodeRune(p.data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return "", p.failAt(i, "invalid UTF-8")
+		}
+		i += size
+	}
+	runes := utf8.RuneCount(p.data[p.pos:i])
 	for i < len(p.data) {
 		c := p.data[i]
 		if c == '"' {
@@ -542,6 +567,15 @@ func (p *parser) stringValue(key bool) (string, error) {
 	}
 	return "", p.failAt(start, "unterminated string")
 }
+
+// plainASCII marks the bytes a string holds as themselves: ASCII but for
+// control characters, the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // escape decodes the escape sequence at data[i] (a backslash) and returns the
 // code point and the number of input bytes consumed.
