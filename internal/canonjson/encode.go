@@ -444,6 +444,9 @@ func appendString(dst []byte, s string) ([]byte, error) {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i += plainPrefix(s[i:]); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])

@@ -92,3 +92,36 @@ func TestDigestParts(t *testing.T) {
 	bad := NewObject(Member{Key: "a", Value: NewObject()}, Member{Key: "b", Value: NewInt(MaxSafeInteger + 1)})
 	checkParts(t, bad, []Part{{Value: bad.Get("a")}})
 }
+
+// plainPrefix agrees with a byte-by-byte scan at every position of every
+// 16-byte window over all byte values.
+func TestPlainPrefix(t *testing.T) {
+	naive := func(b []byte) int {
+		for i, c := range b {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return i
+			}
+		}
+		return len(b)
+	}
+	for c := range 256 {
+		for pos := range 17 {
+			for n := pos; n <= 17; n++ {
+				b := []byte(strings.Repeat("a", n))
+				if pos < n {
+					b[pos] = byte(c)
+				}
+				// A second bad byte after the first must not matter.
+				if pos+3 < n {
+					b[pos+3] = 0x1f
+				}
+				if got, want := plainPrefix(b), naive(b); got != want {
+					t.Fatalf("plainPrefix(%q) = %d, want %d", b, got, want)
+				}
+				if got, want := plainPrefix(string(b)), naive(b); got != want {
+					t.Fatalf("plainPrefix(string %q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}

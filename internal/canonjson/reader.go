@@ -478,11 +478,10 @@ func (p *parser) stringValue(key bool) (string, error) {
 	// counting; a longer string is counted from there on.
 	i := p.pos
 	for noCount := min(len(p.data), p.pos+MaxStringCodePoints); i < noCount; {
-		c := p.data[i]
-		if plainASCII[c] {
-			i++
-			continue
+		if i += plainPrefix(p.data[i:noCount]); i == noCount {
+			break
 		}
+		c := p.data[i]
 		if c == '"' {
 			s := p.text(p.data[p.pos:i], key, i)
 			p.pos = i + 1
@@ -567,15 +566,6 @@ func (p *parser) stringValue(key bool) (string, error) {
 	}
 	return "", p.failAt(start, "unterminated string")
 }
-
-// plainASCII marks the bytes a string holds as themselves: ASCII but for
-// control characters, the quote and the backslash.
-var plainASCII = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 // escape decodes the escape sequence at data[i] (a backslash) and returns the
 // code point and the number of input bytes consumed.
