@@ -238,7 +238,8 @@ func (v *verification) checks() error {
 		return v.failSchema("attested bundle: "+schema.Summary(errs), errs)
 	}
 	v.bundle = v.wrapper.Get("bundle")
-	core, err := v.o.Validator.Bundle(v.bundle) // G3
+	// G3. G2 checked the bundle against its schema (a plain $ref).
+	core, err := v.o.Validator.BundleWith(v.bundle, validator.BundleOptions{SchemaChecked: true})
 	if err != nil {
 		return err
 	}

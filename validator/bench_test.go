@@ -3,6 +3,7 @@ package validator_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpres/mcpres/bundle/bundletest"
@@ -76,5 +77,36 @@ func BenchmarkValidate(b *testing.B) {
 				validate()
 			}
 		})
+	}
+}
+
+// TestWriteLimitBundle writes the limit-sized bundle of BenchmarkValidate
+// (bundletest.Large at MaxLargeOps, Pretty) to $MCPRES_LIMIT_BUNDLE, and its
+// compact form beside it (.compact.json), for whole-process measurements
+// such as peak RSS:
+//
+//	MCPRES_LIMIT_BUNDLE=/tmp/limit.json go test -run TestWriteLimitBundle ./validator
+//	/usr/bin/time -v mcpres validate /tmp/limit.json
+//
+// It is skipped unless the variable is set.
+func TestWriteLimitBundle(t *testing.T) {
+	path := os.Getenv("MCPRES_LIMIT_BUNDLE")
+	if path == "" {
+		t.Skip("set MCPRES_LIMIT_BUNDLE=FILE to write the limit-sized bundle")
+	}
+	v := bundletest.Large(t, bundletest.MaxLargeOps)
+	pretty, err := canonjson.Pretty(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := canonjson.Compact(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, pretty, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(strings.TrimSuffix(path, ".json")+".compact.json", append(compact, '\n'), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

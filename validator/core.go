@@ -19,16 +19,34 @@ import (
 // has a shape on which evaluation is impossible. Otherwise the Result holds
 // the verdict.
 func (v *Validator) Bundle(doc *canonjson.Value) (Result, error) {
+	return v.BundleWith(doc, BundleOptions{})
+}
+
+// BundleOptions adjust Bundle for callers that have established part of
+// its work already.
+type BundleOptions struct {
+	// SchemaChecked says that doc is known to be valid against the
+	// conformance-bundle schema: it is the bundle member of a document
+	// that passed a schema embedding that one by a plain $ref (an attested
+	// bundle, REFERENCE §5.3 G2). The schema step is then not evaluated a
+	// second time; the result is the same.
+	SchemaChecked bool
+}
+
+// BundleWith is Bundle with options.
+func (v *Validator) BundleWith(doc *canonjson.Value, o BundleOptions) (Result, error) {
 	if ok, why := selfAsserted(doc.Get("evidence")); ok {
 		return Fail(CodeSelfAssertedClaim, why), nil
 	}
 	if r, ok, err := negativeControls(doc); err != nil || !ok {
 		return r, err
 	}
-	if errs := v.SchemaErrors(SchemaBundle, doc); len(errs) > 0 {
-		r := Fail(CodeSchemaInvalid, schema.Summary(errs))
-		r.SchemaErrors = errs
-		return r, nil
+	if !o.SchemaChecked {
+		if errs := v.SchemaErrors(SchemaBundle, doc); len(errs) > 0 {
+			r := Fail(CodeSchemaInvalid, schema.Summary(errs))
+			r.SchemaErrors = errs
+			return r, nil
+		}
 	}
 	b, err := bundle.Decode(doc)
 	if err != nil {
@@ -60,6 +78,10 @@ type coreCheck struct {
 
 	evidenceSum string // canonical digest of evidence, computed once
 	evidenceLen int
+	// From the same pass over evidence: the descriptor's digest and each
+	// observation's (without observationSha256), when that pass succeeded.
+	descriptorSum string
+	obsSums       []canonjson.Part
 
 	opIDs  map[string]int              // operationId → index
 	obsIDs map[string]bool             // observation ids
@@ -77,6 +99,28 @@ func (c *coreCheck) evidenceDigest() (string, int, error) {
 		c.evidenceSum, c.evidenceLen = sum, n
 	}
 	return c.evidenceSum, c.evidenceLen, nil
+}
+
+// evidenceDigests encodes evidence once, before step a, for the digests
+// of steps a, d, i and k: evidence itself, the scenario descriptor and
+// every observation without its observationSha256 are all runs of the
+// same canonical bytes. If evidence has no canonical form nothing is
+// recorded, and each step computes its own digest and reports its own
+// failure, in the reference order, as if this pass had not run.
+func (c *coreCheck) evidenceDigests() {
+	ev := c.doc.Get("evidence")
+	obs := ev.Get("observations").Items
+	parts := make([]canonjson.Part, 1+len(obs))
+	parts[0].Value = ev.Path("scenario", "descriptor")
+	for i, o := range obs {
+		parts[1+i] = canonjson.Part{Value: o, Omit: "observationSha256"}
+	}
+	sum, n, err := canonjson.DigestParts(ev, parts)
+	if err != nil {
+		return
+	}
+	c.evidenceSum, c.evidenceLen = sum, n
+	c.descriptorSum, c.obsSums = parts[0].Sum, parts[1:]
 }
 
 func digest(v *canonjson.Value) (string, int, error) {
@@ -105,9 +149,13 @@ func (c *coreCheck) scenario() (string, string, error) {
 	case d.SubjectIdentityDigest != c.ev.Subject.IdentityDigest:
 		return mismatch("descriptor.subjectIdentityDigest differs from subject.identityDigest")
 	}
-	sum, _, err := digest(c.doc.Path("evidence", "scenario", "descriptor"))
-	if err != nil {
-		return "", "", err
+	c.evidenceDigests()
+	sum := c.descriptorSum
+	if sum == "" {
+		var err error
+		if sum, _, err = digest(c.doc.Path("evidence", "scenario", "descriptor")); err != nil {
+			return "", "", err
+		}
 	}
 	if sum != c.ev.Scenario.Fingerprint {
 		return mismatch(fmt.Sprintf("scenario.fingerprint is %s, descriptor digests to %s", c.ev.Scenario.Fingerprint, sum))
@@ -257,7 +305,7 @@ func (c *coreCheck) observations() (string, string, error) {
 				return CodeMissingObservationArtifact, fmt.Sprintf("observation %s: artifact %s is not in the integrity manifest", o.ID, ref), nil
 			}
 		}
-		sum, n, err := digest(obsValues[i].Without("observationSha256"))
+		sum, n, err := c.observationDigest(obsValues, i)
 		if err != nil {
 			return "", "", err
 		}
@@ -305,6 +353,15 @@ func (c *coreCheck) observations() (string, string, error) {
 		}
 	}
 	return "", "", nil
+}
+
+// observationDigest returns the digest and length of observation i
+// without its observationSha256, from the evidence pass when it ran.
+func (c *coreCheck) observationDigest(obs []*canonjson.Value, i int) (string, int, error) {
+	if c.obsSums != nil {
+		return c.obsSums[i].Sum, c.obsSums[i].Len, nil
+	}
+	return digest(obs[i].Without("observationSha256"))
 }
 
 // e. Coverage of the 14 observation surfaces.
@@ -465,6 +522,54 @@ func manifestDigest(entries []*canonjson.Value) (string, error) {
 	return sum, err
 }
 
+// manifestDigests returns SupportingManifestDigest and BundleDigest of
+// artifacts with one canonical encoding of each entry: both digest
+// {"artifacts":[…]} over entries sorted by path, whose canonical bytes
+// are the entries' canonical bytes joined by commas.
+func manifestDigests(artifacts []*canonjson.Value) (sup, all string, err error) {
+	var enc []byte
+	ends := make([]int, len(artifacts))
+	for i, a := range artifacts {
+		if enc, err = canonjson.AppendCanonical(enc, a); err != nil {
+			return "", "", err
+		}
+		ends[i] = len(enc)
+	}
+	order := make([]int, len(artifacts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(artifacts[a].Get("path").Str, artifacts[b].Get("path").Str)
+	})
+	join := func(keep func(*canonjson.Value) bool) string {
+		out := make([]byte, 0, len(enc)+len(artifacts)+16)
+		out = append(out, `{"artifacts":[`...)
+		first := true
+		for _, i := range order {
+			if !keep(artifacts[i]) {
+				continue
+			}
+			if !first {
+				out = append(out, ',')
+			}
+			first = false
+			start := 0
+			if i > 0 {
+				start = ends[i-1]
+			}
+			out = append(out, enc[start:ends[i]]...)
+		}
+		return canonjson.BytesDigest(append(out, ']', '}'))
+	}
+	sup = join(func(a *canonjson.Value) bool {
+		p := a.Get("path").Str
+		return p != bundle.EvidencePath && p != bundle.StatementPath
+	})
+	all = join(func(*canonjson.Value) bool { return true })
+	return sup, all, nil
+}
+
 // i. Integrity manifest digests.
 func (c *coreCheck) digests() (string, string, error) {
 	bad := func(why string) (string, string, error) { return CodeDigestMismatch, why, nil }
@@ -476,9 +581,14 @@ func (c *coreCheck) digests() (string, string, error) {
 		seen[a.Path] = true
 	}
 	artValues := c.doc.Path("integrity", "artifacts").Items
-	sup, err := SupportingManifestDigest(artValues)
+	sup, all, err := manifestDigests(artValues)
 	if err != nil {
-		return "", "", err
+		// Some entry has no canonical form: digest as the reference
+		// orders it, so the same step reports the same failure.
+		sup, all = "", ""
+		if sup, err = SupportingManifestDigest(artValues); err != nil {
+			return "", "", err
+		}
 	}
 	if sup != c.ev.SupportingArtifactManifestDigest {
 		return bad(fmt.Sprintf("supportingArtifactManifestDigest is %s, the manifest digests to %s", c.ev.SupportingArtifactManifestDigest, sup))
@@ -500,9 +610,10 @@ func (c *coreCheck) digests() (string, string, error) {
 			return bad(fmt.Sprintf("%s entry is %s (%d bytes), %s digests to %s (%d bytes)", part.path, a.Sha256, a.Bytes, part.member, sum, n))
 		}
 	}
-	all, err := BundleDigest(artValues)
-	if err != nil {
-		return "", "", err
+	if all == "" {
+		if all, err = BundleDigest(artValues); err != nil {
+			return "", "", err
+		}
 	}
 	if all != c.b.Integrity.BundleDigest {
 		return bad(fmt.Sprintf("bundleDigest is %s, the manifest digests to %s", c.b.Integrity.BundleDigest, all))

@@ -78,7 +78,8 @@ func faultCases() []faultCase {
 
 // TestCoreDiagnostics runs every row of the fault table through
 // Validator.Bundle, and again after writing the bundle with Pretty and
-// reading it back with the strict reader (the fault must survive a file).
+// reading it back with the strict reader (the fault must survive a file),
+// and through BundleWith with SchemaChecked.
 func TestCoreDiagnostics(t *testing.T) {
 	val := validator.New()
 	for _, c := range faultCases() {
@@ -96,6 +97,15 @@ func TestCoreDiagnostics(t *testing.T) {
 
 			r, err = val.Bundle(reread(t, v))
 			checkResult(t, r, err, c.want, c.schema, c.detail)
+
+			// A caller that checked the schema already gets the same
+			// result without the schema step, which is really skipped.
+			r, err = val.BundleWith(v, validator.BundleOptions{SchemaChecked: true})
+			if c.schema == nil {
+				checkResult(t, r, err, c.want, c.schema, c.detail)
+			} else if err == nil && slices.Contains(r.Diagnostics, cSchema) {
+				t.Errorf("BundleWith(SchemaChecked) evaluated the schema: %v", r.Diagnostics)
+			}
 		})
 	}
 }

@@ -119,3 +119,39 @@ func TestLargeParentChain(t *testing.T) {
 		})
 	}
 }
+
+// Bundle encodes evidence once for several digests; a value with no
+// canonical form (possible only in values built in code: the strict reader
+// rejects them) must still fail at the step that digests it, or leave an
+// earlier step to decide, exactly as digesting each part on its own does.
+func TestUncanonicalValueFailsAtItsStep(t *testing.T) {
+	val := validator.New()
+	tests := []struct {
+		ptr  string
+		code string // "" for an InputError
+	}{
+		{"/evidence/operations/1/parentOperationId", validator.CodeCausalMismatch}, // c decides before any digest of evidence
+		{"/evidence/observations/0/operationRef", validator.CodeObservationCausalMismatch},
+		{"/evidence/observations/0/producer/name", ""},                              // d: the observation's digest
+		{"/evidence/scenario/descriptor/faults/0/id", ""},                           // a: the descriptor's digest
+		{"/evidence/subject/name", ""},                                              // i: evidence's digest
+		{"/integrity/artifacts/2/mediaType", validator.CodeObservationHashMismatch}, // d decides before i digests the manifest
+		{"/integrity/artifacts/0/mediaType", ""},                                    // i: the manifest's digest
+		{"/statement/subjectName", ""},                                              // i: the statement's digest
+	}
+	for _, tt := range tests {
+		doc := bundletest.Example(t)
+		s := at(t, doc, tt.ptr)
+		if s.Kind != canonjson.String {
+			t.Fatalf("%s is not a string", tt.ptr)
+		}
+		s.Str += "\xff" // invalid UTF-8: no canonical form
+		r, err := val.Bundle(doc)
+		switch {
+		case tt.code == "" && (err == nil || !strings.Contains(err.Error(), "cannot canonicalize: "+canonjson.CodeInvalidUnicode)):
+			t.Errorf("%s: Bundle = %v, %v; want a canonicalization InputError", tt.ptr, r.Diagnostics, err)
+		case tt.code != "" && (err != nil || len(r.Diagnostics) != 1 || r.Diagnostics[0] != tt.code):
+			t.Errorf("%s: Bundle = %v, %v; want %s", tt.ptr, r.Diagnostics, err, tt.code)
+		}
+	}
+}

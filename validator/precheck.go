@@ -46,7 +46,8 @@ func selfAsserted(evidence *canonjson.Value) (bool, string) {
 
 func selfAssertedKey(v *canonjson.Value) (string, bool) {
 	// Iterative walk: evidence can hold hundreds of thousands of values.
-	stack := []*canonjson.Value{v}
+	stack := make([]*canonjson.Value, 1, 64)
+	stack[0] = v
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -56,7 +57,8 @@ func selfAssertedKey(v *canonjson.Value) (string, bool) {
 		case canonjson.Object:
 			for _, m := range x.Members {
 				for _, name := range selfAssertedNamesJS {
-					if m.Key == name || strings.HasSuffix(m.Key, `"`+name) {
+					// m.Key == name, or m.Key ends in `"` + name.
+					if k := m.Key; strings.HasSuffix(k, name) && (len(k) == len(name) || k[len(k)-len(name)-1] == '"') {
 						return name, true
 					}
 				}

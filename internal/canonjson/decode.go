@@ -3,7 +3,9 @@ package canonjson
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // Unmarshal stores v into the Go value pointed to by dst, using `json` struct
@@ -17,28 +19,55 @@ func Unmarshal(v *Value, dst any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("canonjson: Unmarshal needs a non-nil pointer, got %T", dst)
 	}
-	d := decoder{fields: map[reflect.Type]map[string]int{}}
-	return d.decode(v, rv.Elem(), "")
+	d := decoder{path: make([]pathStep, 0, 16)}
+	return d.decode(v, rv.Elem())
 }
 
-// decoder caches struct field tables for one Unmarshal call (no global
-// state): large documents hold many values of the same struct type.
-type decoder struct {
-	fields map[reflect.Type]map[string]int
-}
+// structFieldCache maps a struct type to its member-name → field-index
+// table. It is a cache of a pure function of the type (as encoding/json
+// keeps one), filled on first use and never changed after: decoding every
+// document of a batch re-derived the same tables from the struct tags.
+var structFieldCache sync.Map // reflect.Type → map[string]int
 
-func (d *decoder) structFields(t reflect.Type) map[string]int {
-	f, ok := d.fields[t]
-	if !ok {
-		f = structFields(t)
-		d.fields[t] = f
+func cachedStructFields(t reflect.Type) map[string]int {
+	if f, ok := structFieldCache.Load(t); ok {
+		return f.(map[string]int)
 	}
-	return f
+	f, _ := structFieldCache.LoadOrStore(t, structFields(t))
+	return f.(map[string]int)
+}
+
+// A decoder keeps the JSON pointer to the value being decoded as a stack
+// of steps, rendered only for an error message.
+type decoder struct {
+	path []pathStep
+}
+
+// A pathStep is a member name, or an array index when index ≥ 0.
+type pathStep struct {
+	key   string
+	index int
+}
+
+func (d *decoder) pointer() string {
+	if len(d.path) == 0 {
+		return "(root)"
+	}
+	var b []byte
+	for _, s := range d.path {
+		b = append(b, '/')
+		if s.index < 0 {
+			b = append(b, EscapePointer(s.key)...)
+		} else {
+			b = strconv.AppendInt(b, int64(s.index), 10)
+		}
+	}
+	return string(b)
 }
 
 var valuePtrType = reflect.TypeFor[*Value]()
 
-func (d *decoder) decode(v *Value, rv reflect.Value, path string) error {
+func (d *decoder) decode(v *Value, rv reflect.Value) error {
 	if rv.Type() == valuePtrType {
 		rv.Set(reflect.ValueOf(v))
 		return nil
@@ -49,7 +78,7 @@ func (d *decoder) decode(v *Value, rv reflect.Value, path string) error {
 			return nil
 		}
 		p := reflect.New(rv.Type().Elem())
-		if err := d.decode(v, p.Elem(), path); err != nil {
+		if err := d.decode(v, p.Elem()); err != nil {
 			return err
 		}
 		rv.Set(p)
@@ -59,7 +88,7 @@ func (d *decoder) decode(v *Value, rv reflect.Value, path string) error {
 		return nil
 	}
 	mismatch := func() error {
-		return fmt.Errorf("canonjson: %s: got %s, want %s", pointerOrRoot(path), v.Kind, rv.Kind())
+		return fmt.Errorf("canonjson: %s: got %s, want %s", d.pointer(), v.Kind, rv.Kind())
 	}
 	switch rv.Kind() {
 	case reflect.String:
@@ -77,7 +106,7 @@ func (d *decoder) decode(v *Value, rv reflect.Value, path string) error {
 			return mismatch()
 		}
 		if rv.OverflowInt(v.Int) {
-			return fmt.Errorf("canonjson: %s: %d overflows %s", pointerOrRoot(path), v.Int, rv.Type())
+			return fmt.Errorf("canonjson: %s: %d overflows %s", d.pointer(), v.Int, rv.Type())
 		}
 		rv.SetInt(v.Int)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -91,36 +120,33 @@ func (d *decoder) decode(v *Value, rv reflect.Value, path string) error {
 		}
 		s := reflect.MakeSlice(rv.Type(), len(v.Items), len(v.Items))
 		for i, it := range v.Items {
-			if err := d.decode(it, s.Index(i), fmt.Sprintf("%s/%d", path, i)); err != nil {
+			d.path = append(d.path, pathStep{index: i})
+			if err := d.decode(it, s.Index(i)); err != nil {
 				return err
 			}
+			d.path = d.path[:len(d.path)-1]
 		}
 		rv.Set(s)
 	case reflect.Struct:
 		if v.Kind != Object {
 			return mismatch()
 		}
-		fields := d.structFields(rv.Type())
+		fields := cachedStructFields(rv.Type())
 		for _, m := range v.Members {
 			idx, ok := fields[m.Key]
 			if !ok {
-				return fmt.Errorf("canonjson: %s: unknown member %q", pointerOrRoot(path), m.Key)
+				return fmt.Errorf("canonjson: %s: unknown member %q", d.pointer(), m.Key)
 			}
-			if err := d.decode(m.Value, rv.Field(idx), path+"/"+EscapePointer(m.Key)); err != nil {
+			d.path = append(d.path, pathStep{key: m.Key, index: -1})
+			if err := d.decode(m.Value, rv.Field(idx)); err != nil {
 				return err
 			}
+			d.path = d.path[:len(d.path)-1]
 		}
 	default:
-		return fmt.Errorf("canonjson: %s: unsupported Go type %s", pointerOrRoot(path), rv.Type())
+		return fmt.Errorf("canonjson: %s: unsupported Go type %s", d.pointer(), rv.Type())
 	}
 	return nil
-}
-
-func pointerOrRoot(p string) string {
-	if p == "" {
-		return "(root)"
-	}
-	return p
 }
 
 // EscapePointer escapes one RFC 6901 JSON Pointer reference token.

@@ -47,21 +47,80 @@ func AppendCanonical(dst []byte, v *Value) ([]byte, error) {
 // Digest returns the lowercase hex SHA-256 of the canonical encoding of v and
 // the encoding's length in bytes ("canonical byte length").
 func Digest(v *Value) (string, int, error) {
+	return DigestParts(v, nil)
+}
+
+// A Part asks DigestParts for the digest of a value nested in the one it
+// digests, optionally without one member (as an observation's digest leaves
+// out its observationSha256), computed from the same canonical bytes
+// instead of a second encoding: an object or array's canonical encoding
+// is a contiguous run of its parent's.
+type Part struct {
+	Value *Value // an object or array reachable from the digested value
+	Omit  string // when not "", the digest is of Value.Without(Omit)
+
+	Sum string // set by DigestParts: lowercase hex SHA-256
+	Len int    // set by DigestParts: canonical byte length
+}
+
+// DigestParts is Digest of v that also sets the Sum and Len of every part,
+// exactly as Digest(part.Value) (or Digest(part.Value.Without(part.Omit)))
+// would. A part not reached while encoding v (not inside it, or not an
+// object or array) is digested on its own. On error the parts are zeroed.
+func DigestParts(v *Value, parts []Part) (string, int, error) {
 	// Stream the canonical bytes into the hash in chunks rather than
 	// materializing a multi-megabyte buffer.
 	h := sha256.New()
-	e := encoder{sorted: true, sink: h}
-	rest, err := e.value(make([]byte, 0, 512), v)
+	e := encoder{sorted: true, sink: h, parts: parts}
+	if len(parts) > maxLinearParts {
+		e.partIndex = make(map[*Value]int, len(parts))
+		for i := len(parts) - 1; i >= 0; i-- {
+			e.partIndex[parts[i].Value] = i
+		}
+	}
+	if parts != nil {
+		e.partDone = make([]bool, len(parts))
+	}
+	rest, err := e.value(make([]byte, 0, bufSize), v)
 	if err != nil {
+		zeroParts(parts)
 		return "", 0, err
 	}
-	h.Write(rest)
-	e.written += len(rest)
+	e.flushAll(rest)
+	for i := range parts {
+		if e.partDone[i] {
+			continue
+		}
+		d := parts[i].Value
+		if parts[i].Omit != "" && d.Is(Object) {
+			d = d.Without(parts[i].Omit)
+		}
+		sum, n, err := Digest(d)
+		if err != nil {
+			zeroParts(parts)
+			return "", 0, err
+		}
+		parts[i].Sum, parts[i].Len = sum, n
+	}
 	return hex.EncodeToString(h.Sum(nil)), e.written, nil
 }
 
-// flushSize is how much canonical output Digest buffers before hashing it.
-const flushSize = 32 << 10
+func zeroParts(parts []Part) {
+	for i := range parts {
+		parts[i].Sum, parts[i].Len = "", 0
+	}
+}
+
+// maxLinearParts is how many parts DigestParts looks up by scanning; more
+// are indexed in a map.
+const maxLinearParts = 8
+
+// bufSize and flushSize size the buffer of Digest: output is hashed once
+// flushSize bytes are buffered.
+const (
+	bufSize   = 2 << 10
+	flushSize = 3 << 9
+)
 
 // TextDigest returns the lowercase hex SHA-256 of the UTF-8 bytes of s, with
 // no JSON quoting (REFERENCE §1.3, raw-text digests).
@@ -100,7 +159,43 @@ type encoder struct {
 	indent  bool // two-space pretty layout
 	level   int
 	sink    hash.Hash // when set, output is flushed here in chunks
-	written int       // bytes flushed to sink
+	written int       // bytes flushed to sink: the offset of the buffer's first byte
+
+	// scratch holds the sorted copies of the objects being encoded, as a
+	// stack: one allocation for the whole encoding.
+	scratch []Member
+
+	// Parts of DigestParts: the parts, which are done, an index when there
+	// are many, and the captures in progress.
+	parts     []Part
+	partDone  []bool
+	partIndex map[*Value]int
+	active    []capture
+}
+
+// A capture hashes the canonical bytes of one part while it is encoded.
+// Bytes before from were hashed or skipped; from is an offset in the
+// whole output.
+type capture struct {
+	part    int
+	v       *Value
+	h       hash.Hash
+	n       int  // bytes hashed
+	from    int  // output offset of the first byte not yet hashed
+	members bool // a member of v has been hashed (for the comma after an omitted first member)
+	skip    bool // v's omitted member is being encoded: output is not hashed
+}
+
+// hashTo hashes the output of c from c.from up to offset to; dst is the
+// current buffer.
+func (e *encoder) hashTo(c *capture, dst []byte, to int) {
+	if c.skip {
+		c.from = to
+		return
+	}
+	c.h.Write(dst[c.from-e.written : to-e.written])
+	c.n += to - c.from
+	c.from = to
 }
 
 // flush hands buffered output to the sink once it is large enough.
@@ -108,9 +203,98 @@ func (e *encoder) flush(dst []byte) []byte {
 	if e.sink == nil || len(dst) < flushSize {
 		return dst
 	}
-	e.sink.Write(dst)
-	e.written += len(dst)
+	e.flushAll(dst)
 	return dst[:0]
+}
+
+func (e *encoder) flushAll(dst []byte) {
+	end := e.written + len(dst)
+	for i := range e.active {
+		e.hashTo(&e.active[i], dst, end)
+	}
+	e.sink.Write(dst)
+	e.written = end
+}
+
+// findPart returns the index of the part v is, or -1.
+func (e *encoder) findPart(v *Value) int {
+	if e.partIndex != nil {
+		if i, ok := e.partIndex[v]; ok && !e.partDone[i] {
+			return i
+		}
+		return -1
+	}
+	for i := range e.parts {
+		if e.parts[i].Value == v && !e.partDone[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// composite encodes an object or array, capturing it when it is a part.
+func (e *encoder) composite(dst []byte, v *Value) ([]byte, error) {
+	if e.parts == nil {
+		return e.compositeBody(dst, v)
+	}
+	i := e.findPart(v)
+	if i < 0 {
+		return e.compositeBody(dst, v)
+	}
+	e.partDone[i] = true
+	e.active = append(e.active, capture{part: i, v: v, h: sha256.New(), from: e.written + len(dst)})
+	dst, err := e.compositeBody(dst, v)
+	if err != nil {
+		return nil, err
+	}
+	// Captures nest, so this one is the last active.
+	c := &e.active[len(e.active)-1]
+	e.hashTo(c, dst, e.written+len(dst))
+	p := &e.parts[c.part]
+	p.Sum, p.Len = hex.EncodeToString(c.h.Sum(nil)), c.n
+	e.active = e.active[:len(e.active)-1]
+	return dst, nil
+}
+
+// member encodes member m of object v (index i in canonical order) when v
+// is captured by a part with an omitted member: the omitted member, and the
+// comma that would follow it when it comes first, are not hashed.
+func (e *encoder) member(dst []byte, v *Value, i int, m Member) ([]byte, error) {
+	start := e.written + len(dst)
+	for j := range e.active {
+		c := &e.active[j]
+		if c.v != v || e.parts[c.part].Omit == "" {
+			continue
+		}
+		e.hashTo(c, dst, start)
+		if e.parts[c.part].Omit == m.Key {
+			c.skip = true
+			continue
+		}
+		if i > 0 && !c.members {
+			// The members before this one were all omitted: skip the comma.
+			c.from = start + 1
+		}
+		c.members = true
+	}
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst, err := appendString(dst, m.Key)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, ':')
+	if dst, err = e.value(dst, m.Value); err != nil {
+		return nil, err
+	}
+	end := e.written + len(dst)
+	for j := range e.active {
+		if c := &e.active[j]; c.skip && c.v == v {
+			c.skip, c.from = false, end
+		}
+	}
+	return dst, nil
 }
 
 func (e *encoder) newline(dst []byte) []byte {
@@ -142,6 +326,14 @@ func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
 		return nil, &CanonicalError{Code: CodeNonCanonicalNumber, Detail: "number " + v.Str + " is not a safe integer"}
 	case String:
 		return appendString(dst, v.Str)
+	case Array, Object:
+		return e.composite(dst, v)
+	}
+	return nil, &CanonicalError{Code: CodeUnsupportedCanonValue, Detail: "value of kind " + v.Kind.String()}
+}
+
+func (e *encoder) compositeBody(dst []byte, v *Value) ([]byte, error) {
+	switch v.Kind {
 	case Array:
 		if len(v.Items) == 0 {
 			return append(dst, '[', ']'), nil
@@ -172,13 +364,29 @@ func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
 		}
 		members := v.Members
 		if e.sorted && !sortedKeys(members) {
-			members = slices.Clone(members)
+			if e.scratch == nil {
+				e.scratch = make([]Member, 0, 64)
+			}
+			base := len(e.scratch)
+			e.scratch = append(e.scratch, members...)
+			// A nested object may grow scratch into a new array; this
+			// object's copy stays valid in the old one.
+			members = e.scratch[base:]
 			slices.SortFunc(members, func(a, b Member) int { return CompareKeys(a.Key, b.Key) })
+			defer func() { e.scratch = e.scratch[:base] }()
 		}
+		captured := e.parts != nil && e.capturing(v)
 		dst = append(dst, '{')
 		e.level++
 		for i, m := range members {
 			dst = e.flush(dst)
+			if captured {
+				var err error
+				if dst, err = e.member(dst, v, i, m); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -203,7 +411,17 @@ func (e *encoder) value(dst []byte, v *Value) ([]byte, error) {
 		}
 		return append(dst, '}'), nil
 	}
-	return nil, &CanonicalError{Code: CodeUnsupportedCanonValue, Detail: "value of kind " + v.Kind.String()}
+	panic("canonjson: compositeBody of a scalar")
+}
+
+// capturing reports whether a part with an omitted member captures v.
+func (e *encoder) capturing(v *Value) bool {
+	for i := range e.active {
+		if c := &e.active[i]; c.v == v && e.parts[c.part].Omit != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(ms []Member) bool {
@@ -226,6 +444,9 @@ func appendString(dst []byte, s string) ([]byte, error) {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i += plainPrefix(s[i:]); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])

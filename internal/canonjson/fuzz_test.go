@@ -8,7 +8,8 @@ import (
 // FuzzParse checks that the strict reader never panics, returns no value
 // with an error, and that canonical encoding is a fixed point:
 // canonical(parse(canonical(parse(x)))) == canonical(parse(x)). Compact and
-// Pretty output must read back to an equal value.
+// Pretty output must read back to an equal value, and DigestParts agrees
+// with Digest on every nested object and array.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"":2,"\ud83d\ude00":1}`,
@@ -43,6 +44,12 @@ func FuzzParse(f *testing.F) {
 		if !Equal(v, v2) {
 			t.Fatal("canonical bytes read back to a different value")
 		}
+		// Digests of nested values from one pass equal their own digests.
+		parts := partsOf(v)
+		if len(parts) > 64 {
+			parts = parts[:64]
+		}
+		checkParts(t, v, parts)
 		for _, enc := range []func(*Value) ([]byte, error){Compact, Pretty} {
 			out, err := enc(v)
 			if err != nil {

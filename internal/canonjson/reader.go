@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -101,7 +102,7 @@ func ReadFileBytes(path string) ([]byte, error) {
 	if !fst.Mode().IsRegular() || !os.SameFile(st, fst) {
 		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxInputBytes+1))
+	data, err := readLimited(f, fst.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +110,28 @@ func ReadFileBytes(path string) ([]byte, error) {
 		return nil, &SyntaxError{Offset: MaxInputBytes, Reason: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
 	}
 	return data, nil
+}
+
+// readLimited reads at most MaxInputBytes+1 bytes of f into a buffer sized
+// from the file's size (io.ReadAll's doubling would allocate about twice the
+// file), growing only if the file grew after the stat.
+func readLimited(f io.Reader, size int64) ([]byte, error) {
+	size = min(max(size, 0), MaxInputBytes) + 1 // +1: see the end without another grow
+	data := make([]byte, 0, size)
+	r := io.LimitReader(f, MaxInputBytes+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // grow
+		}
+	}
 }
 
 func describeMode(m os.FileMode) string {
@@ -139,12 +162,29 @@ type parser struct {
 	// documents do not keep append's spare capacity alive.
 	items   []*Value
 	members []Member
-	// keys interns object keys (bounded): documents repeat a small set.
-	keys map[string]string
+	// keys interns object keys, direct-mapped by a cheap hash (a collision
+	// just replaces the entry): documents repeat a small set of keys.
+	keys [keyCacheSize]string
+	// strs holds the bytes of the strings read so far: a string is a slice
+	// of strs.String(), so a document costs a few allocations for all its
+	// strings instead of one each. A Builder never changes bytes it has
+	// handed out; when the next string does not fit, a new Builder starts
+	// (growing this one would copy what the earlier strings still hold).
+	strs strings.Builder
 }
 
-// maxInternedKeys bounds the key-interning table.
-const maxInternedKeys = 1024
+// maxStringChunk bounds the string buffer of a large document.
+const maxStringChunk = 64 << 10
+
+// Slab sizing of parser.alloc.
+const (
+	bytesPerValue = 48
+	minSlab       = 16
+	maxSlab       = 1024
+)
+
+// keyCacheSize is the number of entries of the key-interning table.
+const keyCacheSize = 128
 
 // maxLenientDepth bounds recursion in ParseLenient. No canonical statement
 // comes near it; deeper input is a plain syntax failure.
@@ -158,10 +198,13 @@ func (p *parser) failAt(off int, reason string) error {
 	return &SyntaxError{Offset: off, Reason: reason}
 }
 
-// alloc hands out Values from a slab to keep large documents cheap.
+// alloc hands out Values from a slab to keep large documents cheap. A slab
+// is sized from the input still to read (MCP-RES documents take 20–50 bytes
+// a value), so a small document does not get a large slab; an underestimate
+// costs one more slab.
 func (p *parser) alloc() *Value {
 	if len(p.slab) == 0 {
-		p.slab = make([]Value, 256)
+		p.slab = make([]Value, min(max((len(p.data)-p.pos)/bytesPerValue+1, minSlab), maxSlab))
 	}
 	v := &p.slab[0]
 	p.slab = p.slab[1:]
@@ -430,13 +473,37 @@ func (p *parser) duplicate(members []Member, seen *map[string]struct{}, key stri
 func (p *parser) stringValue(key bool) (string, error) {
 	start := p.pos
 	p.pos++ // opening quote
-	// Fast path: no escapes.
-	runes := 0
+	// Fast path: no escapes. The first MaxStringCodePoints bytes cannot
+	// hold more code points than the limit, so they are scanned without
+	// counting; a longer string is counted from there on.
 	i := p.pos
+	for noCount := min(len(p.data), p.pos+MaxStringCodePoints); i < noCount; {
+		if i += plainPrefix(p.data[i:noCount]); i == noCount {
+			break
+		}
+		c := p.data[i]
+		if c == '"' {
+			s := p.text(p.data[p.pos:i], key, i)
+			p.pos = i + 1
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.failAt(i, "unescaped control character in string")
+		}
+		r, size := utf8.DecodeRune(p.data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return "", p.failAt(i, "invalid UTF-8")
+		}
+		i += size
+	}
+	runes := utf8.RuneCount(p.data[p.pos:i])
 	for i < len(p.data) {
 		c := p.data[i]
 		if c == '"' {
-			s := p.text(p.data[p.pos:i], key)
+			s := p.text(p.data[p.pos:i], key, i)
 			p.pos = i + 1
 			return s, nil
 		}
@@ -471,7 +538,7 @@ func (p *parser) stringValue(key bool) (string, error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return string(buf), nil
+			return p.text(buf, key, i), nil
 		case c == '\\':
 			r, n, err := p.escape(i)
 			if err != nil {
@@ -649,20 +716,36 @@ func appendCodePoint(buf []byte, r rune) []byte {
 	return utf8.AppendRune(buf, r)
 }
 
-// text returns b as a string, interning keys (bounded).
-func (p *parser) text(b []byte, key bool) string {
-	if !key {
-		return string(b)
+// text returns b as a string, interning keys. end is the input offset of
+// the closing quote.
+func (p *parser) text(b []byte, key bool, end int) string {
+	if !key || len(b) == 0 {
+		return p.str(b, end)
 	}
-	if k, ok := p.keys[string(b)]; ok {
-		return k
+	n := len(b)
+	slot := &p.keys[(uint(n)*31+uint(b[0])+uint(b[n/2])<<3+uint(b[n-1])<<6)%keyCacheSize]
+	if *slot == string(b) {
+		return *slot
 	}
-	s := string(b)
-	if p.keys == nil {
-		p.keys = make(map[string]string, 64)
+	*slot = p.str(b, end)
+	return *slot
+}
+
+// str copies b into the string buffer and returns it as a string. A new
+// buffer is sized from the input after end, the closing quote.
+func (p *parser) str(b []byte, end int) string {
+	if len(b) == 0 {
+		return ""
 	}
-	if len(p.keys) < maxInternedKeys {
-		p.keys[s] = s
+	if len(b) > p.strs.Cap()-p.strs.Len() {
+		if len(b) > maxStringChunk/4 {
+			return string(b) // a long string gets its own allocation
+		}
+		p.strs.Reset()
+		// Strings take about half of a document or less.
+		p.strs.Grow(min(len(b)+(len(p.data)-end)/2, maxStringChunk))
 	}
-	return s
+	start := p.strs.Len()
+	p.strs.Write(b)
+	return p.strs.String()[start:]
 }

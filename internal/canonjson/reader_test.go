@@ -61,6 +61,9 @@ func TestParseRejects(t *testing.T) {
 		{"string of 1,048,577 code points", `"` + strings.Repeat("é", 1<<20+1) + `"`, "longer than 1048576 code points", 0},
 		{"key of 1,048,577 code points", `{"` + strings.Repeat("a", 1<<20+1) + `":0}`, "longer than 1048576 code points", 1},
 		{"escaped string of 1,048,577 code points", `"\n` + strings.Repeat("a", 1<<20) + `"`, "longer than 1048576 code points", 0},
+		{"overlong string, then invalid UTF-8", `"` + strings.Repeat("a", 1<<20+1) + "\xff\"", "longer than 1048576 code points", 0},
+		{"invalid UTF-8 in an overlong string", `"` + strings.Repeat("a", 1<<20-1) + "\xff" + strings.Repeat("a", 10) + `"`, "invalid UTF-8", 1 << 20},
+		{"overlong string of 2-byte characters", `"` + strings.Repeat("é", 1<<20) + "é\x01\"", "longer than 1048576 code points", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

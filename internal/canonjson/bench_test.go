@@ -1,0 +1,67 @@
+package canonjson_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/internal/canonjson"
+)
+
+// benchDocs are the documents of the reader and encoder benchmarks: the
+// witnessed attested bundle of the batch benchmark (20 KB) and the
+// limit-sized bundle (bundletest.Large at MaxLargeOps, Pretty, 4 MB).
+var benchDocs = []struct {
+	name string
+	data func(*testing.B) []byte
+}{
+	{"witnessed", func(b *testing.B) []byte {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "attestation", "witnessed.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}},
+	{"limit", func(b *testing.B) []byte {
+		data, err := canonjson.Pretty(bundletest.Large(b, bundletest.MaxLargeOps))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}},
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, d := range benchDocs {
+		b.Run(d.name, func(b *testing.B) {
+			data := d.data(b)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := canonjson.Parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDigest(b *testing.B) {
+	for _, d := range benchDocs {
+		b.Run(d.name, func(b *testing.B) {
+			data := d.data(b)
+			v, err := canonjson.Parse(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := canonjson.Digest(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package canonjson
+
+import "testing"
+
+// Unmarshal's errors name the JSON pointer of the offending value; the
+// pointer is built only on failure, so check its exact form.
+func TestUnmarshalErrorPointers(t *testing.T) {
+	type inner struct {
+		N  int      `json:"n"`
+		U  uint8    `json:"u"`
+		S  []string `json:"s"`
+		P  *string  `json:"p"`
+		Fl float64  `json:"fl"`
+	}
+	type outer struct {
+		Name  string  `json:"name"`
+		Items []inner `json:"a/b~c"`
+		Flag  bool    `json:"flag"`
+	}
+	tests := []struct{ in, want string }{
+		{`[]`, "canonjson: (root): got array, want struct"},
+		{`{"name":1}`, "canonjson: /name: got integer, want string"},
+		{`{"flag":"x"}`, "canonjson: /flag: got string, want bool"},
+		{`{"extra":1}`, `canonjson: (root): unknown member "extra"`},
+		{`{"a/b~c":[{"n":1},{"x":2}]}`, `canonjson: /a~1b~0c/1: unknown member "x"`},
+		{`{"a/b~c":[{},{"s":["a","b",3]}]}`, "canonjson: /a~1b~0c/1/s/2: got integer, want string"},
+		{`{"a/b~c":[{"u":300}]}`, "canonjson: /a~1b~0c/0/u: got integer, want uint8"},
+		{`{"a/b~c":[{"u":-1}]}`, "canonjson: /a~1b~0c/0/u: got integer, want uint8"},
+		{`{"a/b~c":[{"p":true}]}`, "canonjson: /a~1b~0c/0/p: got boolean, want string"},
+		{`{"a/b~c":[{"fl":1}]}`, "canonjson: /a~1b~0c/0/fl: unsupported Go type float64"},
+		{`{"name":"x","a/b~c":[{"n":1,"s":[]}],"flag":true}`, ""},
+	}
+	for _, tt := range tests {
+		v, err := Parse([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o outer
+		err = Unmarshal(v, &o)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("Unmarshal(%s) error = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	type small struct {
+		I int8 `json:"i"`
+	}
+	v, _ := Parse([]byte(`{"i":200}`))
+	if err := Unmarshal(v, &small{}); err == nil || err.Error() != "canonjson: /i: 200 overflows int8" {
+		t.Errorf("overflow error = %v", err)
+	}
+}

@@ -1,0 +1,40 @@
+package canonjson
+
+// plainPrefix returns the length of the longest prefix of s made of bytes
+// a JSON string holds as themselves in both directions: ASCII other than
+// control characters, the quote and the backslash. It is the inner loop of
+// the reader and the encoder, so it tests eight bytes at a time.
+func plainPrefix[T string | []byte](s T) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// The compiler merges these into one 64-bit load.
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// A byte's high bit is set in m when it is ≥ 0x80, < 0x20, '"'
+		// or '\\' (the classic "has zero byte" test on x, x^'"' and
+		// x^'\\'; exact for bytes below 0x80, which are all that remain
+		// once the high bits of x are in m).
+		q := x ^ (ones * '"')
+		b := x ^ (ones * '\\')
+		m := x | (x - ones*0x20) | ((q - ones) &^ q) | ((b - ones) &^ b)
+		if m&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s) && plainASCII[s[i]]; i++ {
+	}
+	return i
+}
+
+// plainASCII marks the bytes plainPrefix accepts.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
