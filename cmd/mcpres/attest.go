@@ -239,7 +239,14 @@ rejected), the canonical statement, its binding to the bundle, the signer
 identity and key fingerprint, and, with a policy, signing time, revocation
 and trust; finally the derived authenticity level.
 
-Without --policy only SIGNED can be derived. The evaluation time is
+Without --policy only SIGNED can be derived, and a warning on stderr says
+that no signer was trusted. --key PUB --identity ID (repeatable, paired in
+order) verifies against an ad-hoc mcpres.trust-policy/v1 policy built from
+the flags, checked and evaluated as a policy file is: it trusts exactly those
+keys with those identities (SIGNED_WITH_IDENTITY; WITNESSED when every other
+given key co-signed), for the trustPolicyId the first envelope names, and a
+note in the result names it. --require-level above SIGNED without --policy,
+--policy-tuf or --key is a usage error. The evaluation time is
 --evaluated-at, or now; it is echoed in every result as evaluatedAt, and
 every comparison uses exactly that instant. No network is used.
 
@@ -256,12 +263,14 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	var policyTUF, policyRepo, policyTarget, policyCache string
 	var requireLevel, requireClass string
 	var recursive bool
+	var keys, identities []string
 	cmd := &cobra.Command{
-		Use:   "verify FILE... [--policy POLICY]",
+		Use:   "verify FILE... [--policy POLICY | --key PUB --identity ID ...]",
 		Short: "Verify attested bundles offline against an explicit trust policy",
 		Long:  verifyLong,
 		Example: `  mcpres attest verify bundle.attested.json --policy policy.json
   mcpres attest verify --format text --evaluated-at 2026-08-27T18:05:00.000Z bundle.attested.json
+  mcpres attest verify bundle.attested.json --key producer.pub --identity https://example.org/release
   mcpres attest verify bundle.attested.json --policy-tuf 1.root.json --policy-repo https://example.org/tuf --policy-target release-policy.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -304,6 +313,20 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 			if policyPath != "" {
 				pol = readPolicyOnce(policyPath, opts)
 			}
+			if len(keys) > 0 || len(identities) > 0 {
+				if policyPath != "" || opts.LoadedPolicy != nil {
+					return usagef("--key/--identity can't be used with --policy or --policy-tuf: the keys are the trust policy")
+				}
+				if pol.adHoc, err = newAdHocPolicy(keys, identities, evaluatedAt, opts.Validator); err != nil {
+					return err
+				}
+			}
+			if policyPath == "" && opts.LoadedPolicy == nil && pol.adHoc == nil {
+				if g.level != nil && *g.level > attest.Signed {
+					return usagef("--require-level %s can never pass: no --policy, --policy-tuf or --key given, and without a trust source only SIGNED is derivable", *g.level)
+				}
+				a.warnf("%s", noTrustWarning)
+			}
 			paths, err := expandInputs(args, recursive)
 			if err != nil {
 				return err
@@ -323,6 +346,8 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
 	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
+	f.StringArrayVar(&keys, "key", nil, "trust this Ed25519 public key (SPKI PEM) with the --identity given in the same position, instead of a policy file (repeatable)")
+	f.StringArrayVar(&identities, "identity", nil, "signer identity of the --key in the same position (repeatable)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
 	f.StringVar(&format, "format", "json", "output format: json, text or markdown")
 	f.StringVar(&policyTUF, "policy-tuf", "", "pinned root metadata (1.root.json) of the TUF repository that distributes the trust policy (run by mcpres-tuf)")
@@ -332,6 +357,9 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	return cmd
 }
 
+// noTrustWarning is printed once by attest verify without a trust source.
+const noTrustWarning = "no trust policy (--policy, --policy-tuf or --key): no signer was trusted, so at most SIGNED is derived"
+
 // policySource is a trust-policy file read and loaded once for a whole
 // batch; its read error is reported per input, after that input's own
 // read, and its load failure by each verification that reaches the policy
@@ -340,6 +368,7 @@ type policySource struct {
 	path   string
 	loaded *attest.LoadedPolicy
 	err    error
+	adHoc  *adHocPolicy // --key/--identity, bound to each bundle
 }
 
 func readPolicyOnce(path string, opts attest.Options) policySource {
@@ -363,9 +392,15 @@ func (a *app) verifyReport(path string, pol policySource, opts attest.Options, g
 		}
 		opts.LoadedPolicy = pol.loaded
 	}
+	if pol.adHoc != nil {
+		opts.LoadedPolicy = pol.adHoc.forBundle(doc, opts)
+	}
 	r, err := attest.Verify(doc, opts)
 	if err != nil {
 		return inputInvalidReport(path, err)
+	}
+	if pol.adHoc != nil {
+		r.Evaluation.Notes = append([]string{pol.adHoc.note()}, r.Evaluation.Notes...)
 	}
 	rep := attestReport(path, r)
 	if g.active() {

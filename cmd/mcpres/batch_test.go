@@ -122,8 +122,8 @@ func TestCLIGates(t *testing.T) {
 		{"level above claim but derived", "signed-with-identity.json", policy, []string{"--require-level", "SIGNED"}, 0, true, "", true},
 		{"valid but below the level", "signed-with-identity.json", policy, []string{"--require-level", "WITNESSED"},
 			1, false, "WITNESSED required, derived SIGNED_WITH_IDENTITY: trusted signers: 1 of 1 envelopes, by (keyFingerprint, signerIdentity) pair; witnessed: 1 distinct keys, 2 required (counted by key fingerprint)", true},
-		{"no policy cannot pass an identity gate", "signed-untrusted-allowed-at-signed-level.json", "", []string{"--require-level", "SIGNED_WITH_IDENTITY"},
-			1, false, "SIGNED_WITH_IDENTITY required, derived SIGNED: no trust policy: only SIGNED can be derived", true},
+		// Without any trust source a gate above SIGNED is a usage error
+		// (TestCLIAttestVerifyNoTrustSource).
 		{"class reached", "witnessed.json", policy, []string{"--require-evidence-class", "FIXTURE_VERIFIED"}, 0, true, "", true},
 		{"class below", "witnessed.json", policy, []string{"--require-evidence-class", "GENUINE_RUNTIME"},
 			1, false, "evidence class GENUINE_RUNTIME required, the bundle has FIXTURE_BACKED_PROTOCOL", true},
