@@ -167,7 +167,12 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 		return nil, fmt.Errorf("%w: PKCS#8-encrypted keys are not supported, use %q (cosign's format) or an unencrypted %q",
 			ErrUnsupportedKeyFormat, PEMTypeEncryptedSigstore, PEMTypePrivateKey)
 	case PEMTypePublicKey:
-		return nil, fmt.Errorf("%w: PEM block is a public key, want a private key", ErrUnsupportedKeyFormat)
+		// Say which public key it is: the half of an Ed25519 pair, or a
+		// key of another algorithm (which no private key of it could fix).
+		if alg := describeSPKI(block.Bytes); alg != "" {
+			return nil, fmt.Errorf("%w: PEM block is a public key (%s); a private key is needed here, and only Ed25519 keys are accepted", ErrUnsupportedKeyFormat, alg)
+		}
+		return nil, fmt.Errorf("%w: PEM block is a public key, want the private key of the pair (NAME.key, not NAME.pub)", ErrUnsupportedKeyFormat)
 	default:
 		return nil, fmt.Errorf("%w: PEM block type %q is not a supported private key type", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64))
 	}

@@ -251,7 +251,9 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 
 		{"OpenSSH", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), nil, ErrUnsupportedKeyFormat, "OpenSSH private keys are not supported"},
 		{"PKCS#8 encrypted", pemOf("ENCRYPTED PRIVATE KEY", []byte{0x30, 0}), nil, ErrUnsupportedKeyFormat, "PKCS#8-encrypted keys are not supported"},
-		{"public key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "PEM block is a public key"},
+		{"public key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "PEM block is a public key, want the private key of the pair"},
+		{"ECDSA public key", pemOf("PUBLIC KEY", spkiOf(t, &ecKey.PublicKey)), nil, ErrUnsupportedKeyFormat, "PEM block is a public key (ECDSA P-256); a private key is needed here, and only Ed25519 keys are accepted"},
+		{"X25519 public key", pemOf("PUBLIC KEY", spkiOf(t, xKey.Public())), nil, ErrUnsupportedKeyFormat, "(X25519); a private key is needed here, and only Ed25519 keys are accepted"},
 		{"unknown type", pemOf("CERTIFICATE", []byte{1}), nil, ErrUnsupportedKeyFormat, `PEM block type "CERTIFICATE" is not a supported private key type`},
 
 		{"truncated PKCS#8", pemOf("PRIVATE KEY", goodDER[:40]), nil, ErrMalformedKey, "private key is not valid PKCS#8"},
@@ -540,4 +542,13 @@ func FuzzParsePublicKeyPEM(f *testing.F) {
 			t.Fatalf("round trip failed: %v", err)
 		}
 	})
+}
+
+func spkiOf(t *testing.T, pub any) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return der
 }

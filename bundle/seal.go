@@ -681,3 +681,30 @@ func (s *sealer) setItems(n node, items []*canonjson.Value) {
 	s.undo = append(s.undo, func() { arr.Items = old })
 	arr.Items = items
 }
+
+// LooksUnsealed reports whether v has the shape of a draft that was never
+// sealed: an mcp-res.conformance-bundle/0.2.0 whose integrity.bundleDigest,
+// the last digest Seal computes, is missing, empty or not a lowercase hex
+// SHA-256, or all zeros (placeholders). It is a hint for people ("run mcpres seal"),
+// never a check: validation ignores it.
+func LooksUnsealed(v *canonjson.Value) bool {
+	if s := v.Get("schemaVersion"); !s.Is(canonjson.String) || s.Str != SchemaVersionBundle {
+		return false
+	}
+	d := v.Path("integrity", "bundleDigest")
+	return d == nil || !d.Is(canonjson.String) || !isHexSHA256(d.Str) || d.Str == zeroSHA256
+}
+
+const zeroSHA256 = "0000000000000000000000000000000000000000000000000000000000000000"
+
+func isHexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -193,3 +193,16 @@ func strictBase64(obj *canonjson.Value, where, key string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// MediaTypePrefix starts the media type of every Sigstore bundle version
+// (v0.1 … v0.3).
+const MediaTypePrefix = "application/vnd.dev.sigstore.bundle"
+
+// IsSigstoreBundle reports whether v looks like a Sigstore bundle of any
+// version: an object whose mediaType starts with [MediaTypePrefix]. It is
+// a hint for people who give one where an MCP-RES document is expected,
+// never a verification.
+func IsSigstoreBundle(v *canonjson.Value) bool {
+	m := v.Get("mediaType")
+	return m.Is(canonjson.String) && len(m.Str) >= len(MediaTypePrefix) && m.Str[:len(MediaTypePrefix)] == MediaTypePrefix
+}

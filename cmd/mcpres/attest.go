@@ -208,10 +208,16 @@ func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.S
 	switch se.Refusal {
 	case attest.RefusedInput:
 		a.printInputInvalid(path, se.Err, "text", false)
+		for _, h := range documentHints(path, doc) {
+			a.hint(h)
+		}
 		return nil, &exitError{exitInput}
 	case attest.RefusedInvalidEvidence:
 		a.printResult(path, *se.Evidence, "text", false)
 		fmt.Fprintln(a.stderr, "mcpres: error: refusing to sign invalid evidence")
+		for _, h := range documentHints(path, doc) {
+			a.hint(h)
+		}
 		return nil, &exitError{exitInvalid}
 	case attest.RefusedUnverified:
 		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(se.Verification.Diagnostics, ", "), se.Verification.Detail)
@@ -403,6 +409,9 @@ func (a *app) verifyReport(path string, pol policySource, opts attest.Options, g
 		r.Evaluation.Notes = append([]string{pol.adHoc.note()}, r.Evaluation.Notes...)
 	}
 	rep := attestReport(path, r)
+	if !r.Valid {
+		rep.hints = documentHints(path, doc)
+	}
 	if g.active() {
 		rep = g.apply(rep, r, doc.Path("bundle", "statement", "evidenceClass"))
 	}

@@ -33,6 +33,7 @@ type report struct {
 	class   string           // evidence class, when known
 	diags   []string
 	detail  string
+	hints   []string // lines for stderr whatever the format (documentHints)
 }
 
 // formats accepted by the batch commands.
@@ -140,6 +141,9 @@ func (a *app) stderrIsTerminal() bool {
 
 // render prints one report in the chosen format.
 func (a *app) render(r report, format string, withFile, first bool) {
+	for _, h := range r.hints {
+		a.hint(h)
+	}
 	switch format {
 	case "json":
 		a.printJSON(r.path, r.obj, withFile)

@@ -134,10 +134,16 @@ func (a *app) validateReport(val *document.Validator, path string, opts document
 	if err != nil {
 		return inputInvalidReport(path, err)
 	}
+	var rep report
 	if r.Attestation != nil {
-		return attestReport(path, *r.Attestation)
+		rep = attestReport(path, *r.Attestation)
+	} else {
+		rep = resultReport(path, r.Result)
 	}
-	return resultReport(path, r.Result)
+	if !r.Valid {
+		rep.hints = documentHints(path, doc)
+	}
+	return rep
 }
 
 func inputReason(err error) string {
