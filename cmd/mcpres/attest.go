@@ -122,11 +122,11 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			wrapper, err := a.sign(args[0], doc, priv, opts, claimLevel)
+			s, err := a.sign(args[0], doc, priv, opts, claimLevel)
 			if err != nil {
 				return err
 			}
-			data, err := canonjson.Pretty(wrapper)
+			data, err := canonjson.Pretty(s.Attested)
 			if err != nil {
 				return failf("encoding the attested bundle: %v", err)
 			}
@@ -134,7 +134,11 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if !strings.HasPrefix(keyPath, "env:") {
 				inputs = append(inputs, strings.TrimPrefix(keyPath, "file:"))
 			}
-			return a.writeOutput(out, inputs, data, force)
+			if err := a.writeOutput(out, inputs, data, force); err != nil {
+				return err
+			}
+			a.wrote(out, "%d %s, claim %s", s.Envelopes, plural(s.Envelopes, "envelope", "envelopes"), s.Claim)
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -189,7 +193,7 @@ func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, 
 
 // sign signs a bundle, or appends an envelope to an attested bundle
 // (attest.SignBundle, attest.Cosign), and prints a refusal.
-func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*canonjson.Value, error) {
+func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*attest.Signing, error) {
 	o := attest.BundleSignOptions{SignOptions: opts, Claim: claim, Validator: validator.New()}
 	var s *attest.Signing
 	var err error
@@ -203,7 +207,7 @@ func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.S
 		if err != nil {
 			return nil, failf("%v", err)
 		}
-		return s.Attested, nil
+		return s, nil
 	}
 	switch se.Refusal {
 	case attest.RefusedInput:

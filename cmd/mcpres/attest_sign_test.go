@@ -170,7 +170,7 @@ func TestCLIKeyGenerate(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "release")
 	stdout, stderr, code := runCLI(t, "key", "generate", "--out", name)
-	if code != exitValid || stderr != "" || !fingerprintLine.MatchString(stdout) {
+	if code != exitValid || withoutWrote(stderr) != "" || !fingerprintLine.MatchString(stdout) {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want the fingerprint", code, stdout, stderr)
 	}
 	fp := strings.TrimSuffix(stdout, "\n")
@@ -289,7 +289,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "enc")
 	stdout, stderr, code := runCLI(t, "key", "generate", "--encrypt", "--out", name)
-	if code != exitValid || stderr != "" || !fingerprintLine.MatchString(stdout) {
+	if code != exitValid || withoutWrote(stderr) != "" || !fingerprintLine.MatchString(stdout) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	fp := strings.TrimSuffix(stdout, "\n")
@@ -376,7 +376,7 @@ func TestCLIAttestSignWarnsOnReadableKey(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
 			warned := strings.Contains(stderr, "warning") && strings.Contains(stderr, "readable by other users")
-			if warned != tc.warn || (!tc.warn && stderr != "") {
+			if warned != tc.warn || (!tc.warn && withoutWrote(stderr) != "") {
 				t.Errorf("mode %v: stderr %q, want a warning: %t", tc.mode, stderr, tc.warn)
 			}
 			wantLevel(t, out, "", "SIGNED")
@@ -414,7 +414,7 @@ func TestCLIAttestSignReproducesCorpus(t *testing.T) {
 			// The corpus reference is opaque (not a tlog-proof): signing
 			// warns that only its digest could be checked.
 			opaqueWarning := s.corpusCase == "transparency-recorded" && strings.Contains(stderr, "only its SHA-256 was checked")
-			if code != exitValid || stdout != "" || (stderr != "" && !opaqueWarning) {
+			if code != exitValid || stdout != "" || (withoutWrote(stderr) != "" && !opaqueWarning) {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}
 			out := s.args[slices.Index(s.args, "-o")+1]
@@ -574,7 +574,7 @@ func TestCLIAttestSignOutputSafety(t *testing.T) {
 		assertUnchanged(t, dir, before)
 
 		stdout, stderr, code = runCLI(t, signArgs(in, key, attesttest.IdentityOne, out, "--force")...)
-		if code != exitValid || stdout != "" || stderr != "" {
+		if code != exitValid || stdout != "" || withoutWrote(stderr) != "" {
 			t.Fatalf("with --force: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 		if got, want := snapshot(t, dir)["existing.json"], snapshot(t, dir)["signed.json"]; got != want {
@@ -744,6 +744,14 @@ func TestCLIDemo(t *testing.T) {
 		"VALID SIGNED_WITH_IDENTITY",
 		"VALID WITNESSED",
 		"INVALID MCP_RES_ATTESTED_EVIDENCE_INVALID",
+		"logged as entry 0 of " + demoLogOrigin,
+		"cosigned " + demoLogOrigin + " at size 1",
+		"VALID TRANSPARENCY_RECORDED",
+		"transparency VERIFIED_OFFLINE",
+		"cosigned by " + demoLogWitness,
+		"mcpres: wrote report.html: HTML report",
+		"mcpres demo --report report.html",
+		"## What next",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
@@ -754,6 +762,16 @@ func TestCLIDemo(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Errorf("demo left %v in the temporary directory", entries)
+	}
+
+	// --report keeps the HTML report, and never replaces a file.
+	out := filepath.Join(t.TempDir(), "demo.html")
+	stdout, stderr, code = runCLI(t, "demo", "--report", out)
+	if page, err := os.ReadFile(out); code != exitValid || err != nil || !bytes.Contains(page, []byte("TRANSPARENCY_RECORDED")) || !strings.Contains(stdout, "The HTML report is in "+out) {
+		t.Errorf("demo --report: exit %d, stderr %q, report %v", code, stderr, err)
+	}
+	if _, _, code := runCLI(t, "demo", "--report", out); code == exitValid {
+		t.Errorf("demo --report over an existing file: exit 0")
 	}
 }
 

@@ -66,7 +66,11 @@ func (a *app) attestExportCommand() *cobra.Command {
 			if err != nil {
 				return failf("encoding the Sigstore bundle: %v", err)
 			}
-			return a.writeOutput(out, []string{path}, data, force)
+			if err := a.writeOutput(out, []string{path}, data, force); err != nil {
+				return err
+			}
+			a.wrote(out, "Sigstore bundle (%s) of envelope %d of %s", sigstore.MediaType, index, path)
+			return nil
 		},
 	}
 	f := cmd.Flags()

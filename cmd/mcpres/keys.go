@@ -87,7 +87,10 @@ for on the terminal.`,
 			if err := writeKeyPair(out+".key", privPEM, out+".pub", pubPEM); err != nil {
 				return err
 			}
-			fmt.Fprintln(a.stdout, attest.KeyID(attest.MarshalSPKI(pub)))
+			fp := attest.KeyID(attest.MarshalSPKI(pub))
+			a.wrote(out+".key", "Ed25519 private key (mode 0600; keep it secret)")
+			a.wrote(out+".pub", "public key, fingerprint %s", fp)
+			fmt.Fprintln(a.stdout, fp)
 			return nil
 		},
 	}

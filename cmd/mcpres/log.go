@@ -187,6 +187,8 @@ func (a *app) generateNoteKey(typ byte, name, out string) error {
 	if err := writeKeyPair(out+".key", []byte(skey+"\n"), out+".vkey", []byte(vkey+"\n")); err != nil {
 		return err
 	}
+	a.wrote(out+".key", "note signing key (mode 0600; keep it secret)")
+	a.wrote(out+".vkey", "verifier key %s", vkey)
 	fmt.Fprintln(a.stdout, vkey)
 	return nil
 }
@@ -376,6 +378,7 @@ database.`,
 			if err := atomicfile.WriteFile(p, []byte(vkey+"\n"), 0o644, false); err != nil {
 				return writeFileError(p, err)
 			}
+			a.wrote(p, "the log's verifier key (log created in %s)", dir)
 			fmt.Fprintln(a.stdout, vkey)
 			return nil
 		},
@@ -644,9 +647,14 @@ func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string,
 		}
 	} else if err := a.writeOutput(out, inputs, data, force); err != nil {
 		return err
+	} else {
+		a.wrote(out, "transparency reference (for attest sign --transparency)")
 	}
 	if proofOut != "" {
-		return a.writeOutput(proofOut, inputs, proofBytes, force)
+		if err := a.writeOutput(proofOut, inputs, proofBytes, force); err != nil {
+			return err
+		}
+		a.wrote(proofOut, "c2sp.org/tlog-proof, %d bytes", len(proofBytes))
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	quiet  bool // --quiet: no "wrote" lines (a.wrote) and no progress
 }
 
 func (a *app) warnf(format string, args ...any) {

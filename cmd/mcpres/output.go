@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -21,6 +22,21 @@ import (
 // as /dev/null, a FIFO, a socket, a directory, a symbolic link) is written
 // over, an input is never replaced, a missing folder is named, and a
 // failure leaves nothing behind (internal/atomicfile).
+
+// wrote says on stderr what a command wrote (DESIGN §5), as
+// "mcpres: wrote PATH: DETAIL", unless --quiet was given or PATH is
+// standard output (the document itself is the output then). format and
+// args give DETAIL; an empty format gives no detail.
+func (a *app) wrote(path, format string, args ...any) {
+	if a.quiet || path == stdoutName {
+		return
+	}
+	if format == "" {
+		fmt.Fprintf(a.stderr, "mcpres: wrote %s\n", path)
+		return
+	}
+	fmt.Fprintf(a.stderr, "mcpres: wrote %s: %s\n", path, fmt.Sprintf(format, args...))
+}
 
 // stdoutName is the -o value that means standard output.
 const stdoutName = "-"
@@ -134,4 +150,12 @@ func sameFile(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -103,6 +103,7 @@ func (a *app) writePolicy(path string, d *trustpolicy.Document, replace bool, va
 	if err := atomicfile.WriteFile(path, data, 0o644, replace); err != nil {
 		return nil, writeFileError(path, err)
 	}
+	a.wrote(path, "trust policy %s version %d", d.ID, d.Version)
 	return p, nil
 }
 

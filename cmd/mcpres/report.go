@@ -36,7 +36,7 @@ unreadable document or a usage error.`
 
 func (a *app) reportCommand() *cobra.Command {
 	var out, policyPath, evaluatedAt, profilesDir string
-	var force, quiet bool
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "report FILE -o OUTPUT.html [--policy P] [--evaluated-at T] [--profiles DIR]",
 		Short: "Render a document and its verdict as a self-contained HTML report",
@@ -70,9 +70,7 @@ func (a *app) reportCommand() *cobra.Command {
 				return err
 			}
 			a.reportTo(out).render(rep, "text", false, true)
-			if !quiet && out != stdoutName {
-				fmt.Fprintf(a.stderr, "mcpres: wrote report %s\n", out)
-			}
+			a.wrote(out, "HTML report")
 			if rep.code != exitValid {
 				return &exitError{rep.code}
 			}
@@ -85,7 +83,7 @@ func (a *app) reportCommand() *cobra.Command {
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time for an attested bundle as an RFC 3339 date-time (default: now)")
 	f.StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
-	f.BoolVar(&quiet, "quiet", false, "do not say on stderr what was written")
+	f.BoolVar(&a.quiet, "quiet", false, "do not say on stderr what was written")
 	return cmd
 }
 

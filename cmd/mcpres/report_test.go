@@ -22,7 +22,7 @@ func TestCLIReportBundle(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.html")
 	example := filepath.Join("..", "..", "testdata", "bundles", "example.json")
 	stdout, stderr, code := runCLI(t, "report", example, "-o", out)
-	if code != exitValid || !strings.Contains(stdout, "example.json: VALID") || stderr != "mcpres: wrote report "+out+"\n" {
+	if code != exitValid || !strings.Contains(stdout, "example.json: VALID") || stderr != "mcpres: wrote "+out+": HTML report\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	page := readReport(t, out)

@@ -60,6 +60,7 @@ func (a *app) sealCommand() *cobra.Command {
 			if err := a.writeOutput(out, args, data, force); err != nil {
 				return err
 			}
+			a.wrote(out, "sealed bundle, bundleDigest %s", draft.Path("integrity", "bundleDigest").Str)
 			a.reportTo(out).printResult(out, r, "text", false)
 			if !r.Valid {
 				return &exitError{exitInvalid}
