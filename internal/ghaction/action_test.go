@@ -224,7 +224,7 @@ func TestAction(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite", a.Runs.Using)
 	}
-	for _, o := range []string{"valid", "level"} {
+	for _, o := range []string{"valid", "level", "report"} {
 		if !strings.Contains(a.Outputs[o].Value, "steps.check.outputs."+o) {
 			t.Errorf("output %s is not the check step's", o)
 		}
@@ -239,21 +239,26 @@ func TestAction(t *testing.T) {
 		level     string
 		summary   []string
 		noSummary []string
+		report    string // the report output, and a file holding an HTML report
 	}{
 		{"passing gate", map[string]string{"paths": "example.witnessed.json", "policy": "policy.json", "require-level": "WITNESSED"},
-			0, "true", "WITNESSED", []string{"| example.witnessed.json | VALID | WITNESSED |"}, nil},
+			0, "true", "WITNESSED", []string{"| example.witnessed.json | VALID | WITNESSED |"}, nil, ""},
 		{"failing gate", map[string]string{"paths": "example.witnessed.json\nexample.signed.json\n", "policy": "policy.json", "require-level": "WITNESSED"},
-			1, "false", "SIGNED_WITH_IDENTITY", []string{"example.signed.json", "gate"}, nil},
+			1, "false", "SIGNED_WITH_IDENTITY", []string{"example.signed.json", "gate"}, nil, ""},
 		{"validate a directory", map[string]string{"command": "validate", "paths": "."},
-			1, "false", "", []string{"| example.json | VALID |"}, nil},
+			1, "false", "", []string{"| example.json | VALID |"}, nil, ""},
 		{"validate a file", map[string]string{"command": "validate", "paths": "example.json"},
-			0, "true", "", []string{"| example.json | VALID |"}, nil},
+			0, "true", "", []string{"| example.json | VALID |"}, nil, ""},
+		{"report of the first file", map[string]string{"paths": "example.witnessed.json\nexample.signed.json", "policy": "policy.json", "report": "out/report.html"},
+			0, "true", "SIGNED_WITH_IDENTITY", []string{"HTML report of `example.witnessed.json`: `out/report.html`"}, nil, "out/report.html"},
+		{"no report of a directory", map[string]string{"command": "validate", "paths": ".", "report": "report.html"},
+			1, "false", "", []string{"| example.json | VALID |"}, []string{"HTML report"}, ""},
 		{"a gate with validate is refused", map[string]string{"command": "validate", "paths": "example.json", "require-level": "SIGNED"},
-			2, "", "", nil, []string{"VALID"}},
+			2, "", "", nil, []string{"VALID"}, ""},
 		// An input that would run a command if it were interpolated into
 		// the script is only ever a (missing) file name.
 		{"no injection", map[string]string{"paths": "$(touch injected)`touch injected2`", "policy": "policy.json"},
-			2, "false", "", nil, nil},
+			2, "false", "", nil, nil, ""},
 	}
 	var bin string
 	for i, c := range cases {
@@ -293,6 +298,14 @@ func TestAction(t *testing.T) {
 			for _, s := range c.noSummary {
 				if strings.Contains(string(summary), s) {
 					t.Errorf("step summary has %q:\n%s", s, summary)
+				}
+			}
+			if out["report"] != c.report {
+				t.Errorf("report output %q, want %q", out["report"], c.report)
+			}
+			if c.report != "" {
+				if page, err := os.ReadFile(filepath.Join(r.workspace, c.report)); err != nil || !strings.Contains(string(page), "Content-Security-Policy") {
+					t.Errorf("the report %s is not an mcpres HTML report: %v", c.report, err)
 				}
 			}
 			for _, f := range []string{"injected", "injected2"} {
