@@ -7,7 +7,9 @@
 #
 # Needs mcpres and mcpres-tuf on PATH (go install ./cmd/...), or MCPRES and
 # MCPRES_TUF pointing at them. WORK names the working folder (default: a
-# new temporary one). MCPRES_LOG_DIR, when set, enables the log step.
+# new temporary one). LOG_URL (with TOKEN_FILE and LOG_VKEY_FILE), when
+# set, submits the bundle to a log server (mcpres log serve); else
+# MCPRES_LOG_DIR, when set, appends to a local log folder.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,7 +56,14 @@ step "Release: seal the evidence"
 "$mcpres" seal "$here/evidence/draft.json" -o "$work/dist/bundle.json"
 
 transparency=()
-if [ -n "${MCPRES_LOG_DIR:-}" ]; then
+if [ -n "${LOG_URL:-}" ]; then
+  # The organisation's log server (mcpres log serve): TOKEN_FILE holds the
+  # bearer token, LOG_VKEY_FILE the log's verifier key.
+  step "Release: submit to the transparency log server"
+  "$mcpres" log add --server "$LOG_URL" --token-file "${TOKEN_FILE:?}" --log-key "${LOG_VKEY_FILE:?}" \
+    "$work/dist/bundle.json" -o "$work/dist/bundle.tlog-ref.json"
+  transparency=(--transparency "$work/dist/bundle.tlog-ref.json")
+elif [ -n "${MCPRES_LOG_DIR:-}" ]; then
   step "Release: append to the self-hosted transparency log"
   if [ ! -e "$MCPRES_LOG_DIR/checkpoint" ]; then
     # One-time: a log key (in CI a secret, MCPRES_LOG_KEY) and the log.

@@ -164,9 +164,16 @@ func TestWorkflowsPolicy(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"go install ./cmd/...", "gh release create", "mcpres witness cosign", "actions/deploy-pages@", "policy tuf add-target"} {
+	// The producer submits to the organisation's log server (issue 13
+	// item 9): no log folder is restored, modified or published by a job.
+	for _, want := range []string{"go install ./cmd/...", "gh release create", "mcpres log add --server \"$LOG_URL\" --token-file \"$TOKEN_FILE\"", "policy tuf add-target"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no workflow has %q", want)
+		}
+	}
+	for _, notWant := range []string{"log add --dir", "log.tar", "actions/deploy-pages@"} {
+		if strings.Contains(all, notWant) {
+			t.Errorf("a workflow still has %q (the log is the server's)", notWant)
 		}
 	}
 	for _, line := range strings.Split(all, "\n") {
