@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 
 func TestDecodeUpstreamValid(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.2.0", "valid")
+	dir := upstreamtest.Dir(t, "..", "v0.2.0/valid")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) == 0 {
-		t.Skipf("upstream vectors not available in %s", dir)
+		t.Fatalf("no upstream vectors in %s", dir)
 	}
 	for _, f := range files {
 		_, v, err := canonjson.ReadFile(f)

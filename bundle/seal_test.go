@@ -12,6 +12,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 
 // upstreamValid returns the upstream v0.2.0 valid vectors, read from the
@@ -19,10 +20,10 @@ import (
 // test when that tree is absent.
 func upstreamValid(t *testing.T) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.2.0", "valid")
+	dir := upstreamtest.Dir(t, "..", "v0.2.0/valid") // read from ../shared, never vendored
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) == 0 {
-		t.Skipf("upstream vectors not available in %s (they are read from ../shared, never vendored)", dir)
+		t.Fatalf("no upstream vectors in %s", dir)
 	}
 	return files
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/jsontest"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/oauth"
 	"github.com/mcpres/mcpres/validator/profile"
@@ -166,11 +167,8 @@ func TestMixedFolder(t *testing.T) {
 	files["oauth/raw-token-in-evidence.json"] = want{diags: []string{oauth.CodeSchemaInvalid}}
 	t.Run("own profile set", func(t *testing.T) { run(t, files, filepath.Join(root, "profile", "sets", "examples")) })
 
-	upstream := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.2.0")
 	t.Run("upstream profile set", func(t *testing.T) {
-		if _, err := os.Stat(filepath.Join(upstream, "profiles")); err != nil {
-			t.Skipf("upstream profile manifests not available (%s is absent); CI provides ../shared", upstream)
-		}
+		upstream := filepath.Dir(upstreamtest.Dir(t, "..", "v0.2.0/profiles"))
 		files := map[string]want{"bundles/example.json": {}}
 		onUpstream := func(e *canonjson.Value) bool { return e.Get("profiles").Is(canonjson.Null) }
 		addCatalog(files, "profile", "evaluation", onUpstream, profileExtra)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/migrate"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/migration"
@@ -287,10 +288,10 @@ func TestUnresolvedRequirements(t *testing.T) {
 // upstreamV01Valid lists the valid v0.1 vectors, skipping without ../shared.
 func upstreamV01Valid(t *testing.T) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.1.0", "valid")
+	dir := upstreamtest.Dir(t, "..", "v0.1.0/valid")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", dir)
+		t.Fatal(err)
 	}
 	var out []string
 	for _, e := range ents {

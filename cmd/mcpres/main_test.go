@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 
 // runCLI runs one command line in-process and returns its streams and exit code.
@@ -32,11 +33,7 @@ func runExpect(t testing.TB, want int, args ...string) string {
 
 func upstreamDir(t testing.TB, version string) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", version)
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err != nil {
-		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", dir)
-	}
-	return dir
+	return upstreamtest.Dir(t, "../..", version)
 }
 
 // TestCLIUpstreamV02Catalog runs every v0.2.0 vector through `mcpres

@@ -51,6 +51,14 @@ const mainEnv = "MCPRES_CLITEST_MAIN"
 // name. When the test binary is re-executed for one of them it runs that
 // program's main (which exits) instead of the tests.
 func Main(m *testing.M, progs map[string]func()) {
+	Programs(progs)
+	os.Exit(m.Run())
+}
+
+// Programs is the first half of [Main], for a TestMain that runs the
+// tests itself: when the test binary was re-executed as one of progs, it
+// runs that program and exits; otherwise it returns.
+func Programs(progs map[string]func()) {
 	if name := os.Getenv(mainEnv); name != "" {
 		main, ok := progs[name]
 		if !ok {
@@ -60,7 +68,6 @@ func Main(m *testing.M, progs map[string]func()) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
 }
 
 // Run runs every *.txt script in dir as a subtest; seed holds files every

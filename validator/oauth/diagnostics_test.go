@@ -2,13 +2,12 @@ package oauth_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/oauth"
 	"github.com/mcpres/mcpres/validator/profile"
@@ -308,11 +307,7 @@ func TestNoProfileSet(t *testing.T) {
 // upstreamProfiles returns the upstream profile directory or skips.
 func upstreamProfiles(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", "v0.2.0", "profiles")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("upstream profile manifests not available (%s is absent); CI provides ../shared", dir)
-	}
-	return dir
+	return upstreamtest.Dir(t, "../..", "v0.2.0/profiles")
 }
 
 // TestUpstreamFullEvaluation: against the upstream set a full evaluation has

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/validator/profile"
 )
 
@@ -15,11 +16,7 @@ import (
 // manifests are never copied into this repository.
 func upstreamProfiles(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", "v0.2.0", "profiles")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("upstream profile manifests not available (%s is absent); CI provides ../shared", dir)
-	}
-	return dir
+	return upstreamtest.Dir(t, "../..", "v0.2.0/profiles")
 }
 
 func upstreamSet(t testing.TB) *profile.Set {

@@ -3,7 +3,6 @@ package schema
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 
 var (
@@ -67,12 +67,7 @@ func inlineFS(docs map[string]string) fstest.MapFS {
 // to this file, or skips the test when the shared folder is absent.
 func upstreamDir(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "conformance", "upstream", "v0.2.0")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("upstream vectors not available (%s): %v", dir, err)
-	}
-	return dir
+	return upstreamtest.Dir(t, "../..", "v0.2.0")
 }
 
 // readVector parses one upstream vector, e.g. "valid/reason-bound-negative".

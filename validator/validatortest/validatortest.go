@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -238,11 +239,7 @@ func SyncFile(t *testing.T, path string, want []byte, update bool, pkg string) {
 // test when the shared folder is absent (a plain clone does not have it).
 func UpstreamDir(t testing.TB, root, version string) string {
 	t.Helper()
-	dir := filepath.Join(root, "..", "shared", "conformance", "upstream", version)
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err != nil {
-		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", dir)
-	}
-	return dir
+	return upstreamtest.Dir(t, root, version)
 }
 
 // A CatalogEntry is one vector of an upstream catalog (REFERENCE §3.8).

@@ -1,0 +1,103 @@
+// Package upstreamtest locates the upstream MCP-RES conformance vectors for
+// tests, skips the tests that need them when they are absent, and says so
+// in one line per test binary (DESIGN §7). It must only be imported by
+// tests.
+//
+// The vectors live in ../shared/conformance/upstream/ beside the
+// repository (README, "Tests"); a plain clone does not have them. Each
+// test that needs them calls [Dir] (which skips it, counted), and the
+// package's TestMain calls [Main] or, when it has its own, [Summary] after
+// m.Run.
+//
+// Why a terminal: for a package that passes, `go test ./...` prints only
+// its "ok" line and hides everything the test binary wrote, by design. So
+// that the skips are not silent, the summary line is written to the
+// controlling terminal (/dev/tty) when there is one, and to standard error
+// otherwise (shown with -v, -json, or when the package fails). It is a
+// terminal write, never a file.
+package upstreamtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+)
+
+// Where names the vectors' folder for people.
+const Where = "../shared/conformance/upstream/ (the upstream MCP-RES vectors; see README)"
+
+// skipped counts, in this test binary, the tests [Dir] skipped. It is the
+// one piece of state the summary needs: a test binary is one process.
+var skipped atomic.Int64
+
+// Dir returns root/../shared/conformance/upstream/rel, where root is the
+// repository root seen from the test's package (a relative path such as
+// "../.."), and rel a version folder ("v0.2.0") or a folder inside one
+// ("v0.2.0/profiles"). When it is absent the test is skipped and counted.
+func Dir(t testing.TB, root, rel string) string {
+	t.Helper()
+	dir := filepath.Join(root, "..", "shared", "conformance", "upstream", filepath.FromSlash(rel))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		skipped.Add(1)
+		t.Skipf("upstream vectors not available (%s is absent): %s", dir, Where)
+	}
+	return dir
+}
+
+// Skipped is the number of tests [Dir] has skipped so far.
+func Skipped() int64 { return skipped.Load() }
+
+// Main runs the tests and exits with their status, after [Summary].
+func Main(m *testing.M) {
+	code := m.Run()
+	Summary()
+	os.Exit(code)
+}
+
+// Summary prints one line when [Dir] skipped tests in this binary:
+// "mcpres: N conformance tests skipped in PKG: ../shared/… is absent".
+func Summary() {
+	n := skipped.Load()
+	if n == 0 {
+		return
+	}
+	line := fmt.Sprintf("mcpres: %d conformance %s skipped in %s: %s is absent", n, tests(n), pkg(), Where)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		fmt.Fprintln(tty, line)
+		tty.Close()
+		return
+	}
+	fmt.Fprintln(os.Stderr, line)
+}
+
+func tests(n int64) string {
+	if n == 1 {
+		return "test"
+	}
+	return "tests"
+}
+
+// pkg is the test's package directory relative to the module root (the
+// nearest folder above with a go.mod), as "./cmd/mcpres".
+func pkg() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "this package"
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil {
+				return wd
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return wd
+		}
+		dir = parent
+	}
+}
