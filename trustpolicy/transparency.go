@@ -63,7 +63,7 @@ func (p *Policy) WithKindVerifiers(kinds ...offline.KindVerifier) *Policy {
 // entry in mcpres).
 func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offline.Verified, error) {
 	want := offline.Entry{
-		SchemaVersion:           offline.EntrySchema,
+		SchemaVersion:           offline.SchemaVersionEntry,
 		Subject:                 offline.EntrySubject{Name: f.SubjectName, Sha256: f.SubjectDigest},
 		EvidenceBundleDigest:    f.EvidenceBundleDigest,
 		ScenarioFingerprint:     f.ScenarioFingerprint,

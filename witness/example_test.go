@@ -21,7 +21,7 @@ func ExampleAddCheckpoint() {
 	logSigner, _ := signednote.ParseLogSigner(skey)
 	logKey, _ := signednote.ParseLogVerifier(vkey)
 	wkey, _, _ := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{2}, 32)), signednote.TypeCosignatureV1, "example.org/witness")
-	w, _ := signednote.ParseCosigner(wkey)
+	w, _ := signednote.ParseWitnessSigner(wkey)
 
 	cp, _ := note.Sign(&note.Note{Text: "example.org/log\n1\n" + strings.Repeat("A", 43) + "=\n"}, logSigner)
 	req, err := witness.ParseAddRequest(append([]byte("old 0\n\n"), cp...))

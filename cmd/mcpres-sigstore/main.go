@@ -121,7 +121,7 @@ func (a *app) verifyCommand() *cobra.Command {
 			}
 			val := validator.New()
 			opts := attest.Options{Policy: pol, EvaluatedAt: evaluatedAt, Validator: val,
-				PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.LoaderWith(rekor.Verifier{})}}
+				PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.LoaderWith(rekor.Verifier{})}}
 			worst := exitValid
 			for _, path := range args {
 				code := a.verifyOne(path, opts)

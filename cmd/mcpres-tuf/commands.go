@@ -280,8 +280,8 @@ is reached.`,
 	return cmd
 }
 
-// FetchResultSchema is the schemaVersion of fetch --format json objects.
-const FetchResultSchema = "mcpres.tuf-fetch-result/v1"
+// SchemaVersionFetchResult is the schemaVersion of fetch --format json objects.
+const SchemaVersionFetchResult = "mcpres.tuf-fetch-result/v1"
 
 const fetchLong = `Fetch the target NAME from the TUF repository URL_OR_DIR (an http(s) URL,
 or a directory read with no network), verified from the pinned root
@@ -371,7 +371,7 @@ func (a *app) fetchFailed(format, target, repo string, err error) error {
 		role, check = canonjson.NewString(ve.Role), canonjson.NewString(string(ve.Check))
 	}
 	if werr := a.writeJSON(canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(FetchResultSchema)},
+		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(SchemaVersionFetchResult)},
 		canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
 		canonjson.Member{Key: "target", Value: canonjson.NewString(target)},
 		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},
@@ -396,7 +396,7 @@ func fetchResult(repo string, res *tufdist.Result) *canonjson.Value {
 		fetchErr = canonjson.NewString(res.FetchError.Error())
 	}
 	return canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(FetchResultSchema)},
+		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(SchemaVersionFetchResult)},
 		canonjson.Member{Key: "valid", Value: canonjson.NewBool(true)},
 		canonjson.Member{Key: "target", Value: canonjson.NewString(res.Target)},
 		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},

@@ -281,7 +281,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 				return usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)
 			}
 			opts := attest.Options{EvaluatedAt: evaluatedAt, Validator: validator.New(),
-				PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
+				PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}}
 			if policyTUF != "" || policyRepo != "" || policyTarget != "" || policyCache != "" {
 				switch {
 				case policyPath != "":

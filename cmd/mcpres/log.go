@@ -274,13 +274,13 @@ func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
 	return signer, nil
 }
 
-// loadCosigner reads a witness's private key (see loadNoteKeyText).
-func (a *app) loadCosigner(spec string) (*signednote.Cosigner, error) {
+// loadWitnessSigner reads a witness's private key (see loadNoteKeyText).
+func (a *app) loadWitnessSigner(spec string) (*signednote.WitnessSigner, error) {
 	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	c, err := signednote.ParseCosigner(k)
+	c, err := signednote.ParseWitnessSigner(k)
 	if err != nil {
 		return nil, failf("witness key %s: %v", label, err)
 	}

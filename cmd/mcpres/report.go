@@ -120,7 +120,7 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 	val := validator.New()
 	if document.Detect(doc) == document.AttestedBundle {
 		vo := attest.Options{EvaluatedAt: at, Validator: val,
-			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
+			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}}
 		if policyPath != "" {
 			pol := readPolicyOnce(policyPath, vo)
 			if pol.err != nil {

@@ -121,7 +121,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w, err := a.loadCosigner(keyPath)
+			w, err := a.loadWitnessSigner(keyPath)
 			if err != nil {
 				return err
 			}

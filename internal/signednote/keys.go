@@ -439,15 +439,15 @@ func (s *LogSigner) Verifier() *Verifier {
 	return newEd25519Verifier(s.name, TypeEd25519, s.hash, s.priv.Public().(ed25519.PublicKey))
 }
 
-// A Cosigner holds a witness key (type 0x04).
-type Cosigner struct {
+// A WitnessSigner holds a witness key (type 0x04).
+type WitnessSigner struct {
 	name string
 	hash uint32
 	priv ed25519.PrivateKey
 }
 
-// ParseCosigner parses a witness's skey, which must have type 0x04.
-func ParseCosigner(skey string) (*Cosigner, error) {
+// ParseWitnessSigner parses a witness's skey, which must have type 0x04.
+func ParseWitnessSigner(skey string) (*WitnessSigner, error) {
 	name, typ, priv, err := parsePrivate(skey)
 	if err != nil {
 		return nil, err
@@ -456,30 +456,30 @@ func ParseCosigner(skey string) (*Cosigner, error) {
 		return nil, fmt.Errorf("private key %q: %w", name, err)
 	}
 	pub := priv.Public().(ed25519.PublicKey)
-	return &Cosigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+	return &WitnessSigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
 }
 
 // Name returns the witness name.
-func (c *Cosigner) Name() string { return c.name }
+func (c *WitnessSigner) Name() string { return c.name }
 
 // Verifier returns the verifier of this key.
-func (c *Cosigner) Verifier() *Verifier {
+func (c *WitnessSigner) Verifier() *Verifier {
 	return newEd25519Verifier(c.name, TypeCosignatureV1, c.hash, c.priv.Public().(ed25519.PublicKey))
 }
 
 // At returns a note.Signer that makes cosignature/v1 signatures stamped
 // with t (whole seconds; t must not precede the Unix epoch).
-func (c *Cosigner) At(t time.Time) note.Signer { return &timedCosigner{c: c, t: t} }
+func (c *WitnessSigner) At(t time.Time) note.Signer { return &timedWitnessSigner{c: c, t: t} }
 
-type timedCosigner struct {
-	c *Cosigner
+type timedWitnessSigner struct {
+	c *WitnessSigner
 	t time.Time
 }
 
-func (s *timedCosigner) Name() string    { return s.c.name }
-func (s *timedCosigner) KeyHash() uint32 { return s.c.hash }
+func (s *timedWitnessSigner) Name() string    { return s.c.name }
+func (s *timedWitnessSigner) KeyHash() uint32 { return s.c.hash }
 
-func (s *timedCosigner) Sign(msg []byte) ([]byte, error) {
+func (s *timedWitnessSigner) Sign(msg []byte) ([]byte, error) {
 	if s.t.Unix() < 0 {
 		return nil, fmt.Errorf("cosignature time %s precedes the Unix epoch", s.t.UTC().Format(time.RFC3339))
 	}
