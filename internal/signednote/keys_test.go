@@ -159,15 +159,6 @@ type hashAs struct {
 
 func (h hashAs) KeyHash() uint32 { return h.hash }
 
-func mustVerifier(t testing.TB, vkey string) *signednote.Verifier {
-	t.Helper()
-	v, err := signednote.ParseVerifier(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // Every one-character change to a vkey, and every proper prefix, is
 // rejected: one key has one encoding.
 func TestParseVerifierMangled(t *testing.T) {

@@ -138,7 +138,7 @@ func TestFollowsTheLog(t *testing.T) {
 		req, _ := http.NewRequestWithContext(r.Context(), r.Method, s2.URL+r.URL.Path, r.Body)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()
@@ -155,7 +155,7 @@ func TestFollowsTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp, res := witnessLog(t, c, f) // the empty tree, first use
-	if len(res.Failures) != 0 || len(res.Cosignatures) != 2 {
+	if len(res.Failures) != 0 || len(res.Cosignatures) != 2 || cp.Size != 0 {
 		t.Fatalf("size 0: %+v", res)
 	}
 	f.add(t, "a", "b", "c")

@@ -74,7 +74,6 @@ type Server struct {
 	now      func() time.Time
 	log      *slog.Logger
 
-	mu    sync.Mutex
 	locks map[string]*sync.Mutex // origin → the lock of its state
 }
 
