@@ -1,8 +1,8 @@
 // Package layering_test holds the one layering test of the module: the
 // allowed-imports table of the package layout (DESIGN.md §2) and the one
 // definition of "offline", and the check that the README's architecture
-// block lists every package of the module. It has no non-test code, so it
-// imports nothing and the table has no row for itself to satisfy.
+// block lists every package of the module. It has no non-test code, so
+// the table has no imports of its own to check.
 package layering_test
 
 import (
@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/internal/doctest"
 )
 
 const module = "github.com/mcpres/mcpres"
@@ -277,16 +279,7 @@ func readmeBlock(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(b), "\n## Architecture\n")
-	if !ok {
-		t.Fatal(`README.md has no "## Architecture" section`)
-	}
-	_, sec, ok = strings.Cut(sec, "\n```\n")
-	block, _, ok2 := strings.Cut(sec, "\n```\n")
-	if !ok || !ok2 {
-		t.Fatal("README.md: the Architecture section has no fenced block")
-	}
-	return strings.Split(block, "\n")
+	return strings.Split(doctest.Block(t, string(b), "## Architecture", ""), "\n")
 }
 
 // testOnly returns the module's packages that no command links: those not
