@@ -61,7 +61,7 @@ func (a *app) migrateCommand() *cobra.Command {
 	var from, to, input, output string
 	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "migrate --from 0.1.0 --to 0.2.0 --input FILE (-o/--output FILE | --dry-run)",
+		Use:   "migrate --from 0.1.0 --to 0.2.0 --input FILE (--output FILE | --dry-run)",
 		Short: "Convert a v0.1.0 bundle into a v0.2.0 migration report",
 		Long:  migrateLong,
 		Example: `  mcpres migrate --from 0.1.0 --to 0.2.0 --input old.json --output old.migration.json
@@ -120,7 +120,7 @@ func (a *app) migrateCommand() *cobra.Command {
 	f.StringVar(&from, "from", "", "version of the input: 0.1.0 (required)")
 	f.StringVar(&to, "to", "", "version to migrate to: 0.2.0 (required)")
 	f.StringVar(&input, "input", "", "the v0.1.0 bundle to migrate (required)")
-	f.StringVarP(&output, "output", "o", "", "where to write the migration result; must not exist and must be inside the working directory (required unless --dry-run)")
+	f.StringVar(&output, "output", "", "where to write the migration result; must not exist and must be inside the working directory (required unless --dry-run)")
 	f.BoolVar(&dryRun, "dry-run", false, "build the result and print what would be written; write nothing")
 	return cmd
 }
