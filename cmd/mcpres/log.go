@@ -574,10 +574,10 @@ func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
 	entry, b, rep := admitBundle(validator.New(), path, doc, err)
 	if rep != nil {
 		a.render(*rep, "text", false, true)
-		if rep.code == exitInvalid {
+		if rep.Code == exitInvalid {
 			fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
 		}
-		return nil, nil, &exitError{rep.code}
+		return nil, nil, &exitError{rep.Code}
 	}
 	return entry, b, nil
 }
