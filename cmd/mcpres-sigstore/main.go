@@ -31,6 +31,7 @@ import (
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/datetime"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
@@ -126,14 +127,24 @@ repository: fetch them with 'mcpres policy tuf fetch -o POLICY' first.`,
 }
 
 func (a *app) verifyEntryCommand() *cobra.Command {
-	var bundlePath, policyPath string
+	var bundlePath, policyPath, evaluatedAt string
 	cmd := &cobra.Command{
-		Use:   "verify-rekor-entry ENTRY --bundle BUNDLE --policy POLICY",
+		Use:   "verify-rekor-entry ENTRY --bundle BUNDLE --policy POLICY [--evaluated-at T]",
 		Short: "Verify a Rekor v1 log entry (LogEntryAnon JSON) against a bundle and a v1 policy's tlog policy",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if bundlePath == "" || policyPath == "" {
 				return &usageError{fmt.Errorf("--bundle and --policy are required")}
+			}
+			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
+				return &usageError{fmt.Errorf("--evaluated-at is empty")}
+			}
+			if evaluatedAt == "" {
+				evaluatedAt = verifycmd.NowMillis()
+			}
+			at, err := datetime.Parse(evaluatedAt)
+			if err != nil {
+				return &usageError{fmt.Errorf("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)}
 			}
 			entry, err := canonjson.ReadFileBytes(args[0])
 			if err != nil {
@@ -156,15 +167,20 @@ func (a *app) verifyEntryCommand() *cobra.Command {
 			if len(problems) > 0 {
 				return fmt.Errorf("policy %s: %s", policyPath, problems[0])
 			}
-			if p.TLogPolicy() == nil {
+			// The policy's trust at the evaluation time: cosignatures dated
+			// after it, or older than maxCosignatureAgeSeconds, do not count
+			// (as in attest verify).
+			trust, ok := p.TrustAt(at.Time())
+			if !ok {
 				return fmt.Errorf("policy %s has no transparency section", policyPath)
 			}
-			v, err := rekor.Verifier{}.Verify(entry, offline.EntryFor(doc), p.TLogPolicy().Trust())
+			v, err := rekor.Verifier{}.Verify(entry, offline.EntryFor(doc), trust)
 			return a.printEntryResult(args[0], v, err)
 		},
 	}
 	cmd.Flags().StringVar(&bundlePath, "bundle", "", "the conformance bundle (or attested bundle) the entry must bind")
 	cmd.Flags().StringVar(&policyPath, "policy", "", "mcpres.trust-policy/v1 whose transparency.tlogPolicy names the Rekor log key")
+	cmd.Flags().StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now); cosignatures dated later are not counted")
 	return cmd
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/offline/rekor/rekortest"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -197,5 +198,41 @@ func TestVerifyRekorEntry(t *testing.T) {
 	_, stderr, code = runCLI("verify-rekor-entry", filepath.Join(c.dir, "missing.json"), "--bundle", c.bundlePath, "--policy", c.policyPath)
 	if code != exitInput || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("missing entry: exit %d %q", code, stderr)
+	}
+}
+
+// verify-rekor-entry applies the cosignature time rules of attest verify:
+// the policy's trust at --evaluated-at (a cosignature dated later does not
+// count) with its maxCosignatureAgeSeconds; controls: a later evaluation
+// time, and no maximum age.
+func TestVerifyRekorEntryCosignatureTimes(t *testing.T) {
+	c := setup(t)
+	w := offlinetest.NewWitness("W", "witness.example.org/w", "test-only witness W", 4102444800) // 2100-01-01
+	policy := func(name string, maxAge int64) string {
+		d := trustpolicy.New(attesttest.TrustPolicyID, "2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")
+		d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + c.log.VKey + "\nwitness W " + w.VKey + "\nquorum W\n", MaxCosignatureAgeSeconds: maxAge}
+		return write(t, c.dir, name, pretty(t, d.Value()))
+	}
+	later := write(t, c.dir, "later.json", rekortest.Marshal(t, c.log.Entry(t, 1, w)))
+	pol := policy("w.json", 0)
+	stdout, _, code := runCLI("verify-rekor-entry", later, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitInvalid || !strings.Contains(stdout, "dated after the evaluation time") {
+		t.Errorf("cosignature after the evaluation time: exit %d %s", code, stdout)
+	}
+	stdout, _, code = runCLI("verify-rekor-entry", later, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", "2100-01-02T00:00:00Z")
+	if code != exitValid || !strings.Contains(stdout, `"witnesses":[{"name":"W"`) {
+		t.Errorf("control, evaluated later: exit %d %s", code, stdout)
+	}
+	early := write(t, c.dir, "early.json", rekortest.Marshal(t, c.log.Entry(t, 1, w.At(1767225601)))) // 2026-01-01T00:00:01Z
+	stdout, _, code = runCLI("verify-rekor-entry", early, "--bundle", c.bundlePath, "--policy", policy("age.json", 1), "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitInvalid || !strings.Contains(stdout, "older than the maximum cosignature age of 1s") {
+		t.Errorf("maximum age: exit %d %s", code, stdout)
+	}
+	stdout, _, code = runCLI("verify-rekor-entry", early, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitValid {
+		t.Errorf("control, no maximum age: exit %d %s", code, stdout)
+	}
+	if _, stderr, code := runCLI("verify-rekor-entry", early, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", "tomorrow"); code != exitInput || !strings.Contains(stderr, `--evaluated-at "tomorrow"`) {
+		t.Errorf("bad time: exit %d %s", code, stderr)
 	}
 }
