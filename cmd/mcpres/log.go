@@ -23,6 +23,7 @@ import (
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
@@ -149,7 +150,7 @@ func (s *switchWriter) Write(p []byte) (int, error) {
 func (a *app) logKeygenCommand() *cobra.Command {
 	var origin, out string
 	cmd := &cobra.Command{
-		Use:   "keygen --origin ORIGIN --out NAME",
+		Use:   "keygen --origin ORIGIN --out-base NAME",
 		Short: "Generate a log key: NAME.key (private, 0600) and NAME.vkey (verifier key)",
 		Long: `Generate an Ed25519 signed-note key for a log whose origin is ORIGIN (for
 example "example.org/mcpres-log": the C2SP tlog-checkpoint origin, a
@@ -165,13 +166,14 @@ policy's tlog-policy. Existing files are never overwritten.`,
 				return usagef("--origin is required")
 			}
 			if out == "" {
-				return usagef("--out NAME is required")
+				return usagef("--%s NAME is required", keyPairFlag)
 			}
 			return a.generateNoteKey(signednote.TypeEd25519, origin, out)
 		},
 	}
 	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin (the key's name)")
-	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (NAME.key, NAME.vkey)")
+	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
 	return cmd
 }
 
@@ -181,7 +183,7 @@ func (a *app) generateNoteKey(typ byte, name, out string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if err := keyPairBase("--out", out, ".key", ".vkey"); err != nil {
+	if err := keyPairBase("--"+keyPairFlag, out, ".key", ".vkey"); err != nil {
 		return err
 	}
 	if err := writeKeyPair(out+".key", []byte(skey+"\n"), out+".vkey", []byte(vkey+"\n")); err != nil {
@@ -340,7 +342,7 @@ and 'log add-cosignature') and printed on stdout.
 With --mysql the log is created in a MariaDB/MySQL database instead (see
 'log serve'): the schema is applied, and the verifier key recorded in the
 database.`,
-		Example: `  mcpres log keygen --origin example.org/mcpres-log --out log
+		Example: `  mcpres log keygen --origin example.org/mcpres-log --out-base log
   mcpres log init --dir public/log --key log.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -572,10 +574,10 @@ func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
 	entry, b, rep := admitBundle(validator.New(), path, doc, err)
 	if rep != nil {
 		a.render(*rep, "text", false, true)
-		if rep.code == exitInvalid {
+		if rep.Code == exitInvalid {
 			fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
 		}
-		return nil, nil, &exitError{rep.code}
+		return nil, nil, &exitError{rep.Code}
 	}
 	return entry, b, nil
 }

@@ -196,12 +196,12 @@ func admitSubmission(val *validator.Validator, body []byte) ([]byte, *server.Rej
 	if rep == nil {
 		return entry, nil
 	}
-	out, err := canonjson.Compact(rep.obj)
+	out, err := canonjson.Compact(rep.Obj)
 	if err != nil {
-		out, _ = canonjson.Compact(validUTF8(rep.obj))
+		out, _ = canonjson.Compact(validUTF8(rep.Obj))
 	}
 	status := http.StatusUnprocessableEntity
-	if rep.code == exitInput {
+	if rep.Code == exitInput {
 		status = http.StatusBadRequest
 	}
 	return entry, &server.Rejection{Status: status, JSON: append(out, '\n')}

@@ -265,10 +265,10 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	const origin = "example.org/interop-log"
-	runExpect(t, 0, "log", "keygen", "--origin", origin, "--out", p("log"))
+	runExpect(t, 0, "log", "keygen", "--origin", origin, "--out-base", p("log"))
 	runExpect(t, 0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
 	lwURL, lwVKey, lw, restartLW := startLitewitness(t, bin, dir, origin, p("log.vkey"))
-	runExpect(t, 0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw"))
+	runExpect(t, 0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out-base", p("mw"))
 	mwURL := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))
 
 	pol := p("witnesses.txt")
@@ -372,10 +372,10 @@ func TestTesseraWitnessesMcpresWitness(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	if _, stderr, code := runCLI(t, "log", "keygen", "--origin", "example.org/tessera-interop-log", "--out", p("log")); code != 0 {
+	if _, stderr, code := runCLI(t, "log", "keygen", "--origin", "example.org/tessera-interop-log", "--out-base", p("log")); code != 0 {
 		t.Fatal(stderr)
 	}
-	if _, stderr, code := runCLI(t, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw")); code != 0 {
+	if _, stderr, code := runCLI(t, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out-base", p("mw")); code != 0 {
 		t.Fatal(stderr)
 	}
 	url := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))

@@ -47,6 +47,7 @@ var layout = []row{
 	{"witness/...", []string{"internal/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
 	{"tlog/witnessclient", []string{"internal/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
 	{"tlog/...", []string{"internal/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
+	{"cmd/internal/verifycmd", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
 }
 
@@ -59,7 +60,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...", "document", "report/...",
+	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "cmd/internal/verifycmd",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}
