@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -151,8 +152,8 @@ func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, failf("private key: %v", err)
 	}
-	if st.Mode().Perm()&0o077 != 0 {
-		a.warnf("private key %s is readable by other users (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	if w := cli.KeyFileWarning(path, st); w != "" {
+		a.warnf("%s", w)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
