@@ -31,7 +31,11 @@ const tufBinaryEnv = "MCPRES_TUF"
 // and message prefixes.
 const tufInvokedAs = "MCPRES_TUF_INVOKED_AS=mcpres policy tuf"
 
-// schemaVersionTUFFetchResult is the schemaVersion of `mcpres-tuf fetch --format json`.
+// schemaVersionTUFFetchResult is the schemaVersion of `mcpres-tuf fetch
+// --format json`: cmd/mcpres-tuf's SchemaVersionFetchResult, which this
+// binary cannot import (a main package; tufdist would link go-tuf into
+// every run). The fetchPolicyTUF tests run mcpres-tuf, so they disagree
+// only with a failing test.
 const schemaVersionTUFFetchResult = "mcpres.tuf-fetch-result/v1"
 
 // findTUFBinary returns $MCPRES_TUF, else mcpres-tuf next to this

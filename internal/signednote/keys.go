@@ -402,27 +402,40 @@ func CosignatureTimestamp(sig note.Signature) (uint64, error) {
 	return binary.BigEndian.Uint64(raw[4:]), nil
 }
 
-// A LogSigner signs checkpoints with a log key (type 0x01). It is a
-// note.Signer, as Tessera's WithCheckpointSigner expects.
-type LogSigner struct {
+// A signerKey is a parsed Ed25519 skey: what LogSigner and WitnessSigner
+// hold.
+type signerKey struct {
 	name string
 	hash uint32
 	priv ed25519.PrivateKey
 }
 
+// parseSignerKey parses an skey, which must have type want.
+func parseSignerKey(skey string, want byte) (signerKey, error) {
+	name, typ, priv, err := parsePrivate(skey)
+	if err != nil {
+		return signerKey{}, err
+	}
+	if err := checkType(typ, want); err != nil {
+		return signerKey{}, fmt.Errorf("private key %q: %w", name, err)
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	return signerKey{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+}
+
+// A LogSigner signs checkpoints with a log key (type 0x01). It is a
+// note.Signer, as Tessera's WithCheckpointSigner expects.
+type LogSigner struct{ signerKey }
+
 var _ note.Signer = (*LogSigner)(nil)
 
 // ParseLogSigner parses a log's skey, which must have type 0x01.
 func ParseLogSigner(skey string) (*LogSigner, error) {
-	name, typ, priv, err := parsePrivate(skey)
+	k, err := parseSignerKey(skey, TypeEd25519)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkType(typ, TypeEd25519); err != nil {
-		return nil, fmt.Errorf("private key %q: %w", name, err)
-	}
-	pub := priv.Public().(ed25519.PublicKey)
-	return &LogSigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+	return &LogSigner{k}, nil
 }
 
 // Name returns the key name, the log's origin.
@@ -440,23 +453,15 @@ func (s *LogSigner) Verifier() *Verifier {
 }
 
 // A WitnessSigner holds a witness key (type 0x04).
-type WitnessSigner struct {
-	name string
-	hash uint32
-	priv ed25519.PrivateKey
-}
+type WitnessSigner struct{ signerKey }
 
 // ParseWitnessSigner parses a witness's skey, which must have type 0x04.
 func ParseWitnessSigner(skey string) (*WitnessSigner, error) {
-	name, typ, priv, err := parsePrivate(skey)
+	k, err := parseSignerKey(skey, TypeCosignatureV1)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkType(typ, TypeCosignatureV1); err != nil {
-		return nil, fmt.Errorf("private key %q: %w", name, err)
-	}
-	pub := priv.Public().(ed25519.PublicKey)
-	return &WitnessSigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+	return &WitnessSigner{k}, nil
 }
 
 // Name returns the witness name.
