@@ -3,6 +3,8 @@ package main
 import (
 	"crypto/ed25519"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"syscall"
@@ -112,5 +114,74 @@ func logServeWitnessTest(t *testing.T, e *logEnv, storeArgs []string) {
 	}
 	if err := srv.stop(syscall.SIGTERM); err != nil {
 		t.Fatalf("SIGTERM: %v\n%s", err, srv.log())
+	}
+}
+
+// TestCLILogProofStorageFlags: 'log proof' and 'log add-cosignature' take
+// exactly one of --dir and --mysql.
+func TestCLILogProofStorageFlags(t *testing.T) {
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	e.fail(exitInput, "give one of --dir and --mysql", "log", "proof", "--index", "0")
+	e.fail(exitInput, "give one of --dir and --mysql", "log", "proof", "--dir", dir, "--mysql", "env:MCPRES_NO_SUCH_DSN", "--index", "0")
+	e.fail(exitInput, "give one of --dir and --mysql", "log", "add-cosignature", "--witness-key", e.p("w1.vkey"), e.p("x.cosig"))
+	e.fail(exitInput, "--mysql env:MCPRES_NO_SUCH_DSN: the environment variable is not set", "log", "proof", "--mysql", "env:MCPRES_NO_SUCH_DSN", "--index", "0")
+	// Control: --dir alone is accepted (the log is empty: no entry 0).
+	e.fail(exitInput, "proof of entry 0 in "+dir, "log", "proof", "--dir", dir, "--index", "0")
+}
+
+// TestCLILogProofMySQL: on a log in MariaDB/MySQL, 'log proof --mysql'
+// writes the reference 'log serve' answered, 'log add-cosignature --mysql'
+// attaches a witness's cosignature while the server runs (one transaction
+// on the checkpoint row), after which both the served checkpoint and 'log
+// proof --mysql' carry it; a cosignature of another checkpoint is refused.
+func TestCLILogProofMySQL(t *testing.T) {
+	dsn := mysqltest.NewDatabase(t)
+	bin := buildBinary(t)
+	e := newLogEnv(t)
+	t.Setenv("MCPRES_TEST_LOG_DSN", dsn)
+	e.run("log", "init", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	srv := startServe(t, bin, "--mysql", "env:MCPRES_TEST_LOG_DSN", "--key", e.p("log.key"))
+	bundles := distinctBundles(t, 2)
+	f0 := writeTestFile(t, e.dir, "b0.json", bundles[0], 0o644)
+	f1 := writeTestFile(t, e.dir, "b1.json", bundles[1], 0o644)
+	e.run("log", "add", "--server", srv.url, f0, "-o", e.p("s0.json"))
+	e.run("log", "add", "--server", srv.url, f1, "-o", e.p("s1.json"))
+
+	// The recorded key authenticates the log; the proof is the server's.
+	stdout, _ := e.run("log", "proof", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--index", "1")
+	if stdout != string(mustRead(t, e.p("s1.json"))) {
+		t.Fatalf("log proof --mysql differs from the server's answer:\n%s\n%s", stdout, mustRead(t, e.p("s1.json")))
+	}
+	e.fail(exitInput, "is not the key of the log in the database", "log", "proof", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--log-key", e.p("other-log.vkey"), "--index", "1")
+
+	// A stale cosignature (of size 1) is refused, the checkpoint unchanged.
+	e.run("witness", "cosign", "--log", srv.url, "--log-key", e.p("log.vkey"), "--key", e.p("w1.key"), "--state", e.p("w1.state.json"), "--init", "-o", e.p("w1.cosig"))
+	e.run("witness", "cosign", "--log", srv.url, "--log-key", e.p("log.vkey"), "--key", e.p("w2.key"), "--state", e.p("w2.state.json"), "--init", "-o", e.p("w2.cosig"))
+	bundles = distinctBundles(t, 3)
+	f2 := writeTestFile(t, e.dir, "b2.json", bundles[2], 0o644)
+	e.run("log", "add", "--server", srv.url, f2, "-o", e.p("s2.json"))
+	e.fail(exitInvalid, "", "log", "add-cosignature", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--witness-key", e.p("w2.vkey"), e.p("w2.cosig"))
+	e.run("witness", "cosign", "--log", srv.url, "--log-key", e.p("log.vkey"), "--key", e.p("w1.key"), "--state", e.p("w1.state.json"), "-o", e.p("w1.cosig"), "--force")
+	_, stderr := e.run("log", "add-cosignature", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--witness-key", e.p("w1.vkey"), e.p("w1.cosig"))
+	if !strings.Contains(stderr, "at size 3: 1 cosignature(s) added") {
+		t.Errorf("add-cosignature: %s", stderr)
+	}
+	stdout, _ = e.run("log", "proof", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--index", "0", "-o", e.p("p0.json"))
+	n := checkReference(t, e.p("p0.json"), f0, e.vkey("log"), 0, 3, e.vkey("w1"))
+	if len(n.Sigs) != 2 {
+		t.Fatalf("proof's checkpoint: %d verified signatures, want the log's and w1's", len(n.Sigs))
+	}
+	resp, err := http.Get(srv.url + "/checkpoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(served), "— "+strings.SplitN(e.vkey("w1"), "+", 2)[0]+" ") {
+		t.Errorf("served checkpoint without w1's cosignature:\n%s", served)
+	}
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
 	}
 }
