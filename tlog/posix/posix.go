@@ -96,4 +96,3 @@ func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) erro
 	}
 	return atomicfile.WriteFile(filepath.Join(s.dir, layout.CheckpointPath), next, 0o644, true)
 }
-
