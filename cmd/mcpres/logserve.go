@@ -178,6 +178,10 @@ func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signedno
 	var ap *tlog.Appender
 	ready := make(chan struct{})
 	if wc != nil {
+		if ex, ok := store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
+			cancel()
+			return failf("--witness-policy: on this system a log directory's checkpoint cannot be replaced while this process appends (no open-file-description locks); use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process")
+		}
 		if cp, err := lg.Checkpoint(octx); err == nil {
 			wc.Hint(cp.Size) // the size the witnesses most likely last cosigned
 		}
