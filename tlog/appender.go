@@ -286,7 +286,7 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 		if err := a.awaitHooked(ctx, idx.Index+1); err != nil {
 			return nil, fmt.Errorf("tlog: entry %d appended, but waiting for the checkpoint hook: %w", idx.Index, err)
 		}
-		if cpNote, err = a.reader.ReadCheckpoint(ctx); err != nil {
+		if cpNote, err = a.l.store.ReadCheckpoint(ctx); err != nil {
 			return nil, fmt.Errorf("tlog: entry %d appended, but reading the checkpoint: %w", idx.Index, err)
 		}
 	}
