@@ -41,3 +41,21 @@ func ExampleAddCheckpoint() {
 	// cosigned size 1: example.org/witness
 	// true 1
 }
+
+// A C2SP tlog-witness request body parsed strictly: the old size, the
+// consistency proof hashes, then the checkpoint note; Marshal gives the
+// same bytes back. A non-canonical size is malformed.
+func ExampleParseAddRequest() {
+	hash := strings.Repeat("A", 43) + "=" // base64 of 32 zero bytes
+	body := "old 1\n" + hash + "\n\nexample.org/log\n2\n" + hash + "\n\n— example.org/log AAAA\n"
+	req, err := witness.ParseAddRequest([]byte(body))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(req.OldSize, len(req.Proof), bytes.Equal(req.Marshal(), []byte(body)))
+	_, err = witness.ParseAddRequest([]byte("old 01\n\n" + body[len("old 1\n"+hash+"\n\n"):]))
+	fmt.Println(errors.Is(err, witness.ErrMalformedRequest))
+	// Output:
+	// 1 1 true
+	// true
+}
