@@ -118,6 +118,8 @@ type Appender struct {
 	cp       *Checkpoint // the last checkpoint opened by Add
 	cache    *resourceCache
 
+	gcInterval time.Duration // AppenderOptions.GCInterval (0: Tessera's default, a minute)
+
 	awaitHook bool
 	hookMu    sync.Mutex
 	hooked    uint64        // the size of the last checkpoint OnCheckpoint returned for
@@ -150,7 +152,7 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 		return nil, fmt.Errorf("tlog: %w", err)
 	}
 	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources),
-		awaitHook: opts.AwaitHook && opts.OnCheckpoint != nil, hookDone: make(chan struct{})}
+		awaitHook: opts.AwaitHook && opts.OnCheckpoint != nil, hookDone: make(chan struct{}), gcInterval: opts.GCInterval}
 	a.update = a.l.updateCheckpoint
 	if ex, ok := l.store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
 		a.update = nil
@@ -329,6 +331,7 @@ func (a *Appender) Close(ctx context.Context) error {
 		err = a.shutdown(ctx)
 		a.cancel()
 		a.done.Wait()
+		a.quiesceGC(ctx)
 		a.closeDedup()
 		a.l.mu.Unlock()
 	})
@@ -341,4 +344,36 @@ func (a *Appender) closeDedup() {
 	defer a.dedup.mu.Unlock()
 	a.dedup.closed = true
 	a.idx.Close()
+}
+
+// A gcQuiescer is storage whose Tessera garbage collector can be waited
+// for: WaitGC returns once no garbage-collection run holds its lock.
+type gcQuiescer interface {
+	WaitGC(ctx context.Context) error
+}
+
+// quiesceGC waits, after the appender's context is cancelled, for
+// Tessera's garbage collector to stop writing in the log's state. Tessera
+// v1.0.4 does not wait for its garbage-collection goroutine on shutdown
+// (storage/posix garbageCollectorJob only returns at its next tick), so a
+// run that started just before the cancel could still be writing its
+// gcState when Close returns. A tick already pending when the context is
+// cancelled may start one more run: this waits for the run in progress,
+// then, with a short interval (local adds run it every few milliseconds),
+// two intervals and a run that started in between. Best effort by
+// construction (Tessera offers no handle on the goroutine), bounded by ctx.
+func (a *Appender) quiesceGC(ctx context.Context) {
+	q, ok := a.l.store.(gcQuiescer)
+	if !ok {
+		return
+	}
+	if q.WaitGC(ctx) != nil || a.gcInterval <= 0 || a.gcInterval > time.Second {
+		return
+	}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(2 * a.gcInterval):
+	}
+	_ = q.WaitGC(ctx)
 }

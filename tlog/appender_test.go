@@ -16,7 +16,7 @@ import (
 // cosignHook returns an OnCheckpoint hook that cosigns each new checkpoint
 // with w and attaches the cosignature through the appender (*ap, set once
 // NewAppender returns), and the sizes it was called for.
-func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.Cosigner, wv *signednote.Verifier, ap **tlog.Appender, ready chan struct{}) (func(context.Context, *tlog.Checkpoint), func() []uint64) {
+func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.WitnessSigner, wv *signednote.Verifier, ap **tlog.Appender, ready chan struct{}) (func(context.Context, *tlog.Checkpoint), func() []uint64) {
 	var mu sync.Mutex
 	var sizes []uint64
 	hook := func(ctx context.Context, cp *tlog.Checkpoint) {

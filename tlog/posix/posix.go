@@ -39,6 +39,10 @@ import (
 // publishes a checkpoint (storage/posix/files.go, publishLock in stateDir).
 const publishLock = ".state/publish.lock"
 
+// gcLock is the lock Tessera's garbage collector holds while it runs
+// (storage/posix/files.go, gcStateLock in stateDir).
+const gcLock = ".state/gcState.lock"
+
 // Storage is a log directory. It implements tlog.Storage.
 type Storage struct {
 	dir   string
@@ -95,4 +99,21 @@ func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) erro
 		return tlog.ErrCheckpointChanged
 	}
 	return atomicfile.WriteFile(filepath.Join(s.dir, layout.CheckpointPath), next, 0o644, true)
+}
+
+// WaitGC returns once no garbage-collection run of Tessera (in this
+// process or another) holds the log's GC lock: it takes the lock as
+// ReplaceCheckpoint takes the publish lock, and releases it at once.
+func (s *Storage) WaitGC(ctx context.Context) error {
+	if !s.ExcludesOwnPublisher() {
+		// A traditional lock would not wait for this process's collector,
+		// and closing its descriptor would release that collector's lock.
+		return nil
+	}
+	release, err := lockPublish(filepath.Join(s.dir, gcLock))
+	if err != nil {
+		return err
+	}
+	release()
+	return nil
 }

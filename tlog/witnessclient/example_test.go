@@ -29,7 +29,7 @@ func ExampleClient_WitnessLog() {
 	logSigner, _ := signednote.ParseLogSigner(lkey)
 	logKey := logSigner.Verifier()
 	wkey, wvkey, _ := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{9}, 32)), signednote.TypeCosignatureV1, "example.org/witness")
-	w, _ := signednote.ParseCosigner(wkey)
+	w, _ := signednote.ParseWitnessSigner(wkey)
 	wv, _ := signednote.ParseWitnessVerifier(wvkey)
 	_, downKey, _ := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{10}, 32)), signednote.TypeCosignatureV1, "example.org/down")
 	dv, _ := signednote.ParseWitnessVerifier(downKey)
