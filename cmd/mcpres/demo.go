@@ -113,7 +113,7 @@ func (a *app) demo(dir string) error {
 		return err
 	}
 	for _, k := range []string{"producer", "witness"} {
-		if err := step("Generate the "+k+" key (prints its fingerprint)", 0, "key", "generate", "--out", p(k)); err != nil {
+		if err := step("Generate the "+k+" key (prints its fingerprint)", 0, "key", "generate", "--out-base", p(k)); err != nil {
 			return err
 		}
 	}
@@ -160,11 +160,11 @@ func (a *app) demo(dir string) error {
 func (a *app) demoTransparency(dir string, p func(string) string, step func(string, int, ...string) error, start time.Time) error {
 	steps := [][]string{
 		{"Create the transparency log's signing key (a signed-note key; prints the verifier key)",
-			"log", "keygen", "--origin", demoLogOrigin, "--out", p("log")},
+			"log", "keygen", "--origin", demoLogOrigin, "--out-base", p("log")},
 		{"Create the log (a C2SP tlog-tiles folder)", "log", "init", "--dir", p("log"), "--key", p("log.key")},
 		{"Log the sealed bundle: the reference holds an inclusion proof and the signed checkpoint",
 			"log", "add", "--dir", p("log"), "--key", p("log.key"), p("example.json"), "-o", p("example.ref.json")},
-		{"Create a log witness's key (a cosignature/v1 note key)", "witness", "keygen", "--name", demoLogWitness, "--out", p("log-witness")},
+		{"Create a log witness's key (a cosignature/v1 note key)", "witness", "keygen", "--name", demoLogWitness, "--out-base", p("log-witness")},
 		{"The witness checks the log's checkpoint (consistent with what it saw before) and cosigns it",
 			"witness", "cosign", "--log", p("log"), "--log-key", p("log.vkey"), "--key", p("log-witness.key"),
 			"--state", p("log-witness.state"), "--init", "-o", p("log-witness.cosig")},

@@ -46,7 +46,7 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	quiet  bool // --quiet: no "wrote" lines (a.wrote) and no progress
+	quiet  bool // --quiet (mcpres report): no "wrote" lines (a.wrote)
 }
 
 func (a *app) warnf(format string, args ...any) {

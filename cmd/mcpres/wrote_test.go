@@ -47,7 +47,7 @@ func TestCLIWroteLines(t *testing.T) {
 	check("attest export", stderr, "mcpres: wrote "+sig+": Sigstore bundle (application/vnd.dev.sigstore.bundle.v0.3+json) of envelope 1 of "+cosigned+"\n")
 
 	key := filepath.Join(dir, "k")
-	stdout, stderr, _ := runCLI(t, "key", "generate", "--out", key)
+	stdout, stderr, _ := runCLI(t, "key", "generate", "--out-base", key)
 	fp := strings.TrimSpace(stdout)
 	check("key generate", stderr, "mcpres: wrote "+key+".key: Ed25519 private key (mode 0600; keep it secret)\nmcpres: wrote "+key+".pub: public key, fingerprint "+fp+"\n")
 

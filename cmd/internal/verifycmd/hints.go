@@ -1,4 +1,4 @@
-package main
+package verifycmd
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
-// documentHints says what to do with a document that is not what the
+// DocumentHints says what to do with a document that is not what the
 // command expects, recognised by its shape: an unsealed draft, or a
 // Sigstore bundle. The hints go to stderr; the result is never changed.
-func documentHints(path string, doc *canonjson.Value) []string {
+func DocumentHints(path string, doc *canonjson.Value) []string {
 	switch {
 	case bundle.LooksUnsealed(doc):
 		return []string{fmt.Sprintf("%s looks like an unsealed draft (its integrity.bundleDigest is empty or a placeholder): run `mcpres seal %s -o BUNDLE.json` first, then use BUNDLE.json", path, path)}
@@ -21,7 +21,7 @@ func documentHints(path string, doc *canonjson.Value) []string {
 	return nil
 }
 
-// hint prints one hint line on stderr.
-func (a *app) hint(h string) {
-	fmt.Fprintf(a.stderr, "mcpres: hint: %s\n", h)
+// Hint prints one hint line on Stderr.
+func (a *Printer) Hint(h string) {
+	fmt.Fprintf(a.Stderr, "%s: hint: %s\n", a.Prog, h)
 }

@@ -1,4 +1,4 @@
-package main
+package verifycmd
 
 import (
 	"fmt"
@@ -43,9 +43,9 @@ const adHocValidFrom = "1970-01-01T00:00:00.000Z"
 // newAdHocPolicy builds and checks the ad-hoc policy of keyPaths (SPKI PEM
 // public keys) and identities, paired in order. A policy that does not load
 // is a usage error naming each problem.
-func newAdHocPolicy(keyPaths, identities []string, evaluatedAt string, val *validator.Validator) (*adHocPolicy, error) {
+func (c Config) newAdHocPolicy(keyPaths, identities []string, evaluatedAt string, val *validator.Validator) (*adHocPolicy, error) {
 	if len(keyPaths) != len(identities) {
-		return nil, usagef("--key and --identity go in pairs: %d --key and %d --identity given", len(keyPaths), len(identities))
+		return nil, c.usagef("--key and --identity go in pairs: %d --key and %d --identity given", len(keyPaths), len(identities))
 	}
 	d := trustpolicy.New(adHocPolicyPrefix, adHocValidFrom, evaluatedAt)
 	roles := []string{trustpolicy.RoleSigner}
@@ -57,7 +57,7 @@ func newAdHocPolicy(keyPaths, identities []string, evaluatedAt string, val *vali
 	for i, path := range keyPaths {
 		pem, err := os.ReadFile(path)
 		if err != nil {
-			return nil, failf("--key: %v", err)
+			return nil, c.Fail(fmt.Errorf("--key: %v", err))
 		}
 		name := fmt.Sprintf("key-%d", i+1)
 		d.AddSigner(trustpolicy.Signer{Name: name, Identity: identities[i], PublicKey: string(pem), Roles: roles})
@@ -71,7 +71,7 @@ func newAdHocPolicy(keyPaths, identities []string, evaluatedAt string, val *vali
 		for _, p := range problems {
 			msgs = append(msgs, adHocProblem(p, keyPaths))
 		}
-		return nil, usagef("--key/--identity: %s", strings.Join(msgs, "; "))
+		return nil, c.usagef("--key/--identity: %s", strings.Join(msgs, "; "))
 	}
 	return &adHocPolicy{doc: d, names: strings.Join(names, ", ")}, nil
 }
