@@ -167,7 +167,7 @@ func TestCLILogProofMySQL(t *testing.T) {
 	if !strings.Contains(stderr, "at size 3: 1 cosignature(s) added") {
 		t.Errorf("add-cosignature: %s", stderr)
 	}
-	stdout, _ = e.run("log", "proof", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--index", "0", "-o", e.p("p0.json"))
+	e.run("log", "proof", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--index", "0", "-o", e.p("p0.json"))
 	n := checkReference(t, e.p("p0.json"), f0, e.vkey("log"), 0, 3, e.vkey("w1"))
 	if len(n.Sigs) != 2 {
 		t.Fatalf("proof's checkpoint: %d verified signatures, want the log's and w1's", len(n.Sigs))

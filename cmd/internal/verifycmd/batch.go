@@ -69,7 +69,7 @@ func CheckFormat(format string) error {
 	return fmt.Errorf("--format must be json, text or markdown, not %q", format)
 }
 
-// expandInputs turns FILE and DIR arguments into the list of files to
+// ExpandInputs turns FILE and DIR arguments into the list of files to
 // evaluate. A directory contributes its *.json entries (any non-directory
 // entry, so that a symbolic link is reported rather than silently skipped),
 // with --recursive those of its subdirectories too, in lexical order. A
