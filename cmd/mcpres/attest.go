@@ -255,7 +255,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	var policyPath, evaluatedAt, format string
 	var policyTUF, policyRepo, policyTarget, policyCache string
 	var requireLevel, requireClass string
-	var recursive bool
+	var recursive, quiet bool
 	cmd := &cobra.Command{
 		Use:   "verify FILE... [--policy POLICY]",
 		Short: "Verify attested bundles offline against an explicit trust policy",
@@ -308,7 +308,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			worst := a.runBatch(paths, format, false, func(path string) report {
+			worst := a.runBatch(paths, batchOutput{format: format, quiet: quiet}, func(path string) report {
 				return a.verifyReport(path, pol, opts, g)
 			})
 			if worst != exitValid {
@@ -318,6 +318,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL")
 	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+strongestFirst()+")")
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")

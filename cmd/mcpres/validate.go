@@ -48,7 +48,7 @@ a file cannot be read or evaluated (the worst status wins).`
 
 func (a *app) validateCommand() *cobra.Command {
 	var format string
-	var withFile, recursive bool
+	var withFile, recursive, quiet bool
 	var profilesDir, originalPath string
 	cmd := &cobra.Command{
 		Use:   "validate FILE|DIR...",
@@ -71,7 +71,7 @@ func (a *app) validateCommand() *cobra.Command {
 				return err
 			}
 			val := document.New(nil)
-			worst := a.runBatch(paths, format, withFile, func(path string) report {
+			worst := a.runBatch(paths, batchOutput{format: format, withFile: withFile, quiet: quiet}, func(path string) report {
 				return a.validateReport(val, path, opts)
 			})
 			if worst != exitValid {
@@ -81,7 +81,8 @@ func (a *app) validateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text or markdown")
-	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result`)
+	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result also for a single FILE (several inputs or a DIR always have it)`)
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	cmd.Flags().StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
 	cmd.Flags().StringVar(&originalPath, "original-result", "", "raw official conformance tool output that official attachments must bind")
