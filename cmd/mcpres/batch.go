@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"io"
 	"path/filepath"
 	"runtime"
 	"sort"
