@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -68,22 +67,7 @@ func expandInputs(args []string, recursive bool) (inputs, error) {
 			continue
 		}
 		in.many = true
-		var found []string
-		err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != arg && !recursive {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasSuffix(d.Name(), ".json") {
-				found = append(found, p)
-			}
-			return nil
-		})
+		found, err := jsonFiles(arg, recursive)
 		if err != nil {
 			return inputs{}, failf("reading %s: %v", arg, err)
 		}
@@ -98,6 +82,45 @@ func expandInputs(args []string, recursive bool) (inputs, error) {
 		in.paths = append(in.paths, found...)
 	}
 	return in, nil
+}
+
+// jsonFiles lists the non-directory entries of dir named *.json, with
+// recursive those of its subdirectories too, unsorted. Entries are read a
+// block at a time and only their paths kept, so that a directory of
+// 100,000 files costs its paths and no more.
+func jsonFiles(dir string, recursive bool) ([]string, error) {
+	var found []string
+	pending := []string{dir}
+	for len(pending) > 0 {
+		d := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		f, err := os.Open(d)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			entries, err := f.ReadDir(1024)
+			for _, e := range entries {
+				switch {
+				case e.IsDir():
+					if recursive {
+						pending = append(pending, filepath.Join(d, e.Name()))
+					}
+				case strings.HasSuffix(e.Name(), ".json"):
+					found = append(found, filepath.Join(d, e.Name()))
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+		f.Close()
+	}
+	return found, nil
 }
 
 // batchOutput is how a batch command prints: the --format, whether JSON
