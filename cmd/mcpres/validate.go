@@ -30,9 +30,14 @@ exactly as the reference implementation prints it:
 An unreadable file, or one that breaks a rule of the strict JSON reader
 (size, depth, duplicate keys, invalid UTF-8, floats, unsafe integers...),
 gives {"valid":false,"diagnostics":["MCP_RES_INPUT_INVALID"],"message":...}.
+With several inputs or a DIR every JSON result starts with a "file" member,
+the path as given or found (--with-file adds it for a single FILE too).
 With --format text each result is one line for people, with the reason;
 --format markdown prints a table for a CI step summary. With several files a
-summary of the outcomes follows (on stderr for json).
+summary of the outcomes follows (on stderr for json). Results stream out as
+they are ready, in input order, in memory that does not grow with the
+number of files. When stderr is a terminal a progress counter is shown
+there (--quiet silences it); it is cleared before every result.
 
 Attested bundles are verified as by attest verify without a policy (at
 most SIGNED can be derived; use attest verify --policy for trust).
