@@ -186,9 +186,9 @@ func (a *app) runBatch(in inputs, out batchOutput, eval func(path string) report
 	worst := exitValid
 	for i := range n {
 		r := <-slots[i%window]
-		<-tokens
 		p.clear()
 		a.render(r, out.format, withFile, i == 0)
+		<-tokens // after printing: at most window reports wait unprinted
 		p.show(i + 1)
 		sum.add(r)
 		worst = max(worst, r.code)
