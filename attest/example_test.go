@@ -65,7 +65,7 @@ func ExampleVerify() {
 		Policy:      policy,
 		EvaluatedAt: "2026-08-27T18:05:00.000Z",
 		// mcpres.trust-policy/v1 documents are loaded by package trustpolicy.
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader},
+		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
 	})
 	if err != nil {
 		log.Fatal(err) // not an attested bundle at all (exit 2)

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // A Failure is a failing check: its diagnostic code and an explanation that
@@ -103,7 +104,7 @@ type PolicyLoader func(doc *canonjson.Value, val *validator.Validator) (TrustPol
 // loadPolicy02 is the built-in loader of mcp-res.trust-policy/0.2.0. It is
 // also used for documents of unknown kind, which then fail its schema.
 func loadPolicy02(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []validator.SchemaError, error) {
-	if errs := val.SchemaErrors(validator.SchemaTrustPolicy, doc); len(errs) > 0 {
+	if errs := val.SchemaErrors(schema.TrustPolicy, doc); len(errs) > 0 {
 		return nil, errs, nil
 	}
 	var p policy02

@@ -15,9 +15,6 @@ import (
 // maxItems of authenticity.envelopes in the schema (REFERENCE §3.2.2).
 const MaxEnvelopes = 8
 
-// schemaEnvelope names the embedded mcp-res.dsse-envelope/0.2.0 schema.
-const schemaEnvelope = "dsse-envelope"
-
 // BundleSignOptions configure [SignBundle] and [Cosign].
 type BundleSignOptions struct {
 	SignOptions
@@ -215,7 +212,7 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 // Nothing before it is verified again.
 func (v *verification) addEnvelope(i int, env *canonjson.Value) error {
 	err := func() error {
-		if errs := v.o.Validator.SchemaErrors(schemaEnvelope, env); len(errs) > 0 {
+		if errs := v.o.Validator.SchemaErrors(schema.DSSEEnvelope, env); len(errs) > 0 {
 			at := fmt.Sprintf("/authenticity/envelopes/%d", i)
 			for j := range errs {
 				errs[j].InstancePath = at + errs[j].InstancePath

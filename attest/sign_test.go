@@ -10,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 func signOpts(identity string) attest.BundleSignOptions {
@@ -225,7 +226,7 @@ func TestCosignMaxEnvelopes(t *testing.T) {
 	over := w.Clone()
 	envs := over.Path("authenticity", "envelopes")
 	envs.Items = append(envs.Items, env)
-	errs := validator.New().SchemaErrors(validator.SchemaAttestedBundle, over)
+	errs := validator.New().SchemaErrors(schema.AttestedConformanceBundle, over)
 	if len(errs) != 1 || errs[0].Keyword != "maxItems" || errs[0].InstancePath != "/authenticity/envelopes" {
 		t.Errorf("%d envelopes: schema errors %v, want one maxItems", attest.MaxEnvelopes+1, errs)
 	}

@@ -47,12 +47,17 @@ func TestTestKeysMatchRFC8032(t *testing.T) {
 		name   string
 		priv   ed25519.PrivateKey
 		pubHex string
+		msg    []byte
+		sigHex string
 	}{
-		{"one", testOnlyKeyOne(), testKeyOnePubHex},
-		{"two", testOnlyKeyTwo(), testKeyTwoPubHex},
+		{"one", testOnlyKeyOne(), testKeyOnePubHex, nil, rfc8032Test1SigHex},
+		{"two", testOnlyKeyTwo(), testKeyTwoPubHex, mustHex(rfc8032Test2MsgHex), rfc8032Test2SigHex},
 	} {
 		if got := hex.EncodeToString(tc.priv.Public().(ed25519.PublicKey)); got != tc.pubHex {
 			t.Errorf("key %s: public key = %s, want %s", tc.name, got, tc.pubHex)
+		}
+		if got := hex.EncodeToString(ed25519.Sign(tc.priv, tc.msg)); got != tc.sigHex {
+			t.Errorf("key %s: signature = %s, want %s", tc.name, got, tc.sigHex)
 		}
 	}
 }

@@ -234,7 +234,7 @@ func (v *verification) checks() error {
 	if err := v.preScan(); err != nil { // G1
 		return err
 	}
-	if errs := v.o.Validator.SchemaErrors(validator.SchemaAttestedBundle, v.wrapper); len(errs) > 0 { // G2
+	if errs := v.o.Validator.SchemaErrors(schema.AttestedConformanceBundle, v.wrapper); len(errs) > 0 { // G2
 		return v.failSchema("attested bundle: "+schema.Summary(errs), errs)
 	}
 	v.bundle = v.wrapper.Get("bundle")
@@ -462,7 +462,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if !bytes.Equal(canon, payload) { // E8
 		return v.fail(CodeSchemaInvalid, where+"payload is not the canonical encoding of the statement")
 	}
-	if errs := v.o.Validator.SchemaErrors(validator.SchemaStatement, parsed); len(errs) > 0 { // E9
+	if errs := v.o.Validator.SchemaErrors(schema.InTotoStatement, parsed); len(errs) > 0 { // E9
 		return v.failSchema(where+"statement: "+schema.Summary(errs), prefixErrors(errs, fmt.Sprintf("envelope %d statement", i)))
 	}
 	var st statement

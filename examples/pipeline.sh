@@ -30,10 +30,10 @@ witness_identity=https://witness.example.org
 
 step "One-time set-up: keys (in CI the private keys live in secrets)"
 export MCPRES_PASSWORD=${MCPRES_PASSWORD:-example-only-passphrase}
-"$mcpres" key generate --encrypt --out "$work/keys/release"
-"$mcpres" key generate --out "$work/keys/witness"
+"$mcpres" key generate --encrypt --out-base "$work/keys/release"
+"$mcpres" key generate --out-base "$work/keys/witness"
 for role in root targets snapshot timestamp; do
-  "$mcpres" key generate --out "$work/keys/tuf-$role" >/dev/null
+  "$mcpres" key generate --out-base "$work/keys/tuf-$role" >/dev/null
 done
 
 step "One-time set-up: the consumer's trust policy, published through TUF"
@@ -58,7 +58,7 @@ if [ -n "${MCPRES_LOG_DIR:-}" ]; then
   step "Release: append to the self-hosted transparency log"
   if [ ! -e "$MCPRES_LOG_DIR/checkpoint" ]; then
     # One-time: a log key (in CI a secret, MCPRES_LOG_KEY) and the log.
-    "$mcpres" log keygen --origin example.org/mcp-evidence-log --out "$work/keys/log"
+    "$mcpres" log keygen --origin example.org/mcp-evidence-log --out-base "$work/keys/log"
     "$mcpres" log init --dir "$MCPRES_LOG_DIR" --key "$work/keys/log.key"
   fi
   MCPRES_LOG_KEY=${MCPRES_LOG_KEY:-$(cat "$work/keys/log.key")}

@@ -47,8 +47,8 @@ func TestCosignatureTimes(t *testing.T) {
 		t.Fatalf("WA too old: %+v, %v", v, err)
 	}
 	// Control of the age: exactly one day old counts.
-	if v, err = offline.Verify(p, f.want, at(1767225600+day, 24*time.Hour, 3)); err != nil {
-		t.Fatalf("exactly the maximum age: %v", err)
+	if v, err = offline.Verify(p, f.want, at(1767225600+day, 24*time.Hour, 3)); err != nil || len(v.Checkpoint.NotCounted) != 0 {
+		t.Fatalf("exactly the maximum age: %+v, %v", v, err)
 	}
 	// A trust that asks for an age without a time, or a negative age, is
 	// unusable.

@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/doctest"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -41,26 +41,6 @@ func newDocsExample(t *testing.T) docsExample {
 	return docsExample{proof: l.Proof(2, wa, wb).Marshal(), policy: policy, want: want}
 }
 
-// block returns the fenced block of language lang after heading.
-func block(t *testing.T, doc, heading, lang string) string {
-	t.Helper()
-	i := strings.Index(doc, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("docs: no heading %q", heading)
-	}
-	rest := doc[i:]
-	start := strings.Index(rest, "\n```"+lang+"\n")
-	if start < 0 {
-		t.Fatalf("docs: no %s block after %q", lang, heading)
-	}
-	rest = rest[start+len("\n```"+lang+"\n"):]
-	end := strings.Index(rest, "\n```\n")
-	if end < 0 {
-		t.Fatalf("docs: unterminated block after %q", heading)
-	}
-	return rest[:end+1]
-}
-
 // The worked example of docs/transparency.md is what this code produces
 // and verifies: the proof bytes, the tlog policy, and the reference.
 func TestDocsExample(t *testing.T) {
@@ -70,10 +50,10 @@ func TestDocsExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(raw)
-	if got := block(t, doc, "### The proof bytes", "text"); got != string(ex.proof) {
+	if got := doctest.Block(t, doc, "### The proof bytes", "text"); got != string(ex.proof) {
 		t.Errorf("docs proof:\n%s\nactual:\n%s", got, ex.proof)
 	}
-	if got := block(t, doc, "### The policy", "text"); got != ex.policy {
+	if got := doctest.Block(t, doc, "### The policy", "text"); got != ex.policy {
 		t.Errorf("docs policy:\n%s\nactual:\n%s", got, ex.policy)
 	}
 	tp, errs := trustpolicy.ParseTLogPolicy(ex.policy)
@@ -84,7 +64,7 @@ func TestDocsExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := block(t, doc, "### The reference", "json")
+	ref := doctest.Block(t, doc, "### The reference", "json")
 	want := `{
   "logId": "` + v.LogID + `",
   "entryUuid": "` + v.EntryUUID + `",

@@ -6,8 +6,8 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
-// EntrySchema is the schemaVersion of a transparency log entry.
-const EntrySchema = "mcpres.transparency-entry/v1"
+// SchemaVersionEntry is the schemaVersion of a transparency log entry.
+const SchemaVersionEntry = "mcpres.transparency-entry/v1"
 
 // An Entry is what mcpres appends to a transparency log for an attested
 // bundle: the digests that identify the evidence. Its leaf data in the log
@@ -32,7 +32,7 @@ type EntrySubject struct {
 func EntryFor(bundle *canonjson.Value) Entry {
 	ev := bundle.Get("evidence")
 	return Entry{
-		SchemaVersion:           EntrySchema,
+		SchemaVersion:           SchemaVersionEntry,
 		Subject:                 EntrySubject{Name: ev.Path("subject", "name").Str, Sha256: ev.Path("subject", "artifactSha256").Str},
 		EvidenceBundleDigest:    bundle.Path("integrity", "bundleDigest").Str,
 		ScenarioFingerprint:     ev.Path("scenario", "fingerprint").Str,
@@ -60,12 +60,12 @@ func ParseEntry(data []byte) (Entry, error) {
 	if err := canonjson.Unmarshal(v, &e); err != nil {
 		return e, fmt.Errorf("log entry: %w", err)
 	}
-	if e.SchemaVersion != EntrySchema {
-		return e, fmt.Errorf("log entry: schemaVersion is %q, want %q", e.SchemaVersion, EntrySchema)
+	if e.SchemaVersion != SchemaVersionEntry {
+		return e, fmt.Errorf("log entry: schemaVersion is %q, want %q", e.SchemaVersion, SchemaVersionEntry)
 	}
 	canon, err := e.Marshal()
 	if err != nil || string(canon) != string(data) {
-		return e, fmt.Errorf("log entry: not the canonical encoding of an %s entry", EntrySchema)
+		return e, fmt.Errorf("log entry: not the canonical encoding of an %s entry", SchemaVersionEntry)
 	}
 	return e, nil
 }

@@ -29,6 +29,9 @@ const (
 // SHA-256 of the key's SPKI DER, by which witnesses are counted), String
 // (the vkey text) and Verify. It is the one key type of package
 // internal/signednote, which owns the encoding; get one from [ParseVKey].
+// VKey is the exported name of that type: code inside the module says
+// signednote.Verifier, callers outside it (which cannot import an internal
+// package) say offline.VKey; the two are the same type.
 type VKey = signednote.Verifier
 
 // ParseVKey parses a verifier key strictly: a valid note name (1 to 256

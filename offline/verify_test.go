@@ -297,12 +297,12 @@ func is[T error](err error) bool {
 // signature line i of a signed note.
 func flipSignature(t *testing.T, signed []byte, i int) []byte {
 	t.Helper()
-	n, err := note.Open(signed, note.VerifierList())
+	_, err := note.Open(signed, note.VerifierList())
 	var unv *note.UnverifiedNoteError
 	if !errors.As(err, &unv) {
 		t.Fatalf("open: %v", err)
 	}
-	n = unv.Note
+	n := unv.Note
 	sigs := append(n.Sigs, n.UnverifiedSigs...)
 	var out strings.Builder
 	out.WriteString(n.Text + "\n")

@@ -55,7 +55,7 @@ func validate(t testing.TB, doc *canonjson.Value) report.Input {
 func verify(t testing.TB, doc, policy *canonjson.Value) report.Input {
 	t.Helper()
 	r, err := attest.Verify(doc, attest.Options{EvaluatedAt: corpusTime, Validator: validator.New(), Policy: policy,
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}})
+		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}})
 	if err != nil {
 		var ie *validator.InputError
 		if !errors.As(err, &ie) {

@@ -50,9 +50,16 @@ type AppenderOptions struct {
 	// published).
 	Tessera func(*tessera.AppendOptions) *tessera.AppendOptions
 	// OnCheckpoint, when set, is called (from one goroutine, in order)
-	// with each new checkpoint the appender sees published: the hook for
-	// collecting witness cosignatures and for monitoring.
+	// with each new checkpoint the appender sees published, once per tree
+	// (a checkpoint replaced by its cosigned version is not new): the hook
+	// for collecting witness cosignatures (with
+	// [Appender.UpdateCheckpoint]) and for monitoring.
 	OnCheckpoint func(ctx context.Context, cp *Checkpoint)
+	// AwaitHook makes Add wait, after a published checkpoint covers the
+	// entry, until OnCheckpoint has returned for a checkpoint that covers
+	// it (bounded by Add's context), and prove the entry against the
+	// checkpoint published then: with the cosignatures the hook attached.
+	AwaitHook bool
 }
 
 // tessera returns Tessera's options: no republication of an unchanged
@@ -110,6 +117,14 @@ type Appender struct {
 	cpMu     sync.Mutex
 	cp       *Checkpoint // the last checkpoint opened by Add
 	cache    *resourceCache
+
+	gcInterval time.Duration // AppenderOptions.GCInterval (0: Tessera's default, a minute)
+
+	awaitHook bool
+	hookMu    sync.Mutex
+	hooked    uint64        // the size of the last checkpoint OnCheckpoint returned for
+	hookDone  chan struct{} // closed (and replaced) when hooked grows
+	update    func(context.Context, func(*Checkpoint) ([]byte, error)) (*Checkpoint, error)
 }
 
 // NewAppender opens an appender on the log, which must exist and be
@@ -136,7 +151,12 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	if err != nil {
 		return nil, fmt.Errorf("tlog: %w", err)
 	}
-	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources)}
+	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources),
+		awaitHook: opts.AwaitHook && opts.OnCheckpoint != nil, hookDone: make(chan struct{}), gcInterval: opts.GCInterval}
+	a.update = a.l.updateCheckpoint
+	if ex, ok := l.store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
+		a.update = nil
+	}
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.cancel = cancel
 	fail := func(err error) (*Appender, error) {
@@ -165,17 +185,23 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	return a, nil
 }
 
-// watch calls hook with each new published checkpoint until ctx is done.
+// watch calls hook with each new published checkpoint (a new tree: a
+// checkpoint replaced by its cosigned version is not new) until ctx is
+// done.
 func (a *Appender) watch(ctx context.Context, hook func(context.Context, *Checkpoint)) {
 	defer a.done.Done()
-	var last []byte
+	var last, lastText []byte
 	t := time.NewTicker(PollInterval)
 	defer t.Stop()
 	for {
 		if data, err := a.reader.ReadCheckpoint(ctx); err == nil && !bytes.Equal(data, last) {
 			if cp, err := ParseCheckpoint(data, a.l.key); err == nil {
 				last = data
-				hook(ctx, cp)
+				if cp.Text != string(lastText) {
+					lastText = []byte(cp.Text)
+					hook(ctx, cp)
+					a.hookReturned(cp.Size)
+				}
 			}
 		}
 		select {
@@ -186,9 +212,65 @@ func (a *Appender) watch(ctx context.Context, hook func(context.Context, *Checkp
 	}
 }
 
+// hookReturned records that OnCheckpoint returned for a checkpoint of
+// size n, and wakes the Adds waiting for it.
+func (a *Appender) hookReturned(n uint64) {
+	a.hookMu.Lock()
+	defer a.hookMu.Unlock()
+	if n > a.hooked {
+		a.hooked = n
+		close(a.hookDone)
+		a.hookDone = make(chan struct{})
+	}
+}
+
+// awaitHooked waits until OnCheckpoint has returned for a checkpoint of at
+// least size n.
+func (a *Appender) awaitHooked(ctx context.Context, n uint64) error {
+	for {
+		a.hookMu.Lock()
+		hooked, done := a.hooked, a.hookDone
+		a.hookMu.Unlock()
+		if hooked >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-done:
+		}
+	}
+}
+
+// Checkpoint reads and authenticates the published checkpoint, as
+// [Log.Checkpoint] does.
+func (a *Appender) Checkpoint(ctx context.Context) (*Checkpoint, error) {
+	return a.l.Checkpoint(ctx)
+}
+
+// UpdateCheckpoint is [Log.UpdateCheckpoint] while the appender is open:
+// it replaces the published checkpoint with what update returns for it
+// (the same text, signed by the log key; typically with cosignatures
+// added), atomically, and fails with ErrCheckpointChanged (wrapped) when
+// Tessera published a new checkpoint meanwhile. The storage's
+// ReplaceCheckpoint excludes Tessera's publisher of this process; a
+// storage that says it cannot (ExcludesOwnPublisher() false: POSIX off
+// Linux) is refused rather than raced. Tessera never republishes an
+// unchanged tree (WithCheckpointRepublishInterval(0)), so the cosignatures
+// stay until the log grows.
+func (a *Appender) UpdateCheckpoint(ctx context.Context, update func(cp *Checkpoint) ([]byte, error)) (*Checkpoint, error) {
+	if a.update == nil {
+		return nil, errors.New("tlog: this storage cannot replace the checkpoint while an appender of this process publishes (no open-file-description locks on this system)")
+	}
+	return a.update(ctx, update)
+}
+
 // Add appends data as one entry, unless an identical entry is in the log,
 // waits until a published checkpoint covers it, and returns its proof
-// against that checkpoint (Existing set for an entry that was there). It fails with ErrBusy (wrapped) when Tessera pushes back.
+// against that checkpoint (Existing set for an entry that was there); with
+// AwaitHook, against the checkpoint published once OnCheckpoint returned
+// for one that covers it. It fails with ErrBusy (wrapped) when Tessera
+// pushes back.
 func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	if len(data) == 0 || len(data) > MaxEntrySize {
 		return nil, fmt.Errorf("tlog: an entry is 1..%d bytes, got %d", MaxEntrySize, len(data))
@@ -202,6 +284,14 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	}
 	// The proof is against the published checkpoint the awaiter saw
 	// covering the entry, opened once for all the entries it covers.
+	if a.awaitHook {
+		if err := a.awaitHooked(ctx, idx.Index+1); err != nil {
+			return nil, fmt.Errorf("tlog: entry %d appended, but waiting for the checkpoint hook: %w", idx.Index, err)
+		}
+		if cpNote, err = a.l.store.ReadCheckpoint(ctx); err != nil {
+			return nil, fmt.Errorf("tlog: entry %d appended, but reading the checkpoint: %w", idx.Index, err)
+		}
+	}
 	cp, err := a.checkpoint(cpNote)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but the published checkpoint: %w", idx.Index, err)
@@ -241,6 +331,7 @@ func (a *Appender) Close(ctx context.Context) error {
 		err = a.shutdown(ctx)
 		a.cancel()
 		a.done.Wait()
+		a.quiesceGC(ctx)
 		a.closeDedup()
 		a.l.mu.Unlock()
 	})
@@ -253,4 +344,36 @@ func (a *Appender) closeDedup() {
 	defer a.dedup.mu.Unlock()
 	a.dedup.closed = true
 	a.idx.Close()
+}
+
+// A gcQuiescer is storage whose Tessera garbage collector can be waited
+// for: WaitGC returns once no garbage-collection run holds its lock.
+type gcQuiescer interface {
+	WaitGC(ctx context.Context) error
+}
+
+// quiesceGC waits, after the appender's context is cancelled, for
+// Tessera's garbage collector to stop writing in the log's state. Tessera
+// v1.0.4 does not wait for its garbage-collection goroutine on shutdown
+// (storage/posix garbageCollectorJob only returns at its next tick), so a
+// run that started just before the cancel could still be writing its
+// gcState when Close returns. A tick already pending when the context is
+// cancelled may start one more run: this waits for the run in progress,
+// then, with a short interval (local adds run it every few milliseconds),
+// two intervals and a run that started in between. Best effort by
+// construction (Tessera offers no handle on the goroutine), bounded by ctx.
+func (a *Appender) quiesceGC(ctx context.Context) {
+	q, ok := a.l.store.(gcQuiescer)
+	if !ok {
+		return
+	}
+	if q.WaitGC(ctx) != nil || a.gcInterval <= 0 || a.gcInterval > time.Second {
+		return
+	}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(2 * a.gcInterval):
+	}
+	_ = q.WaitGC(ctx)
 }

@@ -25,11 +25,17 @@
 // passed to [Log.Add]; [Log.Add] refuses a key that is not the log's.
 //
 // Witness cosignatures (C2SP tlog-cosignature) are attached to the
-// published checkpoint with [Log.UpdateCheckpoint], which keeps the
-// checkpoint body and the log signature and replaces the file atomically.
-// Tessera is configured never to republish an unchanged tree, so attached
-// cosignatures stay until the log grows; the next checkpoint needs new
-// ones.
+// published checkpoint with [Log.UpdateCheckpoint] (one-shot commands) or,
+// while an [Appender] is open in this process, [Appender.UpdateCheckpoint]
+// (from the [AppenderOptions.OnCheckpoint] hook: the log service), which
+// keep the checkpoint body and the log signature and replace the
+// checkpoint atomically, excluded against Tessera's publisher. With
+// [AppenderOptions.AwaitHook], [Appender.Add] proves an entry against the
+// checkpoint as it is once the hook has run for it, cosignatures
+// included. Tessera is configured never to republish an unchanged tree, so
+// attached cosignatures stay until the log grows (storage that republishes
+// anyway, like Tessera's MySQL driver, keeps them itself); the next
+// checkpoint needs new ones.
 //
 // # Proofs
 //

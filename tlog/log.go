@@ -277,10 +277,17 @@ func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64,
 // returns for it, typically the same note with cosignature lines added.
 // The result must be a checkpoint note with the same text, signed by the
 // log key. The replacement is atomic, and fails with ErrCheckpointChanged
-// (wrapped) if the log published another checkpoint meanwhile.
+// (wrapped) if the log published another checkpoint meanwhile. While an
+// Appender of this Log is open it waits for its Close: use
+// [Appender.UpdateCheckpoint] then.
 func (l *Log) UpdateCheckpoint(ctx context.Context, update func(cp *Checkpoint) ([]byte, error)) (*Checkpoint, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.updateCheckpoint(ctx, update)
+}
+
+// updateCheckpoint is UpdateCheckpoint without the Log's lock.
+func (l *Log) updateCheckpoint(ctx context.Context, update func(cp *Checkpoint) ([]byte, error)) (*Checkpoint, error) {
 	cp, err := l.Checkpoint(ctx)
 	if err != nil {
 		return nil, err

@@ -68,13 +68,13 @@ func logKey(t testing.TB, seed []byte, origin string) (*signednote.LogSigner, *s
 	return s, v, vkey
 }
 
-func witnessKey(t testing.TB, seed []byte, name string) (*signednote.Cosigner, *signednote.Verifier, string) {
+func witnessKey(t testing.TB, seed []byte, name string) (*signednote.WitnessSigner, *signednote.Verifier, string) {
 	t.Helper()
 	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := signednote.ParseCosigner(skey)
+	c, err := signednote.ParseWitnessSigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestEndToEnd(t *testing.T) {
 	w1, w1v, w1VKey := witnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
 	w2, w2v, w2VKey := witnessKey(t, testOnlyWitness2Seed, "example.org/witness-2")
 	states := map[string][]byte{}
-	cosign := func(w *signednote.Cosigner) *witness.Cosignature {
+	cosign := func(w *signednote.WitnessSigner) *witness.Cosignature {
 		t.Helper()
 		st := &witness.State{}
 		if data, ok := states[w.Name()]; ok {

@@ -30,7 +30,7 @@
 // # Evaluation
 //
 // A loaded *[Policy] is an attest.TrustPolicy; [Loader] is the
-// attest.PolicyLoader to register under [SchemaVersion] in
+// attest.PolicyLoader to register under [SchemaVersionPolicy] in
 // attest.Options.PolicyLoaders. Strict by default, with nothing to loosen:
 //
 //   - G6 ([Policy.InForce]): validFrom ≤ T ≤ validUntil, else

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/doctest"
 )
 
 func readDocs(t *testing.T) string {
@@ -20,26 +21,6 @@ func readDocs(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// codeBlock returns the first fenced block of language lang after heading.
-func codeBlock(t *testing.T, doc, heading, lang string) string {
-	t.Helper()
-	i := strings.Index(doc, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("docs: no heading %q", heading)
-	}
-	rest := doc[i:]
-	start := strings.Index(rest, "\n```"+lang+"\n")
-	if start < 0 {
-		t.Fatalf("docs: no %s block after %q", lang, heading)
-	}
-	rest = rest[start+len("\n```"+lang+"\n"):]
-	end := strings.Index(rest, "\n```\n")
-	if end < 0 {
-		t.Fatalf("docs: unterminated block after %q", heading)
-	}
-	return rest[:end+1]
 }
 
 // docsKey is the private key of an example key of the docs (derived from
@@ -53,7 +34,7 @@ func docsKey(label string) ed25519.PrivateKey {
 // the notes it shows are what an evaluation with it prints.
 func TestDocsExample(t *testing.T) {
 	doc := readDocs(t)
-	v, err := canonjson.Parse([]byte(codeBlock(t, doc, "## The format", "json")))
+	v, err := canonjson.Parse([]byte(doctest.Block(t, doc, "## The format", "json")))
 	if err != nil {
 		t.Fatalf("the example is not strict JSON: %v", err)
 	}
@@ -92,7 +73,7 @@ func TestDocsExample(t *testing.T) {
 	if len(r.Diagnostics) != 1 || r.Diagnostics[0] != attest.CodeUntrustedSigner {
 		t.Fatalf("diagnostics %v", r.Diagnostics)
 	}
-	want := strings.Split(strings.TrimSpace(codeBlock(t, doc, "## Evaluation", "")), "\n")
+	want := strings.Split(strings.TrimSpace(doctest.Block(t, doc, "## Evaluation", "")), "\n")
 	if len(want) != 2 || want[0] != r.Evaluation.Notes[0] || want[1] != r.Evaluation.Notes[1] {
 		t.Errorf("docs notes:\n%s\nactual notes:\n%s", strings.Join(want, "\n"), strings.Join(r.Evaluation.Notes, "\n"))
 	}

@@ -8,10 +8,10 @@ import (
 	"github.com/mcpres/mcpres/validator"
 )
 
-// SchemaVersion is the schemaVersion of an extended trust policy.
-const SchemaVersion = "mcpres.trust-policy/v1"
+// SchemaVersionPolicy is the schemaVersion of an extended trust policy.
+const SchemaVersionPolicy = "mcpres.trust-policy/v1"
 
-// SchemaName is the name of the embedded JSON Schema of [SchemaVersion]
+// SchemaName is the name of the embedded JSON Schema of [SchemaVersionPolicy]
 // (validator/schema/schemas/mcpres-trust-policy-v1.schema.json), for
 // validator.Validator.SchemaErrors.
 const SchemaName = "mcpres-trust-policy-v1"
@@ -97,7 +97,7 @@ const MaxCosignatureAgeLimit = 315576000
 // version 1.
 func New(id, validFrom, validUntil string) *Document {
 	return &Document{
-		SchemaVersion: SchemaVersion,
+		SchemaVersion: SchemaVersionPolicy,
 		ID:            id,
 		Version:       1,
 		ValidFrom:     validFrom,

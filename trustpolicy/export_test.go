@@ -8,7 +8,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // TestUpstreamProjectionExact: the v1 counterpart of the corpus test policy
@@ -27,7 +27,7 @@ func TestUpstreamProjectionExact(t *testing.T) {
 		b, _ := canonjson.Compact(want)
 		t.Errorf("projection\n%s\nwant\n%s", a, b)
 	}
-	if errs := testVal.SchemaErrors(validator.SchemaTrustPolicy, up); errs != nil {
+	if errs := testVal.SchemaErrors(schema.TrustPolicy, up); errs != nil {
 		t.Errorf("projection fails the upstream schema: %v", errs)
 	}
 	// Both policies give the same results on the corpus fixtures.
@@ -96,7 +96,7 @@ func TestUpstreamProjectionLosses(t *testing.T) {
 			if !slices.Equal(losses, tt.want) {
 				t.Errorf("losses:\n%s\nwant:\n%s", strings.Join(losses, "\n"), strings.Join(tt.want, "\n"))
 			}
-			if errs := testVal.SchemaErrors(validator.SchemaTrustPolicy, up); errs != nil {
+			if errs := testVal.SchemaErrors(schema.TrustPolicy, up); errs != nil {
 				t.Errorf("projection fails the upstream schema: %v", errs)
 			}
 			if v := up.Get("version").Str; v != strings.TrimSpace(mustLoad(t, d).Version())+".0.0" {

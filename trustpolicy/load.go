@@ -257,7 +257,7 @@ func isFingerprint(s string) bool {
 func fingerprint(pub ed25519.PublicKey) string { return ed25519strict.Fingerprint(pub) }
 
 // Loader is the attest.PolicyLoader of mcpres.trust-policy/v1: register it
-// in attest.Options.PolicyLoaders under [SchemaVersion]. Every [Problem]
+// in attest.Options.PolicyLoaders under [SchemaVersionPolicy]. Every [Problem]
 // of [Load] is returned as a schema error, so that a policy that does not
 // load fails verification with MCP_RES_ATTESTATION_SCHEMA_INVALID at step
 // G6, like an upstream policy that fails its schema. It never returns an

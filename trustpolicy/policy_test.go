@@ -12,7 +12,7 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
-var loaders = map[string]attest.PolicyLoader{SchemaVersion: Loader}
+var loaders = map[string]attest.PolicyLoader{SchemaVersionPolicy: Loader}
 
 // verify runs attest.Verify with the v1 loader registered.
 func verify(t *testing.T, wrapper *canonjson.Value, d *Document, at string) attest.Result {

@@ -3,6 +3,7 @@ package trustpolicy
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
@@ -57,21 +58,34 @@ func (p *Policy) WithKindVerifiers(kinds ...offline.KindVerifier) *Policy {
 	return &c
 }
 
+// TrustAt is what package offline verifies a reference against at the
+// evaluation time at: the tlog policy's logs, witnesses and quorum, the
+// policy's maxCosignatureAgeSeconds, and at itself, so that a cosignature
+// dated after at, or older than the maximum age, is not counted. ok is
+// false when the policy has no transparency section.
+func (p *Policy) TrustAt(at time.Time) (trust offline.Trust, ok bool) {
+	if p.trust == nil {
+		return offline.Trust{}, false
+	}
+	trust = *p.trust
+	trust.EvaluatedAt = at // cosignatures dated later do not count
+	return trust, true
+}
+
 // verifyReference verifies an envelope's transparency reference offline
 // against the tlog policy. It returns the verified proof, or an error, or
 // (nil, nil) for a proof kind this binary has no verifier for (a Rekor v1
 // entry in mcpres).
 func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offline.Verified, error) {
 	want := offline.Entry{
-		SchemaVersion:           offline.EntrySchema,
+		SchemaVersion:           offline.SchemaVersionEntry,
 		Subject:                 offline.EntrySubject{Name: f.SubjectName, Sha256: f.SubjectDigest},
 		EvidenceBundleDigest:    f.EvidenceBundleDigest,
 		ScenarioFingerprint:     f.ScenarioFingerprint,
 		ExecutionInstanceDigest: f.ExecutionInstanceDigest,
 	}
 	kind := offline.DetectKind(proof)
-	trust := *p.trust
-	trust.EvaluatedAt = f.EvaluatedAt.Time() // cosignatures dated later do not count
+	trust, _ := p.TrustAt(f.EvaluatedAt.Time())
 	var v *offline.Verified
 	var err error
 	switch kv, ok := p.kinds[kind]; {

@@ -152,7 +152,7 @@ func TestTransparencyVerifiedOnce(t *testing.T) {
 	one, two := attesttest.TestOnlyKeyOne(), attesttest.TestOnlyKeyTwo()
 	good := f.ref(2, f.wa, f.wb)
 	n := 0
-	ls := map[string]attest.PolicyLoader{SchemaVersion: LoaderWith(countingVerifier{&n})}
+	ls := map[string]attest.PolicyLoader{SchemaVersionPolicy: LoaderWith(countingVerifier{&n})}
 	d := withTLog(testPolicy(), f.text("2"))
 	d.Witnesses = witnessRule(1, true, "signer-two")
 	for _, c := range []struct {
@@ -248,7 +248,7 @@ func TestTransparencyRekorKind(t *testing.T) {
 	}
 	with := func(k offline.KindVerifier) attest.Result {
 		r, err := attest.Verify(w, attest.Options{Policy: d.Value(), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal,
-			PolicyLoaders: map[string]attest.PolicyLoader{SchemaVersion: LoaderWith(k)}})
+			PolicyLoaders: map[string]attest.PolicyLoader{SchemaVersionPolicy: LoaderWith(k)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func (v *Validator) BundleWith(doc *canonjson.Value, o BundleOptions) (Result, e
 		return r, err
 	}
 	if !o.SchemaChecked {
-		if errs := v.SchemaErrors(SchemaBundle, doc); len(errs) > 0 {
+		if errs := v.SchemaErrors(schema.ConformanceBundle, doc); len(errs) > 0 {
 			r := Fail(CodeSchemaInvalid, schema.Summary(errs))
 			r.SchemaErrors = errs
 			return r, nil

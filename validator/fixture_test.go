@@ -207,9 +207,7 @@ func build(t *testing.T, m mutator, stage bundle.Stage) *canonjson.Value {
 	return v
 }
 
-// schemaErr renders a schema error as "instancePath keyword".
 var (
-	schemaErr       = validatortest.SchemaErr
 	checkResult     = validatortest.CheckResult
 	checkInputError = validatortest.CheckInputError
 )

@@ -8,15 +8,6 @@ import (
 	"github.com/mcpres/mcpres/validator/schema"
 )
 
-// Names of the embedded schemas that callers of SchemaErrors use; each is
-// the validator/schema constant of the same schema.
-const (
-	SchemaBundle         = schema.ConformanceBundle
-	SchemaAttestedBundle = schema.AttestedConformanceBundle
-	SchemaStatement      = schema.InTotoStatement
-	SchemaTrustPolicy    = schema.TrustPolicy
-)
-
 // A Validator validates MCP-RES documents. It loads its embedded schemas on
 // first use (nothing happens at package init, so commands that never
 // validate pay nothing). A Validator is safe for concurrent use; create one

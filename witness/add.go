@@ -157,7 +157,7 @@ func truncate(b []byte, n int) string {
 // The caller MUST record the returned State durably before it answers
 // with the cosignature, and MUST serialise calls for one log, so that the
 // check and the update are atomic (C2SP tlog-witness).
-func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.Cosigner, prev *LogState, now time.Time) (*Cosignature, error) {
+func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.WitnessSigner, prev *LogState, now time.Time) (*Cosignature, error) {
 	origin := logKey.Name()
 	if prev != nil && (prev.Origin != origin || len(prev.Hash) != sha256.Size) {
 		return nil, fmt.Errorf("witness: the recorded state is not a state of log %q", origin)
@@ -213,7 +213,7 @@ func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.C
 }
 
 // sign cosigns the checkpoint cp that passed the checks against prev.
-func sign(cp *signednote.Checkpoint, w *signednote.Cosigner, prev *LogState, cproof [][]byte, now time.Time) (*Cosignature, error) {
+func sign(cp *signednote.Checkpoint, w *signednote.WitnessSigner, prev *LogState, cproof [][]byte, now time.Time) (*Cosignature, error) {
 	signed, err := note.Sign(&note.Note{Text: cp.Text}, w.At(now))
 	if err != nil {
 		return nil, fmt.Errorf("witness: signing: %w", err)

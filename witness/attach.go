@@ -26,8 +26,8 @@ var (
 // maxNoteSignatures is note.Open's limit on signatures per note.
 const maxNoteSignatures = 100
 
-// A Cosigner is a witness key whose cosignature on a checkpoint verified.
-type Cosigner struct {
+// A VerifiedCosignature is a witness key whose cosignature on a checkpoint verified.
+type VerifiedCosignature struct {
 	Name        string
 	KeyHash     uint32
 	Fingerprint string // lowercase hex SHA-256 of the key's SPKI DER
@@ -44,10 +44,10 @@ type Dropped struct {
 
 // An AttachResult says what Attach did.
 type AttachResult struct {
-	Checkpoint []byte     // the checkpoint note with the cosignatures
-	Added      []Cosigner // cosignatures added, in the order given
+	Checkpoint []byte                // the checkpoint note with the cosignatures
+	Added      []VerifiedCosignature // cosignatures added, in the order given
 	Dropped    []Dropped
-	Cosigners  []Cosigner // every distinct witness key now on the checkpoint
+	Cosigners  []VerifiedCosignature // every distinct witness key now on the checkpoint
 }
 
 // A CosignatureInput is one collected cosignature file: one or more
@@ -118,7 +118,7 @@ func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Veri
 			have[fp] = true
 			out = append(out, line...)
 			t, _ := signednote.CosignatureTime(s)
-			res.Added = append(res.Added, Cosigner{Name: s.Name, KeyHash: s.Hash, Fingerprint: fp, Time: t})
+			res.Added = append(res.Added, VerifiedCosignature{Name: s.Name, KeyHash: s.Hash, Fingerprint: fp, Time: t})
 		}
 	}
 	// Check the whole result as a reader will.
@@ -197,7 +197,7 @@ func findVerifier(ws []*signednote.Verifier, s note.Signature) *signednote.Verif
 // cosignatures on the checkpoint note cp verify, counted by key
 // fingerprint, in note order. The checkpoint must verify with logKey; a
 // cosignature by a given key that does not verify is an error.
-func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier) ([]Cosigner, error) {
+func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier) ([]VerifiedCosignature, error) {
 	c, err := signednote.Open(cp, logKey, witnesses...)
 	if err != nil {
 		return nil, err
@@ -205,8 +205,8 @@ func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.V
 	return cosigners(c, witnesses), nil
 }
 
-func cosigners(c *signednote.Checkpoint, witnesses []*signednote.Verifier) []Cosigner {
-	var out []Cosigner
+func cosigners(c *signednote.Checkpoint, witnesses []*signednote.Verifier) []VerifiedCosignature {
+	var out []VerifiedCosignature
 	seen := map[string]bool{}
 	for _, s := range c.Sigs {
 		w := findVerifier(witnesses, s)
@@ -215,13 +215,13 @@ func cosigners(c *signednote.Checkpoint, witnesses []*signednote.Verifier) []Cos
 		}
 		seen[w.Fingerprint()] = true
 		t, _ := signednote.CosignatureTime(s)
-		out = append(out, Cosigner{Name: s.Name, KeyHash: s.Hash, Fingerprint: w.Fingerprint(), Time: t})
+		out = append(out, VerifiedCosignature{Name: s.Name, KeyHash: s.Hash, Fingerprint: w.Fingerprint(), Time: t})
 	}
 	return out
 }
 
 // FormatCosigners renders cosigners for messages: "name (fingerprint…)".
-func FormatCosigners(cs []Cosigner) string {
+func FormatCosigners(cs []VerifiedCosignature) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s (%s)", c.Name, c.Fingerprint)

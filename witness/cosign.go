@@ -79,7 +79,7 @@ type Cosignature struct {
 // prev, when given, must be for logKey's origin. A checkpoint equal to prev
 // is cosigned again (with the new time). Errors that do not wrap ErrRefused
 // are failures to read the log or to build the proof: nothing was decided.
-func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *signednote.Cosigner, prev *LogState, now time.Time) (*Cosignature, error) {
+func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *signednote.WitnessSigner, prev *LogState, now time.Time) (*Cosignature, error) {
 	origin := logKey.Name()
 	if prev != nil && prev.Origin != origin {
 		return nil, fmt.Errorf("witness: the recorded state is for log %q, not %q", prev.Origin, origin)

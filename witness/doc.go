@@ -39,7 +39,7 @@
 //
 // # State
 //
-// A [State] is a small JSON document ([StateSchema]) listing, per log
+// A [State] is a small JSON document ([SchemaVersionState]) listing, per log
 // origin, the size and root hash last cosigned:
 //
 //	{"schemaVersion": "mcpres.witness-state/v1",

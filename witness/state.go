@@ -11,8 +11,8 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
-// StateSchema is the schemaVersion of a witness state document.
-const StateSchema = "mcpres.witness-state/v1"
+// SchemaVersionState is the schemaVersion of a witness state document.
+const SchemaVersionState = "mcpres.witness-state/v1"
 
 // MaxStateLogs is the largest number of logs one state document holds.
 const MaxStateLogs = 1024
@@ -46,8 +46,8 @@ func ParseState(data []byte) (*State, error) {
 	if err := canonjson.Unmarshal(v, &d); err != nil {
 		return nil, fmt.Errorf("witness state: %w", err)
 	}
-	if d.SchemaVersion != StateSchema {
-		return nil, fmt.Errorf("witness state: schemaVersion is %q, want %q", d.SchemaVersion, StateSchema)
+	if d.SchemaVersion != SchemaVersionState {
+		return nil, fmt.Errorf("witness state: schemaVersion is %q, want %q", d.SchemaVersion, SchemaVersionState)
 	}
 	if !v.Has("logs") {
 		return nil, fmt.Errorf("witness state: member \"logs\" is missing")
@@ -83,7 +83,7 @@ func ParseState(data []byte) (*State, error) {
 
 // Marshal returns the state document, pretty-printed.
 func (s *State) Marshal() ([]byte, error) {
-	d := stateDoc{SchemaVersion: StateSchema, Logs: []stateLogDoc{}}
+	d := stateDoc{SchemaVersion: SchemaVersionState, Logs: []stateLogDoc{}}
 	for _, l := range s.Logs {
 		if l.Size > 1<<53-1 {
 			return nil, fmt.Errorf("witness state: size %d of %q is beyond the JSON safe integers", l.Size, l.Origin)

@@ -44,9 +44,9 @@ func TestMain(m *testing.M) {
 type keys struct {
 	logSigner *signednote.LogSigner
 	logKey    *signednote.Verifier
-	w         *signednote.Cosigner
+	w         *signednote.WitnessSigner
 	wv        *signednote.Verifier
-	w2        *signednote.Cosigner
+	w2        *signednote.WitnessSigner
 	w2v       *signednote.Verifier
 }
 
@@ -64,13 +64,13 @@ func testKeys(t testing.TB) keys {
 	return k
 }
 
-func cosigner(t testing.TB, seed []byte, name string) (*signednote.Cosigner, *signednote.Verifier) {
+func cosigner(t testing.TB, seed []byte, name string) (*signednote.WitnessSigner, *signednote.Verifier) {
 	t.Helper()
 	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := signednote.ParseCosigner(skey)
+	c, err := signednote.ParseWitnessSigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestAttach(t *testing.T) {
 	t.Run("one key under two names counts once", func(t *testing.T) {
 		// The same Ed25519 key as witness 1, under another name.
 		skey, vkey, _ := signednote.GenerateKey(bytes.NewReader(testOnlyWitnessSeed), signednote.TypeCosignatureV1, "example.org/alias")
-		alias, _ := signednote.ParseCosigner(skey)
+		alias, _ := signednote.ParseWitnessSigner(skey)
 		aliasV, _ := signednote.ParseWitnessVerifier(vkey)
 		ca, err := witness.Cosign(ctx(t), posix.New(dir), k.logKey, alias, nil, testNow)
 		if err != nil {

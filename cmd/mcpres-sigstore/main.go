@@ -1,11 +1,12 @@
 // Command mcpres-sigstore verifies transparency references that are Rekor
 // v1 log entries, fully offline, for teams that log to Rekor:
 //
-//	mcpres-sigstore attest verify FILE... --policy POLICY [--evaluated-at T]
+//	mcpres-sigstore attest verify FILE|DIR... [--policy POLICY] [--evaluated-at T] [--format json|text|markdown]
 //	mcpres-sigstore verify-rekor-entry ENTRY --bundle BUNDLE --policy POLICY
 //
-// attest verify is mcpres attest verify (JSON results, one line per file)
-// with package offline/rekor registered for mcpres.trust-policy/v1
+// attest verify is mcpres attest verify (the shared command code of
+// cmd/internal/verifycmd: formats, gates, directories, exit codes) with
+// package offline/rekor registered for mcpres.trust-policy/v1
 // policies, so a Rekor v1 entry in a reference is verified (VERIFIED_OFFLINE)
 // instead of being reported DIGEST_ONLY. verify-rekor-entry checks one
 // LogEntryAnon JSON file against a bundle and the policy's tlog policy.
@@ -25,13 +26,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/rekor"
@@ -102,77 +103,48 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitInput
 }
 
+// verifyCommand is mcpres attest verify (package verifycmd: the same
+// flags, formats, gates, directories and exit codes), with package
+// offline/rekor registered for mcpres.trust-policy/v1 policies. The policy
+// is read and loaded once for the whole batch.
 func (a *app) verifyCommand() *cobra.Command {
-	var policyPath, evaluatedAt string
-	cmd := &cobra.Command{
-		Use:   "verify FILE... --policy POLICY [--evaluated-at T]",
-		Short: "Verify attested bundles, verifying Rekor v1 references offline",
-		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if policyPath == "" {
-				return &usageError{fmt.Errorf("--policy is required")}
-			}
-			if evaluatedAt == "" {
-				evaluatedAt = time.Now().UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
-			}
-			_, pol, err := canonjson.ReadFile(policyPath)
-			if err != nil {
-				return fmt.Errorf("policy %s: %v", policyPath, err)
-			}
-			val := validator.New()
-			opts := attest.Options{Policy: pol, EvaluatedAt: evaluatedAt, Validator: val,
-				PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.LoaderWith(rekor.Verifier{})}}
-			worst := exitValid
-			for _, path := range args {
-				code := a.verifyOne(path, opts)
-				worst = max(worst, code)
-			}
-			if worst != exitValid {
-				return &exitError{worst}
-			}
-			return nil
+	return verifycmd.Command(verifycmd.Config{
+		Prog: "mcpres-sigstore", Stdout: a.stdout, Stderr: a.stderr,
+		Usage: func(err error) error { return &usageError{err} },
+		Fail:  func(err error) error { return err },
+		Exit:  func(code int) error { return &exitError{code} },
+		Now:   verifycmd.NowMillis,
+		PolicyLoaders: map[string]attest.PolicyLoader{
+			trustpolicy.SchemaVersionPolicy: trustpolicy.LoaderWith(rekor.Verifier{}),
 		},
-	}
-	cmd.Flags().StringVar(&policyPath, "policy", "", "trust policy (mcpres.trust-policy/v1 or mcp-res.trust-policy/0.2.0)")
-	cmd.Flags().StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
-	return cmd
-}
+		LongExtra: `
 
-// verifyOne prints one result line and returns its exit code.
-func (a *app) verifyOne(path string, opts attest.Options) int {
-	_, doc, err := canonjson.ReadFile(path)
-	if err != nil {
-		a.errorf("%s: %v", path, err)
-		return exitInput
-	}
-	r, err := attest.Verify(doc, opts)
-	if err != nil {
-		a.errorf("%s: %v", path, err)
-		return exitInput
-	}
-	line, err := canonjson.Compact(r.Value())
-	if err != nil {
-		a.errorf("%s: encoding the result: %v", path, err)
-		return exitInput
-	}
-	fmt.Fprintf(a.stdout, "%s\n", line)
-	if !r.Valid {
-		// The JSON result carries the codes; the explanation goes to stderr.
-		fmt.Fprintf(a.stderr, "mcpres-sigstore: %s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
-		return exitInvalid
-	}
-	return exitValid
+mcpres-sigstore verifies a transparency reference that is a Rekor v1 log
+entry offline against the policy's transparency section (VERIFIED_OFFLINE)
+where mcpres can only check its digest (DIGEST_ONLY). Policies from a TUF
+repository: fetch them with 'mcpres policy tuf fetch -o POLICY' first.`,
+	})
 }
 
 func (a *app) verifyEntryCommand() *cobra.Command {
-	var bundlePath, policyPath string
+	var bundlePath, policyPath, evaluatedAt string
 	cmd := &cobra.Command{
-		Use:   "verify-rekor-entry ENTRY --bundle BUNDLE --policy POLICY",
+		Use:   "verify-rekor-entry ENTRY --bundle BUNDLE --policy POLICY [--evaluated-at T]",
 		Short: "Verify a Rekor v1 log entry (LogEntryAnon JSON) against a bundle and a v1 policy's tlog policy",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if bundlePath == "" || policyPath == "" {
 				return &usageError{fmt.Errorf("--bundle and --policy are required")}
+			}
+			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
+				return &usageError{fmt.Errorf("--evaluated-at is empty")}
+			}
+			if evaluatedAt == "" {
+				evaluatedAt = verifycmd.NowMillis()
+			}
+			at, err := datetime.Parse(evaluatedAt)
+			if err != nil {
+				return &usageError{fmt.Errorf("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)}
 			}
 			entry, err := canonjson.ReadFileBytes(args[0])
 			if err != nil {
@@ -195,15 +167,20 @@ func (a *app) verifyEntryCommand() *cobra.Command {
 			if len(problems) > 0 {
 				return fmt.Errorf("policy %s: %s", policyPath, problems[0])
 			}
-			if p.TLogPolicy() == nil {
+			// The policy's trust at the evaluation time: cosignatures dated
+			// after it, or older than maxCosignatureAgeSeconds, do not count
+			// (as in attest verify).
+			trust, ok := p.TrustAt(at.Time())
+			if !ok {
 				return fmt.Errorf("policy %s has no transparency section", policyPath)
 			}
-			v, err := rekor.Verifier{}.Verify(entry, offline.EntryFor(doc), p.TLogPolicy().Trust())
+			v, err := rekor.Verifier{}.Verify(entry, offline.EntryFor(doc), trust)
 			return a.printEntryResult(args[0], v, err)
 		},
 	}
 	cmd.Flags().StringVar(&bundlePath, "bundle", "", "the conformance bundle (or attested bundle) the entry must bind")
 	cmd.Flags().StringVar(&policyPath, "policy", "", "mcpres.trust-policy/v1 whose transparency.tlogPolicy names the Rekor log key")
+	cmd.Flags().StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now); cosignatures dated later are not counted")
 	return cmd
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/offline/rekor/rekortest"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -98,7 +99,8 @@ func TestAttestVerifyRekorReference(t *testing.T) {
 	c := setup(t)
 	good := c.attested(t, "good.json", c.entry)
 	stdout, stderr, code := runCLI("attest", "verify", good, "--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt)
-	if code != exitValid || !strings.Contains(stdout, `"authenticityClassification":"TRANSPARENCY_RECORDED"`) || !strings.Contains(stdout, `"transparency":"VERIFIED_OFFLINE"`) {
+	if code != exitValid || !strings.Contains(stdout, `"authenticityClassification":"TRANSPARENCY_RECORDED"`) || !strings.Contains(stdout, `"transparency":"VERIFIED_OFFLINE"`) ||
+		!strings.HasPrefix(stdout, `{"valid":true,`) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "Rekor v1 log entry leaf 1 of \\\""+rekortest.Name+" - "+rekortest.TreeID) {
@@ -108,8 +110,73 @@ func TestAttestVerifyRekorReference(t *testing.T) {
 	stdout, stderr, code = runCLI("attest", "verify", good, bad, "--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if code != exitInvalid || len(lines) != 2 || !strings.Contains(lines[1], attest.CodeTransparencyInvalid) ||
-		!strings.Contains(stderr, bad+": INVALID "+attest.CodeTransparencyInvalid+": envelope 0: transparency reference not verified offline: log entry is for another bundle") {
+		stderr != "mcpres-sigstore: 2 files: 1 valid, 1 invalid; valid by level: TRANSPARENCY_RECORDED 1\n" {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Several inputs: each result names its file first (one input does
+	// not: the reference implementation's exact output, checked above).
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"file":"`+good+`",`) || !strings.HasPrefix(lines[1], `{"file":"`+bad+`",`) {
+		t.Errorf("several inputs without a first file member:\n%s", stdout)
+	}
+	// The explanation is in the text format, as with mcpres.
+	stdout, stderr, code = runCLI("attest", "verify", "--format", "text", good, bad, "--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitInvalid || stderr != "" ||
+		!strings.Contains(stdout, "\n"+bad+": INVALID "+attest.CodeTransparencyInvalid+": envelope 0: transparency reference not verified offline: log entry is for another bundle: ") ||
+		!strings.HasPrefix(stdout, good+": VALID TRANSPARENCY_RECORDED, evidence class FIXTURE_BACKED_PROTOCOL\n") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// attest verify is mcpres attest verify (package verifycmd): formats,
+// gates, directories and exit codes, here with Rekor references.
+func TestAttestVerifySharedCommand(t *testing.T) {
+	c := setup(t)
+	good := c.attested(t, "good.json", c.entry)
+	at := []string{"--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt}
+	verify := func(args ...string) (string, string, int) {
+		return runCLI(append(append([]string{"attest", "verify"}, args...), at...)...)
+	}
+	// Gates: a level reached passes (control), one not reached fails with
+	// exit 1 naming what is missing.
+	stdout, stderr, code := verify("--require-level", "TRANSPARENCY_RECORDED", good)
+	if code != exitValid || !strings.Contains(stdout, `"gate":{"passed":true,"requireLevel":"TRANSPARENCY_RECORDED","reasons":[]}`) {
+		t.Errorf("gate reached: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = verify("--require-evidence-class", "GENUINE_RUNTIME", "--format", "text", good)
+	if code != exitInvalid || !strings.Contains(stdout, "  gate: FAILED: evidence class GENUINE_RUNTIME required, the bundle has FIXTURE_BACKED_PROTOCOL\n") {
+		t.Errorf("gate not reached: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code = verify("--require-level", "NOPE", good); code != exitInput || !strings.Contains(stderr, "--require-level") {
+		t.Errorf("bad gate: exit %d, stderr %s", code, stderr)
+	}
+	// A directory, with and without --recursive; markdown.
+	dir := filepath.Join(c.dir, "evidence")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(good)
+	write(t, dir, "a.json", data)
+	write(t, filepath.Join(dir, "sub"), "b.json", data)
+	stdout, _, code = verify("--format", "markdown", dir)
+	if code != exitValid || strings.Count(stdout, "| VALID |") != 1 || !strings.HasPrefix(stdout, "| file | result | authenticity | evidence class | diagnostics |\n") {
+		t.Errorf("directory: exit %d\n%s", code, stdout)
+	}
+	stdout, _, code = verify("--format", "markdown", "--recursive", dir)
+	if code != exitValid || strings.Count(stdout, "| VALID |") != 2 || !strings.Contains(stdout, "**2 files: 2 valid; valid by level: TRANSPARENCY_RECORDED 2**") {
+		t.Errorf("--recursive: exit %d\n%s", code, stdout)
+	}
+	// A policy that does not load is reported for every input (exit 2); the
+	// format is checked before anything is read.
+	broken := write(t, c.dir, "broken.json", []byte(`{"schemaVersion":`))
+	stdout, _, code = runCLI("attest", "verify", good, good, "--policy", broken, "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitInput || strings.Count(stdout, `"diagnostics":["MCP_RES_INPUT_INVALID"]`) != 2 {
+		t.Errorf("broken policy: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code = verify("--format", "yaml", good); code != exitInput || !strings.Contains(stderr, "--format must be json, text or markdown") {
+		t.Errorf("bad format: exit %d, stderr %s", code, stderr)
+	}
+	if _, stderr, code = runCLI("attest", "verify", good, "--evaluated-at", "2026-12-31T23:59:60Z"); code != exitInput || !strings.Contains(stderr, "leap seconds are rejected") {
+		t.Errorf("bad time: exit %d, stderr %s", code, stderr)
 	}
 }
 
@@ -137,5 +204,41 @@ func TestVerifyRekorEntry(t *testing.T) {
 	_, stderr, code = runCLI("verify-rekor-entry", filepath.Join(c.dir, "missing.json"), "--bundle", c.bundlePath, "--policy", c.policyPath)
 	if code != exitInput || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("missing entry: exit %d %q", code, stderr)
+	}
+}
+
+// verify-rekor-entry applies the cosignature time rules of attest verify:
+// the policy's trust at --evaluated-at (a cosignature dated later does not
+// count) with its maxCosignatureAgeSeconds; controls: a later evaluation
+// time, and no maximum age.
+func TestVerifyRekorEntryCosignatureTimes(t *testing.T) {
+	c := setup(t)
+	w := offlinetest.NewWitness("W", "witness.example.org/w", "test-only witness W", 4102444800) // 2100-01-01
+	policy := func(name string, maxAge int64) string {
+		d := trustpolicy.New(attesttest.TrustPolicyID, "2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")
+		d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + c.log.VKey + "\nwitness W " + w.VKey + "\nquorum W\n", MaxCosignatureAgeSeconds: maxAge}
+		return write(t, c.dir, name, pretty(t, d.Value()))
+	}
+	later := write(t, c.dir, "later.json", rekortest.Marshal(t, c.log.Entry(t, 1, w)))
+	pol := policy("w.json", 0)
+	stdout, _, code := runCLI("verify-rekor-entry", later, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitInvalid || !strings.Contains(stdout, "dated after the evaluation time") {
+		t.Errorf("cosignature after the evaluation time: exit %d %s", code, stdout)
+	}
+	stdout, _, code = runCLI("verify-rekor-entry", later, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", "2100-01-02T00:00:00Z")
+	if code != exitValid || !strings.Contains(stdout, `"witnesses":[{"name":"W"`) {
+		t.Errorf("control, evaluated later: exit %d %s", code, stdout)
+	}
+	early := write(t, c.dir, "early.json", rekortest.Marshal(t, c.log.Entry(t, 1, w.At(1767225601)))) // 2026-01-01T00:00:01Z
+	stdout, _, code = runCLI("verify-rekor-entry", early, "--bundle", c.bundlePath, "--policy", policy("age.json", 1), "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitInvalid || !strings.Contains(stdout, "older than the maximum cosignature age of 1s") {
+		t.Errorf("maximum age: exit %d %s", code, stdout)
+	}
+	stdout, _, code = runCLI("verify-rekor-entry", early, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", attesttest.EvaluatedAt)
+	if code != exitValid {
+		t.Errorf("control, no maximum age: exit %d %s", code, stdout)
+	}
+	if _, stderr, code := runCLI("verify-rekor-entry", early, "--bundle", c.bundlePath, "--policy", pol, "--evaluated-at", "tomorrow"); code != exitInput || !strings.Contains(stderr, `--evaluated-at "tomorrow"`) {
+		t.Errorf("bad time: exit %d %s", code, stderr)
 	}
 }

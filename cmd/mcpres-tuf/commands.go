@@ -60,7 +60,7 @@ func (a *app) rootCommand(use string) *cobra.Command {
 	return root
 }
 
-// clock is --now, or the clock: the one place this binary reads it.
+// clock is --evaluated-at, or the clock: the one place this binary reads it.
 func clock(flag, now string) (time.Time, error) {
 	if now == "" {
 		return time.Now().UTC(), nil
@@ -95,7 +95,7 @@ listed: its holder adds a signature later with 'sign --role root'.
 is a single root key); until there are that many, verifiers reject the
 repository. Targets, snapshot and timestamp have one key each.
 
-Expiry times are counted from --now (default: the clock). A summary of what
+Expiry times are counted from --evaluated-at (default: the clock). A summary of what
 was written goes to stdout, ending with the SHA-256 of 1.root.json, which
 verifiers can compare out of band before they pin the file.`
 
@@ -125,7 +125,7 @@ func (a *app) initCommand() *cobra.Command {
 			if threshold == 0 {
 				threshold = 1
 			}
-			t, err := clock("--now", now)
+			t, err := clock("--evaluated-at", now)
 			if err != nil {
 				return err
 			}
@@ -165,7 +165,8 @@ func (a *app) initCommand() *cobra.Command {
 	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role")
 	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
 	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
-	f.StringVar(&now, "now", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
+	f.StringVar(&now, "evaluated-at", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
+	cli.DeprecatedAlias(cmd, "now", "evaluated-at", func(err error) error { return &usageError{err} })
 	expiryFlags(cmd, &exp, true)
 	return cmd
 }
@@ -175,7 +176,7 @@ that name. FILE must be strict JSON (it is read with mcpres' strict reader,
 as verifiers will read it). It is copied to targets/<sha256>.<NAME>, then
 new targets, snapshot and timestamp metadata are signed and written, each
 version one higher than the published one and each expiry counted from
---now, timestamp.json last: verifiers see the new policy only once every
+--evaluated-at, timestamp.json last: verifiers see the new policy only once every
 file is in place. Earlier versions stay for verifiers that are mid-update.
 Running add-target again with the same FILE renews the expiries.
 
@@ -204,7 +205,7 @@ func (a *app) addTargetCommand() *cobra.Command {
 			if err := tufdist.ValidTargetName(name); err != nil {
 				return usagef("--name: %v", err)
 			}
-			t, err := clock("--now", now)
+			t, err := clock("--evaluated-at", now)
 			if err != nil {
 				return err
 			}
@@ -232,7 +233,8 @@ func (a *app) addTargetCommand() *cobra.Command {
 	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role")
 	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
 	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
-	f.StringVar(&now, "now", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
+	f.StringVar(&now, "evaluated-at", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
+	cli.DeprecatedAlias(cmd, "now", "evaluated-at", func(err error) error { return &usageError{err} })
 	expiryFlags(cmd, &exp, false)
 	return cmd
 }
@@ -280,8 +282,8 @@ is reached.`,
 	return cmd
 }
 
-// FetchResultSchema is the schemaVersion of fetch --format json objects.
-const FetchResultSchema = "mcpres.tuf-fetch-result/v1"
+// SchemaVersionFetchResult is the schemaVersion of fetch --format json objects.
+const SchemaVersionFetchResult = "mcpres.tuf-fetch-result/v1"
 
 const fetchLong = `Fetch the target NAME from the TUF repository URL_OR_DIR (an http(s) URL,
 or a directory read with no network), verified from the pinned root
@@ -371,7 +373,7 @@ func (a *app) fetchFailed(format, target, repo string, err error) error {
 		role, check = canonjson.NewString(ve.Role), canonjson.NewString(string(ve.Check))
 	}
 	if werr := a.writeJSON(canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(FetchResultSchema)},
+		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(SchemaVersionFetchResult)},
 		canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
 		canonjson.Member{Key: "target", Value: canonjson.NewString(target)},
 		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},
@@ -396,7 +398,7 @@ func fetchResult(repo string, res *tufdist.Result) *canonjson.Value {
 		fetchErr = canonjson.NewString(res.FetchError.Error())
 	}
 	return canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(FetchResultSchema)},
+		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(SchemaVersionFetchResult)},
 		canonjson.Member{Key: "valid", Value: canonjson.NewBool(true)},
 		canonjson.Member{Key: "target", Value: canonjson.NewString(res.Target)},
 		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},

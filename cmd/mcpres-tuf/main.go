@@ -131,8 +131,8 @@ func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, failf("private key: %v", err)
 	}
-	if st.Mode().Perm()&0o077 != 0 {
-		a.warnf("private key %s is readable by other users (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	if w := cli.KeyFileWarning(path, st); w != "" {
+		a.warnf("%s", w)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -173,7 +173,7 @@ func TestCLIPolicyTUFExpired(t *testing.T) {
 	// Signed two days ago with the default one-day timestamp expiry. The
 	// repository's keys are those of tufTestRepo: the same testOnly names.
 	past := time.Now().Add(-48 * time.Hour).UTC().Format(time.RFC3339)
-	wantTUFRun(t, 0, "add-target", "--repo", repo, "--name", "policy.json", policy, "--now", past,
+	wantTUFRun(t, 0, "add-target", "--repo", repo, "--name", "policy.json", policy, "--evaluated-at", past,
 		"--targets-key", filepath.Join(keys, "targets.key"), "--snapshot-key", filepath.Join(keys, "snapshot.key"), "--timestamp-key", filepath.Join(keys, "timestamp.key"))
 	stdout, stderr := wantTUFRun(t, exitInput, "fetch", "--policy-tuf", filepath.Join(repo, "1.root.json"),
 		"--policy-repo", repo, "--policy-target", "policy.json", "--policy-cache", t.TempDir())
@@ -206,7 +206,7 @@ func TestCLIPolicyTUFUsage(t *testing.T) {
 		{"init without repo", append([]string{"init", "--root-key", k("root-1")}, roles...), "--repo is required", true},
 		{"init without root key", append([]string{"init", "--repo", repo}, roles...), "at least one --root-key is required", true},
 		{"init two keys no threshold", append([]string{"init", "--repo", repo, "--root-key", k("root-1"), "--root-key", k("targets")}, roles...), "--root-threshold is required with more than one --root-key", true},
-		{"init bad now", append([]string{"init", "--repo", t.TempDir(), "--root-key", k("root-1"), "--now", "yesterday"}, roles...), `--now "yesterday" is not an RFC 3339 date-time`, true},
+		{"init bad now", append([]string{"init", "--repo", t.TempDir(), "--root-key", k("root-1"), "--evaluated-at", "yesterday"}, roles...), `--evaluated-at "yesterday" is not an RFC 3339 date-time`, true},
 		{"init existing repository", append([]string{"init", "--repo", repo, "--root-key", k("root-1")}, roles...), "already holds a TUF repository", false},
 		{"add-target without name", append([]string{"add-target", "--repo", repo, notJSON}, roles...), "--name is required", true},
 		{"add-target bad name", append([]string{"add-target", "--repo", repo, "--name", "../x", notJSON}, roles...), `--name: tufdist: target name "../x"`, true},
@@ -274,7 +274,7 @@ func TestCLIFetchJSON(t *testing.T) {
 	// A verification failure names the role and the check.
 	past := time.Now().Add(-72 * time.Hour).UTC().Format(time.RFC3339)
 	keys := tufKeyFiles(t, "targets", "snapshot", "timestamp")
-	wantTUFRun(t, 0, "add-target", "--repo", repo, "--name", "policy.json", root, "--now", past,
+	wantTUFRun(t, 0, "add-target", "--repo", repo, "--name", "policy.json", root, "--evaluated-at", past,
 		"--targets-key", filepath.Join(keys, "targets.key"), "--snapshot-key", filepath.Join(keys, "snapshot.key"), "--timestamp-key", filepath.Join(keys, "timestamp.key"))
 	stdout, _ = wantTUFRun(t, exitInput, "fetch", "--format", "json", "--policy-tuf", root, "--policy-repo", repo, "--policy-target", "policy.json", "--policy-cache", t.TempDir())
 	res = nil

@@ -137,7 +137,7 @@ func TestBinaryOfflineInNetworkNamespace(t *testing.T) {
 		p := func(n string) string { return filepath.Join(dir, n) }
 		var fps []string
 		for _, name := range []string{"producer", "witness"} {
-			stdout, stderr, code := runIsolated(t, unshare, bin, "key", "generate", "--out", p(name))
+			stdout, stderr, code := runIsolated(t, unshare, bin, "key", "generate", "--out-base", p(name))
 			if code != exitValid || !fingerprintLine.MatchString(stdout) {
 				t.Fatalf("key generate: exit %d, %q %q", code, stdout, stderr)
 			}

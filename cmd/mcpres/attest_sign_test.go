@@ -163,13 +163,13 @@ func readJSON(t testing.TB, path string) *canonjson.Value {
 
 var fingerprintLine = regexp.MustCompile(`^[0-9a-f]{64}\n$`)
 
-// `key generate --out NAME` writes NAME.key (PKCS#8 PEM, mode 0600) and
+// `key generate --out-base NAME` writes NAME.key (PKCS#8 PEM, mode 0600) and
 // NAME.pub (SPKI PEM), prints the fingerprint, and never overwrites either
 // file.
 func TestCLIKeyGenerate(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "release")
-	stdout, stderr, code := runCLI(t, "key", "generate", "--out", name)
+	stdout, stderr, code := runCLI(t, "key", "generate", "--out-base", name)
 	if code != exitValid || stderr != "" || !fingerprintLine.MatchString(stdout) {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want the fingerprint", code, stdout, stderr)
 	}
@@ -210,7 +210,7 @@ func TestCLIKeyGenerate(t *testing.T) {
 
 	t.Run("refuses to overwrite both", func(t *testing.T) {
 		before := snapshot(t, dir)
-		stdout, stderr, code := runCLI(t, "key", "generate", "--out", name)
+		stdout, stderr, code := runCLI(t, "key", "generate", "--out-base", name)
 		if code != exitInput || stdout != "" || !strings.Contains(stderr, "refusing to overwrite") {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
@@ -222,7 +222,7 @@ func TestCLIKeyGenerate(t *testing.T) {
 			name := filepath.Join(dir, "k")
 			writeTestFile(t, dir, "k"+existing, []byte("precious\n"), 0o600)
 			before := snapshot(t, dir)
-			stdout, stderr, code := runCLI(t, "key", "generate", "--out", name)
+			stdout, stderr, code := runCLI(t, "key", "generate", "--out-base", name)
 			if code != exitInput || stdout != "" || !strings.Contains(stderr, "refusing to overwrite") {
 				t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}
@@ -235,15 +235,15 @@ func TestCLIKeyGenerate(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := snapshot(t, dir)
-		_, stderr, code := runCLI(t, "key", "generate", "--out", filepath.Join(dir, "k"))
+		_, stderr, code := runCLI(t, "key", "generate", "--out-base", filepath.Join(dir, "k"))
 		if code != exitInput || !strings.Contains(stderr, "it is a symbolic link") {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
 		assertUnchanged(t, dir, before)
 	})
-	t.Run("--out is required", func(t *testing.T) {
+	t.Run("--out-base is required", func(t *testing.T) {
 		stdout, stderr, code := runCLI(t, "key", "generate")
-		if code != exitInput || stdout != "" || !strings.Contains(stderr, "--out") || !strings.Contains(stderr, "Usage:") {
+		if code != exitInput || stdout != "" || !strings.Contains(stderr, "--out-base NAME is required") || !strings.Contains(stderr, "Usage:") {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 	})
@@ -288,7 +288,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	t.Setenv(passwordEnv, pass)
 	dir := t.TempDir()
 	name := filepath.Join(dir, "enc")
-	stdout, stderr, code := runCLI(t, "key", "generate", "--encrypt", "--out", name)
+	stdout, stderr, code := runCLI(t, "key", "generate", "--encrypt", "--out-base", name)
 	if code != exitValid || stderr != "" || !fingerprintLine.MatchString(stdout) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -347,7 +347,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	t.Run("empty passphrase refused", func(t *testing.T) {
 		t.Setenv(passwordEnv, "")
 		dir := t.TempDir()
-		stdout, stderr, code := runCLI(t, "key", "generate", "--encrypt", "--out", filepath.Join(dir, "k"))
+		stdout, stderr, code := runCLI(t, "key", "generate", "--encrypt", "--out-base", filepath.Join(dir, "k"))
 		if code != exitInput || stdout != "" || !strings.Contains(stderr, passwordEnv) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
@@ -178,67 +176,4 @@ func TestCLIBatchProgress(t *testing.T) {
 	if strings.Contains(stderr, "/30") || strings.Contains(stderr, "\r") {
 		t.Errorf("progress on a stderr that is not a terminal: %q", stderr)
 	}
-}
-
-// lineCounter counts the lines written to it.
-type lineCounter struct {
-	mu    sync.Mutex
-	lines int
-	buf   bytes.Buffer
-}
-
-func (c *lineCounter) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.lines += bytes.Count(p, []byte("\n"))
-	return c.buf.Write(p)
-}
-
-func (c *lineCounter) printed() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lines
-}
-
-// runBatch prints in input order however the evaluations finish, and never
-// holds more than the window of reports evaluated but not yet printed.
-func TestRunBatchBoundedWindowInOrder(t *testing.T) {
-	const n = 500
-	paths := make([]string, n)
-	for i := range paths {
-		paths[i] = fmt.Sprintf("f%03d.json", i)
-	}
-	out := &lineCounter{}
-	a := &app{stdout: out, stderr: io.Discard}
-	var mu sync.Mutex
-	evaluated, maxAhead := 0, 0
-	window := batchWindow * min(runtime.GOMAXPROCS(0), n)
-	code := a.runBatch(inputs{paths: paths, many: true}, batchOutput{format: "text"}, func(p string) report {
-		var i int
-		fmt.Sscanf(p, "f%d.json", &i)
-		if i%7 == 0 {
-			time.Sleep(time.Millisecond) // finish out of order
-		}
-		mu.Lock()
-		evaluated++
-		maxAhead = max(maxAhead, evaluated-out.printed())
-		mu.Unlock()
-		return report{path: p, code: i % 2, outcome: outcomeValid, text: []string{p}}
-	})
-	if code != 1 {
-		t.Errorf("exit %d, want the worst, 1", code)
-	}
-	lines := strings.Split(out.buf.String(), "\n")
-	for i := range n {
-		if lines[i] != paths[i] {
-			t.Fatalf("line %d = %q, want %q: results out of input order", i, lines[i], paths[i])
-		}
-	}
-	if lines[n] != "500 files: 500 valid" {
-		t.Errorf("summary %q", lines[n])
-	}
-	if maxAhead > window {
-		t.Errorf("%d reports evaluated ahead of the printer, want at most the window %d", maxAhead, window)
-	}
-	t.Logf("window %d, at most %d ahead", window, maxAhead)
 }

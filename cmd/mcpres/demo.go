@@ -77,7 +77,7 @@ func (a *app) demo(dir string) error {
 		return err
 	}
 	for _, k := range []string{"producer", "witness"} {
-		if err := step("Generate the "+k+" key (prints its fingerprint)", 0, "key", "generate", "--out", p(k)); err != nil {
+		if err := step("Generate the "+k+" key (prints its fingerprint)", 0, "key", "generate", "--out-base", p(k)); err != nil {
 			return err
 		}
 	}

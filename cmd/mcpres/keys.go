@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -46,7 +47,7 @@ func (a *app) keyGenerateCommand() *cobra.Command {
 	var out string
 	var encrypt bool
 	cmd := &cobra.Command{
-		Use:   "generate --out NAME",
+		Use:   "generate --out-base NAME",
 		Short: "Generate an Ed25519 key pair: NAME.key (private) and NAME.pub (public)",
 		Long: `Generate an Ed25519 key pair. NAME.key receives the private key as PKCS#8 PEM,
 created with mode 0600; NAME.pub receives the public key as SPKI PEM. Existing
@@ -59,7 +60,7 @@ from $MCPRES_PASSWORD (else $COSIGN_PASSWORD) or, when both are unset, asked
 for on the terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := keyPairBase("--out", out, ".key", ".pub"); err != nil {
+			if err := keyPairBase("--"+keyPairFlag, out, ".key", ".pub"); err != nil {
 				return err
 			}
 			priv, err := attest.GenerateKey(rand.Reader)
@@ -91,7 +92,8 @@ for on the terminal.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (NAME.key, NAME.pub)")
+	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.pub)")
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
 	cmd.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt the private key with a passphrase ($MCPRES_PASSWORD, $COSIGN_PASSWORD or a prompt)")
 	return cmd
 }
@@ -151,8 +153,8 @@ func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, failf("private key: %v", err)
 	}
-	if st.Mode().Perm()&0o077 != 0 {
-		a.warnf("private key %s is readable by other users (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	if w := cli.KeyFileWarning(path, st); w != "" {
+		a.warnf("%s", w)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
@@ -149,7 +150,7 @@ func (s *switchWriter) Write(p []byte) (int, error) {
 func (a *app) logKeygenCommand() *cobra.Command {
 	var origin, out string
 	cmd := &cobra.Command{
-		Use:   "keygen --origin ORIGIN --out NAME",
+		Use:   "keygen --origin ORIGIN --out-base NAME",
 		Short: "Generate a log key: NAME.key (private, 0600) and NAME.vkey (verifier key)",
 		Long: `Generate an Ed25519 signed-note key for a log whose origin is ORIGIN (for
 example "example.org/mcpres-log": the C2SP tlog-checkpoint origin, a
@@ -165,13 +166,14 @@ policy's tlog-policy. Existing files are never overwritten.`,
 				return usagef("--origin is required")
 			}
 			if out == "" {
-				return usagef("--out NAME is required")
+				return usagef("--%s NAME is required", keyPairFlag)
 			}
 			return a.generateNoteKey(signednote.TypeEd25519, origin, out)
 		},
 	}
 	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin (the key's name)")
-	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (NAME.key, NAME.vkey)")
+	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
 	return cmd
 }
 
@@ -181,7 +183,7 @@ func (a *app) generateNoteKey(typ byte, name, out string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if err := keyPairBase("--out", out, ".key", ".vkey"); err != nil {
+	if err := keyPairBase("--"+keyPairFlag, out, ".key", ".vkey"); err != nil {
 		return err
 	}
 	if err := writeKeyPair(out+".key", []byte(skey+"\n"), out+".vkey", []byte(vkey+"\n")); err != nil {
@@ -274,13 +276,13 @@ func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
 	return signer, nil
 }
 
-// loadCosigner reads a witness's private key (see loadNoteKeyText).
-func (a *app) loadCosigner(spec string) (*signednote.Cosigner, error) {
+// loadWitnessSigner reads a witness's private key (see loadNoteKeyText).
+func (a *app) loadWitnessSigner(spec string) (*signednote.WitnessSigner, error) {
 	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv)
 	if err != nil {
 		return nil, err
 	}
-	c, err := signednote.ParseCosigner(k)
+	c, err := signednote.ParseWitnessSigner(k)
 	if err != nil {
 		return nil, failf("witness key %s: %v", label, err)
 	}
@@ -340,7 +342,7 @@ and 'log add-cosignature') and printed on stdout.
 With --mysql the log is created in a MariaDB/MySQL database instead (see
 'log serve'): the schema is applied, and the verifier key recorded in the
 database.`,
-		Example: `  mcpres log keygen --origin example.org/mcpres-log --out log
+		Example: `  mcpres log keygen --origin example.org/mcpres-log --out-base log
   mcpres log init --dir public/log --key log.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -538,7 +540,7 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 		return failf("logging %s: %v", path, err)
 	}
 	if wc != nil {
-		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, dir, lg, signer.Verifier()); err != nil {
+		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, posix.New(dir).ReadTile, lg, signer.Verifier()); err != nil {
 			return err
 		}
 	}
@@ -572,10 +574,10 @@ func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
 	entry, b, rep := admitBundle(validator.New(), path, doc, err)
 	if rep != nil {
 		a.render(*rep, "text", false, true)
-		if rep.code == exitInvalid {
+		if rep.Code == exitInvalid {
 			fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
 		}
-		return nil, nil, &exitError{rep.code}
+		return nil, nil, &exitError{rep.Code}
 	}
 	return entry, b, nil
 }
@@ -652,26 +654,27 @@ func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string,
 }
 
 func (a *app) logProofCommand() *cobra.Command {
-	var dir, logKey, out, proofOut, index string
+	var dir, dsn, logKey, out, proofOut, index string
 	var force bool
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "proof --dir DIR --index N [--witness-policy FILE] [-o REF]",
+		Use:   "proof (--dir DIR | --mysql DSN) --index N [--witness-policy FILE] [-o REF]",
 		Short: "Write a fresh reference for entry N against the latest checkpoint",
 		Long: `Build a fresh inclusion proof for the entry at index N against the log's
 latest checkpoint, with every cosignature attached to it, and write the
 transparency reference to REF (stdout when -o is not given); with --proof
 also the raw C2SP tlog-proof bytes. The checkpoint is authenticated with the
 log key recorded by 'log init' or given with --log-key, and the proof is
-verified before it is written.
+verified before it is written. --mysql DSN reads a log kept in MariaDB/MySQL
+(see 'log serve') instead of a directory.
 
 With --witness-policy FILE, the witnesses with a URL in that tlog policy are
 first asked to cosign the latest checkpoint (as 'log add' does), and the
 reference carries what they gave.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usagef("--dir is required")
+			if (dir == "") == (dsn == "") {
+				return usagef("give one of --dir and --mysql")
 			}
 			n, err := strconv.ParseUint(index, 10, 63)
 			if err != nil || strconv.FormatUint(n, 10) != index {
@@ -686,9 +689,14 @@ reference carries what they gave.`,
 			if err := checkOutputs(outputs, []string{logKey}, force); err != nil {
 				return err
 			}
-			v, err := logVerifier(dir, logKey)
+			store, v, done, err := a.openLogReader(dir, dsn, logKey)
 			if err != nil {
 				return err
+			}
+			defer done()
+			where := dir
+			if where == "" {
+				where = "the database"
 			}
 			wc, err := wp.client(a, v)
 			if err != nil {
@@ -696,26 +704,27 @@ reference carries what they gave.`,
 			}
 			ctx, cancel := logContext()
 			defer cancel()
-			lg := tlog.Open(posix.New(dir), v)
+			lg := tlog.Open(store, v)
 			if wc != nil {
 				cp, err := lg.Checkpoint(ctx)
 				if err != nil {
-					return failf("%s: %v", dir, err)
+					return failf("%s: %v", where, err)
 				}
 				wc.Hint(cp.Size) // a witness that is behind answers 409 with its size
-				if _, err := a.collectCosignatures(ctx, wc, dir, lg, v); err != nil {
+				if _, err := a.collectCosignatures(ctx, wc, store.ReadTile, lg, v); err != nil {
 					return err
 				}
 			}
 			p, err := lg.Proof(ctx, n)
 			if err != nil {
-				return failf("proof of entry %d in %s: %v", n, dir, err)
+				return failf("proof of entry %d in %s: %v", n, where, err)
 			}
 			return a.writeReference(p, out, proofOut, nil, force)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
 	wp.register(cmd)
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
@@ -726,10 +735,10 @@ reference carries what they gave.`,
 }
 
 func (a *app) logAddCosignatureCommand() *cobra.Command {
-	var dir, logKey string
+	var dir, dsn, logKey string
 	var witnessKeys []string
 	cmd := &cobra.Command{
-		Use:   "add-cosignature --dir DIR --witness-key W.vkey... COSIG...",
+		Use:   "add-cosignature (--dir DIR | --mysql DSN) --witness-key W.vkey... COSIG...",
 		Short: "Attach witness cosignatures to the published checkpoint",
 		Long: `Attach collected witness cosignatures (files written by 'mcpres witness
 cosign': C2SP cosignature/v1 signature lines) to the log's published
@@ -742,19 +751,22 @@ body; one that does not is refused (exit 1): it is for another checkpoint
 a key that already cosigned (keys compared by fingerprint) is dropped with a
 warning. The checkpoint body and log signature are kept; the file is
 replaced atomically, and not at all if the log published a new checkpoint
-meanwhile.`,
+meanwhile. With --mysql DSN the log is in MariaDB/MySQL: the checkpoint row
+is replaced in one transaction holding the row lock Tessera's publisher
+takes.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usagef("--dir is required")
+			if (dir == "") == (dsn == "") {
+				return usagef("give one of --dir and --mysql")
 			}
 			if len(witnessKeys) == 0 {
 				return usagef("--witness-key is required (the keys the cosignatures are by)")
 			}
-			lv, err := logVerifier(dir, logKey)
+			store, lv, done, err := a.openLogReader(dir, dsn, logKey)
 			if err != nil {
 				return err
 			}
+			defer done()
 			var ws []*signednote.Verifier
 			for _, p := range witnessKeys {
 				w, err := loadVerifierKey("witness key", p, signednote.ParseWitnessVerifier)
@@ -774,7 +786,7 @@ meanwhile.`,
 			ctx, cancel := logContext()
 			defer cancel()
 			var res *witness.AttachResult
-			cp, err := tlog.Open(posix.New(dir), lv).UpdateCheckpoint(ctx, func(cp *tlog.Checkpoint) ([]byte, error) {
+			cp, err := tlog.Open(store, lv).UpdateCheckpoint(ctx, func(cp *tlog.Checkpoint) ([]byte, error) {
 				var err error
 				res, err = witness.Attach(cp.Note, lv, ws, inputs)
 				if err != nil {
@@ -799,6 +811,7 @@ meanwhile.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringArrayVar(&witnessKeys, "witness-key", nil, "a witness's verifier key file (repeat for each witness)")
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
 	return cmd

@@ -442,7 +442,7 @@ func TestCLILogAddRefusals(t *testing.T) {
 
 func TestCLILogKeygen(t *testing.T) {
 	dir := t.TempDir()
-	stdout, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "example.org/log", "--out", filepath.Join(dir, "log"))
+	stdout, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "example.org/log", "--out-base", filepath.Join(dir, "log"))
 	if code != 0 || stderr != "" {
 		t.Fatalf("log keygen: exit %d, stderr %q", code, stderr)
 	}
@@ -461,13 +461,13 @@ func TestCLILogKeygen(t *testing.T) {
 	if _, err := note.NewSigner(strings.TrimSpace(string(skey))); err != nil {
 		t.Fatalf("sumdb/note rejects the log key: %v", err)
 	}
-	if _, _, code := runLogCLI(t, "log", "keygen", "--origin", "example.org/log", "--out", filepath.Join(dir, "log")); code != exitInput {
+	if _, _, code := runLogCLI(t, "log", "keygen", "--origin", "example.org/log", "--out-base", filepath.Join(dir, "log")); code != exitInput {
 		t.Errorf("keygen over existing files: exit %d", code)
 	}
-	if _, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "a b", "--out", filepath.Join(dir, "x")); code != exitInput || !strings.Contains(stderr, "is empty or contains spaces") {
+	if _, stderr, code := runLogCLI(t, "log", "keygen", "--origin", "a b", "--out-base", filepath.Join(dir, "x")); code != exitInput || !strings.Contains(stderr, "is empty or contains spaces") {
 		t.Errorf("keygen with a bad origin: exit %d, %q", code, stderr)
 	}
-	stdout, _, code = runLogCLI(t, "witness", "keygen", "--name", "example.org/w", "--out", filepath.Join(dir, "w"))
+	stdout, _, code = runLogCLI(t, "witness", "keygen", "--name", "example.org/w", "--out-base", filepath.Join(dir, "w"))
 	if w, err := signednote.ParseWitnessVerifier(strings.TrimSuffix(stdout, "\n")); code != 0 || err != nil || w.Name() != "example.org/w" {
 		t.Fatalf("witness keygen: exit %d, %q, %v", code, stdout, err)
 	}

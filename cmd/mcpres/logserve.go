@@ -24,6 +24,7 @@ import (
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
+	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -47,6 +48,10 @@ const (
 	// serveGrace bounds the shutdown: the submissions in flight are
 	// answered (their checkpoint published) before the process exits.
 	serveGrace = time.Minute
+	// maxServeWitnessTimeout bounds --witness-timeout with log serve: a
+	// submission may wait for the witnessing of the checkpoint before its
+	// own, then of its own, within server.DefaultAddTimeout.
+	maxServeWitnessTimeout = server.DefaultAddTimeout / 3
 )
 
 const logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
@@ -79,13 +84,24 @@ format; env:NAME reads it from an environment variable, which keeps the
 password out of the process list). mcpres applies its schema (Tessera's
 tables and its own) at start. The tiles, checkpoints and references are
 the same as a POSIX log's for the same entries; the deduplication index is
-a table; Tessera's MySQL driver publishes at most one checkpoint a second.`
+a table; Tessera's MySQL driver publishes at most one checkpoint a second.
+
+--witness-policy FILE (a tlog policy; see 'mcpres policy tlog'): after each
+new published checkpoint, every witness with a URL there is asked for its
+cosignature over C2SP tlog-witness (in parallel, each within
+--witness-timeout), and the cosignatures obtained are attached to the
+published checkpoint. Submissions are then answered with a reference whose
+checkpoint carries them, so a pipeline's reference can meet a v1 trust
+policy's witness quorum. A witness that is down or refuses delays the
+answers by at most its deadline and is logged as a warning; the verifier's
+quorum decides whether what was obtained is enough.`
 
 func (a *app) logServeCommand() *cobra.Command {
 	var dir, dsn, keyPath, listen, tokenFile string
 	var maxConcurrent int
+	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "serve (--dir DIR | --mysql DSN) [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE]",
+		Use:   "serve (--dir DIR | --mysql DSN) [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE] [--witness-policy FILE]",
 		Short: "Serve the log (tlog-tiles reads, POST /add submissions) over HTTP",
 		Long:  logServeLong,
 		Example: `  mcpres log serve --dir /var/lib/mcpres/log --key env:MCPRES_LOG_KEY --token-file /etc/mcpres/log.token
@@ -100,6 +116,13 @@ func (a *app) logServeCommand() *cobra.Command {
 				return err
 			}
 			token, err := loadToken(tokenFile)
+			if err != nil {
+				return err
+			}
+			if wp.timeout > maxServeWitnessTimeout {
+				return usagef("--witness-timeout %v: at most %v with log serve (a submission waits for its checkpoint's witnesses within %v)", wp.timeout, maxServeWitnessTimeout, server.DefaultAddTimeout)
+			}
+			wc, err := wp.client(a, signer.Verifier())
 			if err != nil {
 				return err
 			}
@@ -125,9 +148,10 @@ func (a *app) logServeCommand() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return a.serveLog(ctx, store, signer, listen, token, maxConcurrent)
+			return a.serveLog(ctx, store, signer, listen, token, maxConcurrent, wc)
 		},
 	}
+	wp.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory (created by 'log init')")
 	f.StringVar(&dsn, "mysql", "", "serve the log in this MariaDB/MySQL database (created by 'log init --mysql'): a DSN, or env:NAME")
@@ -138,8 +162,10 @@ func (a *app) logServeCommand() *cobra.Command {
 	return cmd
 }
 
-// serveLog runs the service on store until ctx is done.
-func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signednote.LogSigner, listen, token string, maxConcurrent int) error {
+// serveLog runs the service on store until ctx is done; with wc, the
+// witnesses cosign each new checkpoint before the submissions it covers
+// are answered.
+func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signednote.LogSigner, listen, token string, maxConcurrent int, wc *witnessclient.Client) error {
 	lg := tlog.Open(store, signer.Verifier())
 	age := serveBatchAge
 	if _, ok := store.(*mysql.Storage); ok {
@@ -147,14 +173,41 @@ func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signedno
 		// transactions cost the database less and add no latency.
 		age = serveBatchAgeMySQL
 	}
+	opts := tlog.AppenderOptions{BatchSize: serveBatchSize, BatchMaxAge: age, GCInterval: serveGCInterval}
 	octx, cancel := logContext()
-	ap, err := lg.NewAppender(octx, signer, tlog.AppenderOptions{
-		BatchSize: serveBatchSize, BatchMaxAge: age, GCInterval: serveGCInterval,
-	})
+	var ap *tlog.Appender
+	ready := make(chan struct{})
+	if wc != nil {
+		if ex, ok := store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
+			cancel()
+			return failf("--witness-policy: on this system a log directory's checkpoint cannot be replaced while this process appends (no open-file-description locks); use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process")
+		}
+		if cp, err := lg.Checkpoint(octx); err == nil {
+			wc.Hint(cp.Size) // the size the witnesses most likely last cosigned
+		}
+		opts.AwaitHook = true
+		opts.OnCheckpoint = func(ctx context.Context, cp *tlog.Checkpoint) {
+			select {
+			case <-ready: // ap is set
+			case <-ctx.Done():
+				return
+			}
+			wcp, res, err := wc.WitnessLog(ctx, ap, signer.Verifier(), store.ReadTile)
+			if err != nil {
+				// A newer checkpoint was published meanwhile: its own
+				// turn comes next.
+				a.warnf("log serve: checkpoint at size %d: %v", cp.Size, err)
+				return
+			}
+			a.reportCosignatures("log serve: ", wcp, res)
+		}
+	}
+	ap, err := lg.NewAppender(octx, signer, opts)
 	cancel()
 	if err != nil {
 		return failf("opening the log: %v", err)
 	}
+	close(ready)
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		ap.Close(context.Background())
@@ -196,12 +249,12 @@ func admitSubmission(val *validator.Validator, body []byte) ([]byte, *server.Rej
 	if rep == nil {
 		return entry, nil
 	}
-	out, err := canonjson.Compact(rep.obj)
+	out, err := canonjson.Compact(rep.Obj)
 	if err != nil {
-		out, _ = canonjson.Compact(validUTF8(rep.obj))
+		out, _ = canonjson.Compact(validUTF8(rep.Obj))
 	}
 	status := http.StatusUnprocessableEntity
-	if rep.code == exitInput {
+	if rep.Code == exitInput {
 		status = http.StatusBadRequest
 	}
 	return entry, &server.Rejection{Status: status, JSON: append(out, '\n')}
@@ -424,4 +477,56 @@ func (a *app) initMySQL(spec string, signer *signednote.LogSigner) error {
 	}
 	fmt.Fprintln(a.stdout, vkey)
 	return nil
+}
+
+// openLogReader opens the log of 'log proof' and 'log add-cosignature':
+// the directory (--dir) or the database (--mysql), authenticated with
+// --log-key or the key 'log init' recorded there. The caller calls done.
+func (a *app) openLogReader(dir, dsn, logKey string) (tlog.Storage, *signednote.Verifier, func(), error) {
+	if (dir == "") == (dsn == "") {
+		return nil, nil, nil, usagef("give one of --dir and --mysql")
+	}
+	if dir != "" {
+		v, err := logVerifier(dir, logKey)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return posix.New(dir), v, func() {}, nil
+	}
+	spec, err := mysqlDSN(dsn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := logContext()
+	defer cancel()
+	st, err := mysql.Open(ctx, spec)
+	if err != nil {
+		return nil, nil, nil, failf("%v", err)
+	}
+	rec, err := st.RecordedKey(ctx)
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, failf("mysql: reading the recorded log key: %v", err)
+	}
+	var v *signednote.Verifier
+	switch {
+	case logKey != "":
+		if v, err = loadVerifierKey("log key", logKey, signednote.ParseLogVerifier); err != nil {
+			st.Close()
+			return nil, nil, nil, err
+		}
+		if rec != "" && rec != v.String() {
+			st.Close()
+			return nil, nil, nil, failf("the log key %s is not the key of the log in the database (its key is %s)", v, rec)
+		}
+	case rec == "":
+		st.Close()
+		return nil, nil, nil, failf("the database has no recorded log key: give the log's verifier key with --log-key")
+	default:
+		if v, err = signednote.ParseLogVerifier(rec); err != nil {
+			st.Close()
+			return nil, nil, nil, failf("mysql: the recorded log key: %v", err)
+		}
+	}
+	return st, v, func() { st.Close() }, nil
 }

@@ -158,8 +158,8 @@ func TestCLILogServe(t *testing.T) {
 	}
 	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 401 {
-		t.Fatalf("without token: %d", resp.StatusCode)
+	if resp.StatusCode != http.StatusUnauthorized || !bytes.Contains(answer, []byte("bearer token")) {
+		t.Fatalf("without token: %d %s", resp.StatusCode, answer)
 	}
 	req, _ := http.NewRequest("POST", srv.url+"/add", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer test-only-token")

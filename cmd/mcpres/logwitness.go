@@ -8,10 +8,10 @@ import (
 
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/tlog"
-	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
+	"github.com/transparency-dev/tessera/client"
 )
 
 // witnessPolicyFlags are the flags of the commands that collect
@@ -70,15 +70,22 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 }
 
 // collectCosignatures asks the witnesses to cosign the published checkpoint
-// of the log in dir and attaches what they give; a witness that fails is a
-// warning, never an error: the verifier's quorum decides.
-func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, dir string, lg *tlog.Log, logKey *signednote.Verifier) (*tlog.Checkpoint, error) {
-	cp, res, err := c.WitnessLog(ctx, lg, logKey, posix.New(dir).ReadTile)
+// of lg (readTile reads its tiles) and attaches what they give; a witness
+// that fails is a warning, never an error: the verifier's quorum decides.
+func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, readTile client.TileFetcherFunc, lg witnessclient.Log, logKey *signednote.Verifier) (*tlog.Checkpoint, error) {
+	cp, res, err := c.WitnessLog(ctx, lg, logKey, readTile)
 	if err != nil {
 		return nil, failf("collecting cosignatures: %v", err)
 	}
+	a.reportCosignatures("", cp, res)
+	return cp, nil
+}
+
+// reportCosignatures says on stderr which witnesses cosigned cp, and warns
+// of each that did not.
+func (a *app) reportCosignatures(prefix string, cp *tlog.Checkpoint, res *witnessclient.Result) {
 	for _, f := range res.Failures {
-		a.warnf("witness %s gave no cosignature: %v", f.Name, f.Err)
+		a.warnf("%switness %s gave no cosignature: %v", prefix, f.Name, f.Err)
 	}
 	names := ""
 	for i, s := range res.Cosignatures {
@@ -90,7 +97,6 @@ func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, 
 	if names == "" {
 		names = "none"
 	}
-	fmt.Fprintf(a.stderr, "mcpres: checkpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)\n",
-		cp.Origin, cp.Size, len(res.Cosignatures), len(res.Cosignatures)+len(res.Failures), names)
-	return cp, nil
+	fmt.Fprintf(a.stderr, "mcpres: %scheckpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)\n",
+		prefix, cp.Origin, cp.Size, len(res.Cosignatures), len(res.Cosignatures)+len(res.Failures), names)
 }

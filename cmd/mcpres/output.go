@@ -91,6 +91,14 @@ func writeFileError(path string, err error) error {
 	return failf("%s", cli.WriteError(path, err))
 }
 
+// keyPairFlag is the one name of the flag that gives the base name of a
+// generated key pair (key generate, log keygen, witness keygen). It is not
+// -o/--output, which always names one file; --out is its deprecated
+// spelling.
+const keyPairFlag = "out-base"
+
+const keyPairUsage = "base name of the key pair to create; not a file name: .key and the public-key extension are appended"
+
 // keyPairBase checks the base name of a key pair (NAME.key and NAME.pub or
 // NAME.vkey): it is required, two files cannot go to standard output, and
 // neither file may exist.

@@ -16,14 +16,15 @@ import (
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 	"github.com/spf13/cobra"
 )
 
 // exportFormatUpstream is the only --format of policy export.
 const exportFormatUpstream = "mcp-res-0.2.0"
 
-// policyCheckSchema versions the JSON objects of policy check --format json.
-const policyCheckSchema = "mcpres.trust-policy-check/v1"
+// schemaVersionPolicyCheck versions the JSON objects of policy check --format json.
+const schemaVersionPolicyCheck = "mcpres.trust-policy-check/v1"
 
 const policyLong = `Write and check mcpres.trust-policy/v1 trust policies (docs/trust-policy.md).
 
@@ -118,7 +119,7 @@ func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string
 	val := validator.New()
 	d, problems := trustpolicy.Decode(doc, val)
 	if len(problems) > 0 {
-		a.printPolicyProblems(fmt.Sprintf("%s is not an %s document; it is unchanged:", path, trustpolicy.SchemaVersion), problems)
+		a.printPolicyProblems(fmt.Sprintf("%s is not an %s document; it is unchanged:", path, trustpolicy.SchemaVersionPolicy), problems)
 		return &exitError{exitInvalid}
 	}
 	what, err := edit(d)
@@ -487,7 +488,7 @@ func (a *app) checkPolicyFile(val *validator.Validator, path, format string) int
 			items[i], _ = canonjson.FromGo(pr)
 		}
 		a.printJSON(path, canonjson.NewObject(
-			canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(policyCheckSchema)},
+			canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(schemaVersionPolicyCheck)},
 			canonjson.Member{Key: "valid", Value: canonjson.NewBool(p != nil)},
 			canonjson.Member{Key: "problems", Value: canonjson.NewArray(items...)},
 		), true)
@@ -497,7 +498,7 @@ func (a *app) checkPolicyFile(val *validator.Validator, path, format string) int
 			fmt.Fprintf(a.stdout, "  %s\n", pr)
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "%s: VALID %s %q version %s: %s\n", path, trustpolicy.SchemaVersion, p.ID(), p.Version(), policySummary(p))
+		fmt.Fprintf(a.stdout, "%s: VALID %s %q version %s: %s\n", path, trustpolicy.SchemaVersionPolicy, p.ID(), p.Version(), policySummary(p))
 	}
 	if p == nil {
 		return exitInvalid
@@ -559,7 +560,7 @@ atomically, never replaces FILE, and replaces an existing file only with
 				return &exitError{exitInvalid}
 			}
 			up, losses := p.Upstream()
-			if errs := val.SchemaErrors(validator.SchemaTrustPolicy, up); len(errs) > 0 {
+			if errs := val.SchemaErrors(schema.TrustPolicy, up); len(errs) > 0 {
 				return failf("the projection fails the %s schema: %s %s", bundle.SchemaVersionTrustPolicy, errs[0].InstancePath, errs[0].Message)
 			}
 			if len(losses) > 0 && !acceptLoss {

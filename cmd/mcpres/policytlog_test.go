@@ -13,9 +13,9 @@ import (
 func TestPolicyTLog(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	runExpect(t, 0, "log", "keygen", "--origin", "example.org/tlog-policy-log", "--out", p("log"))
+	runExpect(t, 0, "log", "keygen", "--origin", "example.org/tlog-policy-log", "--out-base", p("log"))
 	for _, w := range []string{"w1", "w2", "w3", "w4"} {
-		runExpect(t, 0, "witness", "keygen", "--name", "example.org/"+w, "--out", p(w))
+		runExpect(t, 0, "witness", "keygen", "--name", "example.org/"+w, "--out-base", p(w))
 	}
 	pol := p("tlog-policy.txt")
 	runExpect(t, 0, "policy", "tlog", "add-log", pol, "--key", p("log.vkey"))

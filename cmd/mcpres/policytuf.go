@@ -31,8 +31,12 @@ const tufBinaryEnv = "MCPRES_TUF"
 // and message prefixes.
 const tufInvokedAs = "MCPRES_TUF_INVOKED_AS=mcpres policy tuf"
 
-// tufFetchSchema is the schemaVersion of `mcpres-tuf fetch --format json`.
-const tufFetchSchema = "mcpres.tuf-fetch-result/v1"
+// schemaVersionTUFFetchResult is the schemaVersion of `mcpres-tuf fetch
+// --format json`: cmd/mcpres-tuf's SchemaVersionFetchResult, which this
+// binary cannot import (a main package; tufdist would link go-tuf into
+// every run). The fetchPolicyTUF tests run mcpres-tuf, so they disagree
+// only with a failing test.
+const schemaVersionTUFFetchResult = "mcpres.tuf-fetch-result/v1"
 
 // findTUFBinary returns $MCPRES_TUF, else mcpres-tuf next to this
 // executable, else mcpres-tuf on PATH.
@@ -126,7 +130,7 @@ func (a *app) fetchPolicyTUF(root, repo, target, cacheDir string) (string, []byt
 	c.Env = append(os.Environ(), tufInvokedAs)
 	runErr := c.Run()
 	res, err := canonjson.Parse(stdout.Bytes())
-	if err != nil || !res.Is(canonjson.Object) || res.Get("schemaVersion").Str != tufFetchSchema {
+	if err != nil || !res.Is(canonjson.Object) || res.Get("schemaVersion").Str != schemaVersionTUFFetchResult {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = fmt.Sprintf("%s gave no result (%v)", bin, runErr)

@@ -112,7 +112,7 @@ func tufRepoViaCLI(t *testing.T, now time.Time) (keys, repo string) {
 		t.Fatal(err)
 	}
 	k := func(n string) string { return filepath.Join(keys, n+".key") }
-	roles := []string{"--targets-key", k("targets"), "--snapshot-key", k("snapshot"), "--timestamp-key", k("timestamp"), "--now", now.UTC().Format(time.RFC3339)}
+	roles := []string{"--targets-key", k("targets"), "--snapshot-key", k("snapshot"), "--timestamp-key", k("timestamp"), "--evaluated-at", now.UTC().Format(time.RFC3339)}
 	for _, args := range [][]string{
 		append([]string{"policy", "tuf", "init", "--repo", repo, "--root-key", k("root")}, roles...),
 		append([]string{"policy", "tuf", "add-target", "--repo", repo, "--name", "policy.json", policy}, roles...),

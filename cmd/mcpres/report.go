@@ -73,8 +73,8 @@ func (a *app) reportCommand() *cobra.Command {
 			if !quiet && out != stdoutName {
 				fmt.Fprintf(a.stderr, "mcpres: wrote report %s\n", out)
 			}
-			if rep.code != exitValid {
-				return &exitError{rep.code}
+			if rep.Code != exitValid {
+				return &exitError{rep.Code}
 			}
 			return nil
 		},
@@ -113,27 +113,27 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
 		rep := inputInvalidReport(path, err)
-		in.InputError = rep.detail
+		in.InputError = rep.Detail
 		return in, rep
 	}
 	in.Document = doc
 	val := validator.New()
 	if document.Detect(doc) == document.AttestedBundle {
 		vo := attest.Options{EvaluatedAt: at, Validator: val,
-			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersion: trustpolicy.Loader}}
+			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}}
 		if policyPath != "" {
 			pol := readPolicyOnce(policyPath, vo)
-			if pol.err != nil {
-				rep := inputInvalidReport(pol.path, fmt.Errorf("trust policy: %w", pol.err))
-				in.InputError = rep.detail
+			if pol.Err != nil {
+				rep := inputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
+				in.InputError = rep.Detail
 				return in, rep
 			}
-			vo.LoadedPolicy, in.PolicyName = pol.loaded, pol.path
+			vo.LoadedPolicy, in.PolicyName = pol.Loaded, pol.Path
 		}
 		r, err := attest.Verify(doc, vo)
 		if err != nil {
 			rep := inputInvalidReport(path, err)
-			in.InputError = rep.detail
+			in.InputError = rep.Detail
 			return in, rep
 		}
 		in.Attestation = &r
@@ -145,7 +145,7 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 	dr, err := document.New(val).Validate(doc, opts)
 	if err != nil {
 		rep := inputInvalidReport(path, err)
-		in.InputError = rep.detail
+		in.InputError = rep.Detail
 		return in, rep
 	}
 	in.Result = dr.Result

@@ -48,15 +48,15 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	exampleFile, otherFile := writeBundle("example.json", example), writeBundle("other.json", other)
 
 	// Two logs (the second only for the other-origin tamper), two witnesses.
-	runExpect(t, 0, "log", "keygen", "--origin", "example.org/e2e-log", "--out", p("log"))
-	runExpect(t, 0, "log", "keygen", "--origin", "example.org/other-log", "--out", p("log-b"))
+	runExpect(t, 0, "log", "keygen", "--origin", "example.org/e2e-log", "--out-base", p("log"))
+	runExpect(t, 0, "log", "keygen", "--origin", "example.org/other-log", "--out-base", p("log-b"))
 	runExpect(t, 0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
 	runExpect(t, 0, "log", "init", "--dir", p("log-b-dir"), "--key", p("log-b.key"))
 	runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), exampleFile, "-o", p("ref-example.json"))
 	runExpect(t, 0, "log", "add", "--dir", p("log-dir"), "--key", p("log.key"), otherFile, "-o", p("ref-other.json"))
 	runExpect(t, 0, "log", "add", "--dir", p("log-b-dir"), "--key", p("log-b.key"), exampleFile, "-o", p("ref-b.json"))
 	for _, w := range []string{"witness-a", "witness-b"} {
-		runExpect(t, 0, "witness", "keygen", "--name", w, "--out", p(w))
+		runExpect(t, 0, "witness", "keygen", "--name", w, "--out-base", p(w))
 		runExpect(t, 0, "witness", "cosign", "--log", p("log-dir"), "--log-key", p("log.vkey"), "--key", p(w+".key"),
 			"--state", p(w+".state"), "--init", "-o", p(w+".cosig"))
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -146,48 +145,22 @@ func (a *app) validateReport(val *document.Validator, path string, opts document
 	return resultReport(path, r.Result)
 }
 
-func inputReason(err error) string {
-	var ie *validator.InputError
-	if errors.As(err, &ie) {
-		return ie.Reason
-	}
-	return err.Error()
-}
-
-// inputInvalidReport is the MCP_RES_INPUT_INVALID outcome (exit 2).
-func inputInvalidReport(path string, err error) report {
-	reason := inputReason(err)
-	return report{
-		path:    path,
-		code:    exitInput,
-		outcome: outcomeInputInvalid,
-		obj: canonjson.NewObject(
-			canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
-			canonjson.Member{Key: "diagnostics", Value: canonjson.NewArray(canonjson.NewString(validator.CodeInputInvalid))},
-			canonjson.Member{Key: "message", Value: canonjson.NewString(validator.CodeInputInvalid + ": " + reason)},
-		),
-		text:   []string{fmt.Sprintf("%s: INPUT INVALID %s: %s", path, validator.CodeInputInvalid, reason)},
-		diags:  []string{validator.CodeInputInvalid},
-		detail: reason,
-	}
-}
-
 // resultReport renders a validation result.
 func resultReport(path string, r validator.Result) report {
-	rep := report{path: path, obj: r.Value(), diags: r.Diagnostics, detail: r.Detail}
+	rep := report{Path: path, Obj: r.Value(), Diags: r.Diagnostics, Detail: r.Detail}
 	if r.Valid {
-		rep.code, rep.outcome = exitValid, outcomeValid
-		rep.text = []string{path + ": VALID" + extraText(r.Extra)}
+		rep.Code, rep.Outcome = exitValid, outcomeValid
+		rep.Text = []string{path + ": VALID" + extraText(r.Extra)}
 		return rep
 	}
-	rep.code, rep.outcome = exitInvalid, outcomeInvalid
-	rep.text = []string{fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail)}
+	rep.Code, rep.Outcome = exitInvalid, outcomeInvalid
+	rep.Text = []string{fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail)}
 	for _, e := range r.SchemaErrors {
 		p := e.InstancePath
 		if p == "" {
 			p = "(root)"
 		}
-		rep.text = append(rep.text, fmt.Sprintf("  %s: %s (%s)", p, e.Message, e.Keyword))
+		rep.Text = append(rep.Text, fmt.Sprintf("  %s: %s (%s)", p, e.Message, e.Keyword))
 	}
 	return rep
 }
@@ -212,38 +185,4 @@ func (a *app) printInputInvalid(path string, err error, format string, withFile 
 
 func (a *app) printResult(path string, r validator.Result, format string, withFile bool) {
 	a.render(resultReport(path, r), format, withFile, true)
-}
-
-func (a *app) printJSON(path string, obj *canonjson.Value, withFile bool) {
-	if withFile {
-		obj = canonjson.NewObject(append([]canonjson.Member{{Key: "file", Value: canonjson.NewString(path)}}, obj.Members...)...)
-	}
-	out, err := canonjson.Compact(obj)
-	if err != nil {
-		// A path (or an error message quoting one) that is not valid UTF-8
-		// has no JSON string form: print it with U+FFFD replacements.
-		out, _ = canonjson.Compact(validUTF8(obj))
-	}
-	a.stdout.Write(append(out, '\n'))
-}
-
-// validUTF8 returns a copy of v whose strings and keys are valid UTF-8.
-func validUTF8(v *canonjson.Value) *canonjson.Value {
-	c := v.Clone()
-	var fix func(*canonjson.Value)
-	fix = func(x *canonjson.Value) {
-		if x == nil {
-			return
-		}
-		x.Str = strings.ToValidUTF8(x.Str, "\uFFFD")
-		for _, it := range x.Items {
-			fix(it)
-		}
-		for i := range x.Members {
-			x.Members[i].Key = strings.ToValidUTF8(x.Members[i].Key, "\uFFFD")
-			fix(x.Members[i].Value)
-		}
-	}
-	fix(c)
-	return c
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
@@ -46,13 +47,13 @@ func (a *app) witnessCommand() *cobra.Command {
 func (a *app) witnessKeygenCommand() *cobra.Command {
 	var name, out string
 	cmd := &cobra.Command{
-		Use:   "keygen --name NAME --out FILE",
-		Short: "Generate a witness key: FILE.key (private, 0600) and FILE.vkey (verifier key)",
+		Use:   "keygen --name NAME --out-base NAME",
+		Short: "Generate a witness key: NAME.key (private, 0600) and NAME.vkey (verifier key)",
 		Long: `Generate an Ed25519 cosignature/v1 witness key named NAME (by convention a
 schema-less URL such as "example.org/witness"; no spaces or "+").
 
-FILE.key receives the private key "PRIVATE+KEY+NAME+HASH+BASE64" (type 0x04),
-created with mode 0600; FILE.vkey the verifier key "NAME+HASH+BASE64", also
+NAME.key receives the private key "PRIVATE+KEY+NAME+HASH+BASE64" (type 0x04),
+created with mode 0600; NAME.vkey the verifier key "NAME+HASH+BASE64", also
 printed on stdout. Existing files are never overwritten.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,13 +61,14 @@ printed on stdout. Existing files are never overwritten.`,
 				return usagef("--name is required")
 			}
 			if out == "" {
-				return usagef("--out FILE is required")
+				return usagef("--%s NAME is required", keyPairFlag)
 			}
 			return a.generateNoteKey(signednote.TypeCosignatureV1, name, out)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name (the key's name)")
-	cmd.Flags().StringVar(&out, "out", "", "base name of the key files (FILE.key, FILE.vkey)")
+	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
 	return cmd
 }
 
@@ -121,7 +123,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w, err := a.loadCosigner(keyPath)
+			w, err := a.loadWitnessSigner(keyPath)
 			if err != nil {
 				return err
 			}

@@ -87,6 +87,14 @@ func (s *syncBuffer) String() string {
 // (a free port) until the test ends, and returns its base URL.
 func startWitnessServe(t *testing.T, args ...string) string {
 	t.Helper()
+	u, _ := startWitnessServeStop(t, args...)
+	return u
+}
+
+// startWitnessServeStop is startWitnessServe, and also returns a function
+// that stops the witness (idempotent; also run when the test ends).
+func startWitnessServeStop(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
 	var stderr syncBuffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stderr, stderr: &stderr}
 	root := a.rootCommand()
@@ -96,18 +104,22 @@ func startWitnessServe(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("witness serve did not stop")
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Error("witness serve did not stop")
+			}
+		})
+	}
+	t.Cleanup(stop)
 	re := regexp.MustCompile(`on http://(127\.0\.0\.1:[0-9]+)/add-checkpoint`)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			return "http://" + m[1]
+			return "http://" + m[1], stop
 		}
 		select {
 		case err := <-done:
@@ -116,7 +128,7 @@ func startWitnessServe(t *testing.T, args ...string) string {
 		}
 	}
 	t.Fatalf("witness serve did not start:\n%s", stderr.String())
-	return ""
+	return "", nil
 }
 
 // freePort returns a 127.0.0.1 address that was free a moment ago.
@@ -265,10 +277,10 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	const origin = "example.org/interop-log"
-	runExpect(t, 0, "log", "keygen", "--origin", origin, "--out", p("log"))
+	runExpect(t, 0, "log", "keygen", "--origin", origin, "--out-base", p("log"))
 	runExpect(t, 0, "log", "init", "--dir", p("log-dir"), "--key", p("log.key"))
 	lwURL, lwVKey, lw, restartLW := startLitewitness(t, bin, dir, origin, p("log.vkey"))
-	runExpect(t, 0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw"))
+	runExpect(t, 0, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out-base", p("mw"))
 	mwURL := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))
 
 	pol := p("witnesses.txt")
@@ -372,10 +384,10 @@ func TestTesseraWitnessesMcpresWitness(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	if _, stderr, code := runCLI(t, "log", "keygen", "--origin", "example.org/tessera-interop-log", "--out", p("log")); code != 0 {
+	if _, stderr, code := runCLI(t, "log", "keygen", "--origin", "example.org/tessera-interop-log", "--out-base", p("log")); code != 0 {
 		t.Fatal(stderr)
 	}
-	if _, stderr, code := runCLI(t, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out", p("mw")); code != 0 {
+	if _, stderr, code := runCLI(t, "witness", "keygen", "--name", "example.org/mcpres-witness", "--out-base", p("mw")); code != 0 {
 		t.Fatal(stderr)
 	}
 	url := startWitnessServe(t, "--key", p("mw.key"), "--state", p("mw-state"), "--log", p("log.vkey"))

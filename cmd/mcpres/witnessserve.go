@@ -63,7 +63,7 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			case len(logKeys) == 0:
 				return usagef("--log is required (the verifier key file of each log to witness)")
 			}
-			w, err := a.loadCosigner(keyPath)
+			w, err := a.loadWitnessSigner(keyPath)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,8 @@
 // Package layering_test holds the one layering test of the module: the
 // allowed-imports table of the package layout (DESIGN.md §2) and the one
-// definition of "offline". It has no non-test code, so it imports nothing
-// and the table has no row for itself to satisfy.
+// definition of "offline", and the check that the README's architecture
+// block lists every package of the module. It has no non-test code, so
+// the table has no imports of its own to check.
 package layering_test
 
 import (
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/internal/doctest"
 )
 
 const module = "github.com/mcpres/mcpres"
@@ -44,6 +47,7 @@ var layout = []row{
 	{"witness/...", []string{"internal/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
 	{"tlog/witnessclient", []string{"internal/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
 	{"tlog/...", []string{"internal/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
+	{"cmd/internal/verifycmd", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
 }
 
@@ -56,7 +60,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...", "document", "report/...",
+	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "cmd/internal/verifycmd",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}
@@ -265,5 +269,117 @@ func TestLayeringRulesFire(t *testing.T) {
 	}
 	if match("offline/...", "offlinetest") || !match("offline/...", "offline/rekor") || !match("offline/...", "offline") || match("offline", "offline/rekor") {
 		t.Error("pattern matching is wrong")
+	}
+}
+
+// readmeBlock returns the lines of the fenced block under "## Architecture"
+// in the README.
+func readmeBlock(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(doctest.Block(t, string(b), "## Architecture", ""), "\n")
+}
+
+// testOnly returns the module's packages that no command links: those not
+// reached by the non-test imports of a cmd/ package.
+func (g *graph) testOnly() map[string]bool {
+	reached := map[string]bool{}
+	var queue []string
+	for _, p := range g.own {
+		if match("cmd/...", p) {
+			queue = append(queue, full(p))
+		}
+	}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if reached[p] {
+			continue
+		}
+		reached[p] = true
+		queue = append(queue, g.imports[p]...)
+	}
+	only := map[string]bool{}
+	for _, p := range g.own {
+		if !reached[full(p)] {
+			only[p] = true
+		}
+	}
+	return only
+}
+
+// checkArchitecture compares the README's architecture block with the
+// module's packages: a line that does not start with a space names one
+// package as its first word, marked "(tests only)" exactly when no command
+// links it. It returns one problem per disagreement.
+func checkArchitecture(block, own []string, testOnly map[string]bool) []string {
+	var problems []string
+	listed := map[string]bool{}
+	for _, line := range block {
+		if line == "" || line[0] == ' ' {
+			continue
+		}
+		f := strings.Fields(line)
+		p := strings.TrimSuffix(f[0], "/")
+		if listed[p] {
+			problems = append(problems, fmt.Sprintf("%s is listed twice", p))
+		}
+		listed[p] = true
+		if !slices.Contains(own, p) {
+			problems = append(problems, fmt.Sprintf("%s is listed but is not a package of the module (go list ./...): delete its line or fix its name", p))
+			continue
+		}
+		marked := strings.Contains(line, "(tests only)")
+		if marked && !testOnly[p] {
+			problems = append(problems, fmt.Sprintf("%s is marked (tests only) but a command links it: remove the mark", p))
+		}
+		if !marked && testOnly[p] {
+			problems = append(problems, fmt.Sprintf("%s is linked by no command: mark it (tests only)", p))
+		}
+	}
+	for _, p := range own {
+		if !listed[p] {
+			problems = append(problems, fmt.Sprintf("package %s is missing: add a line for it, in its layer, saying what it owns", p))
+		}
+	}
+	return problems
+}
+
+// TestREADMEArchitecture: the README's architecture block lists every
+// package of the module and nothing else, helpers marked.
+func TestREADMEArchitecture(t *testing.T) {
+	g := loadGraph(t)
+	for _, p := range checkArchitecture(readmeBlock(t), g.own, g.testOnly()) {
+		t.Errorf("README.md, architecture block: %s", p)
+	}
+}
+
+// The README check fires for a missing package, an extra one, a duplicate
+// and either wrong mark; a correct block passes.
+func TestREADMEArchitectureFires(t *testing.T) {
+	own := []string{"a", "a/atest", "b"}
+	testOnly := map[string]bool{"a/atest": true}
+	good := []string{"a           the a layer", "            continued", "a/atest     (tests only) helpers", "b/          the b layer"}
+	if p := checkArchitecture(good, own, testOnly); len(p) != 0 {
+		t.Errorf("correct block: %v", p)
+	}
+	for _, tc := range []struct {
+		name  string
+		block []string
+		want  string
+	}{
+		{"missing", []string{"a  x", "a/atest  (tests only)"}, "package b is missing"},
+		{"extra", append(slices.Clone(good), "c  x"), "c is listed but is not a package"},
+		{"twice", append(slices.Clone(good), "b  again"), "b is listed twice"},
+		{"unmarked helper", []string{"a  x", "a/atest  helpers", "b  x"}, "a/atest is linked by no command"},
+		{"marked product", []string{"a  (tests only)", "a/atest  (tests only)", "b  x"}, "a is marked (tests only)"},
+	} {
+		p := checkArchitecture(tc.block, own, testOnly)
+		if len(p) != 1 || !strings.HasPrefix(p[0], tc.want) {
+			t.Errorf("%s: problems %q, want one starting %q", tc.name, p, tc.want)
+		}
 	}
 }

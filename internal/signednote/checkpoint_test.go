@@ -27,7 +27,7 @@ func TestOpen(t *testing.T) {
 	s, _ := signednote.ParseLogSigner(skey)
 	v, _ := signednote.ParseLogVerifier(vkey)
 	wskey, wvkey, _ := signednote.GenerateKey(bytes.NewReader(testOnlyCheckpointWitnessSeed), signednote.TypeCosignatureV1, "example.org/w")
-	w, _ := signednote.ParseCosigner(wskey)
+	w, _ := signednote.ParseWitnessSigner(wskey)
 	wv, _ := signednote.ParseWitnessVerifier(wvkey)
 	sign := func(text string, signers ...note.Signer) []byte {
 		n, err := note.Sign(&note.Note{Text: text}, signers...)

@@ -74,5 +74,5 @@
 // shape of a note without verifying anything.
 //
 // The package reads no clock: a cosignature's timestamp is an argument
-// ([Cosigner.At]).
+// ([WitnessSigner.At]).
 package signednote

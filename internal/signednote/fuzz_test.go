@@ -61,7 +61,7 @@ func FuzzParseSigner(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		if c, err := signednote.ParseCosigner(skey); err == nil {
+		if c, err := signednote.ParseWitnessSigner(skey); err == nil {
 			if _, err := signednote.ParseWitnessVerifier(c.Verifier().String()); err != nil {
 				t.Fatal(err)
 			}

@@ -402,27 +402,40 @@ func CosignatureTimestamp(sig note.Signature) (uint64, error) {
 	return binary.BigEndian.Uint64(raw[4:]), nil
 }
 
-// A LogSigner signs checkpoints with a log key (type 0x01). It is a
-// note.Signer, as Tessera's WithCheckpointSigner expects.
-type LogSigner struct {
+// A signerKey is a parsed Ed25519 skey: what LogSigner and WitnessSigner
+// hold.
+type signerKey struct {
 	name string
 	hash uint32
 	priv ed25519.PrivateKey
 }
 
+// parseSignerKey parses an skey, which must have type want.
+func parseSignerKey(skey string, want byte) (signerKey, error) {
+	name, typ, priv, err := parsePrivate(skey)
+	if err != nil {
+		return signerKey{}, err
+	}
+	if err := checkType(typ, want); err != nil {
+		return signerKey{}, fmt.Errorf("private key %q: %w", name, err)
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	return signerKey{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+}
+
+// A LogSigner signs checkpoints with a log key (type 0x01). It is a
+// note.Signer, as Tessera's WithCheckpointSigner expects.
+type LogSigner struct{ signerKey }
+
 var _ note.Signer = (*LogSigner)(nil)
 
 // ParseLogSigner parses a log's skey, which must have type 0x01.
 func ParseLogSigner(skey string) (*LogSigner, error) {
-	name, typ, priv, err := parsePrivate(skey)
+	k, err := parseSignerKey(skey, TypeEd25519)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkType(typ, TypeEd25519); err != nil {
-		return nil, fmt.Errorf("private key %q: %w", name, err)
-	}
-	pub := priv.Public().(ed25519.PublicKey)
-	return &LogSigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+	return &LogSigner{k}, nil
 }
 
 // Name returns the key name, the log's origin.
@@ -439,47 +452,39 @@ func (s *LogSigner) Verifier() *Verifier {
 	return newEd25519Verifier(s.name, TypeEd25519, s.hash, s.priv.Public().(ed25519.PublicKey))
 }
 
-// A Cosigner holds a witness key (type 0x04).
-type Cosigner struct {
-	name string
-	hash uint32
-	priv ed25519.PrivateKey
-}
+// A WitnessSigner holds a witness key (type 0x04).
+type WitnessSigner struct{ signerKey }
 
-// ParseCosigner parses a witness's skey, which must have type 0x04.
-func ParseCosigner(skey string) (*Cosigner, error) {
-	name, typ, priv, err := parsePrivate(skey)
+// ParseWitnessSigner parses a witness's skey, which must have type 0x04.
+func ParseWitnessSigner(skey string) (*WitnessSigner, error) {
+	k, err := parseSignerKey(skey, TypeCosignatureV1)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkType(typ, TypeCosignatureV1); err != nil {
-		return nil, fmt.Errorf("private key %q: %w", name, err)
-	}
-	pub := priv.Public().(ed25519.PublicKey)
-	return &Cosigner{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+	return &WitnessSigner{k}, nil
 }
 
 // Name returns the witness name.
-func (c *Cosigner) Name() string { return c.name }
+func (c *WitnessSigner) Name() string { return c.name }
 
 // Verifier returns the verifier of this key.
-func (c *Cosigner) Verifier() *Verifier {
+func (c *WitnessSigner) Verifier() *Verifier {
 	return newEd25519Verifier(c.name, TypeCosignatureV1, c.hash, c.priv.Public().(ed25519.PublicKey))
 }
 
 // At returns a note.Signer that makes cosignature/v1 signatures stamped
 // with t (whole seconds; t must not precede the Unix epoch).
-func (c *Cosigner) At(t time.Time) note.Signer { return &timedCosigner{c: c, t: t} }
+func (c *WitnessSigner) At(t time.Time) note.Signer { return &timedWitnessSigner{c: c, t: t} }
 
-type timedCosigner struct {
-	c *Cosigner
+type timedWitnessSigner struct {
+	c *WitnessSigner
 	t time.Time
 }
 
-func (s *timedCosigner) Name() string    { return s.c.name }
-func (s *timedCosigner) KeyHash() uint32 { return s.c.hash }
+func (s *timedWitnessSigner) Name() string    { return s.c.name }
+func (s *timedWitnessSigner) KeyHash() uint32 { return s.c.hash }
 
-func (s *timedCosigner) Sign(msg []byte) ([]byte, error) {
+func (s *timedWitnessSigner) Sign(msg []byte) ([]byte, error) {
 	if s.t.Unix() < 0 {
 		return nil, fmt.Errorf("cosignature time %s precedes the Unix epoch", s.t.UTC().Format(time.RFC3339))
 	}

@@ -87,7 +87,7 @@ func TestWitnessKeyInteropWithFormats(t *testing.T) {
 	if raw[0] != 0x04 {
 		t.Fatalf("witness vkey type 0x%02x, want 0x04", raw[0])
 	}
-	c, err := signednote.ParseCosigner(skey)
+	c, err := signednote.ParseWitnessSigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,15 +159,6 @@ type hashAs struct {
 
 func (h hashAs) KeyHash() uint32 { return h.hash }
 
-func mustVerifier(t testing.TB, vkey string) *signednote.Verifier {
-	t.Helper()
-	v, err := signednote.ParseVerifier(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // Every one-character change to a vkey, and every proper prefix, is
 // rejected: one key has one encoding.
 func TestParseVerifierMangled(t *testing.T) {
@@ -205,7 +196,7 @@ func TestParseErrors(t *testing.T) {
 		{"witness vkey as log key", func() error { _, err := signednote.ParseLogVerifier(wvkey); return err }, "key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519 signed-note key)"},
 		{"log vkey as witness key", func() error { _, err := signednote.ParseWitnessVerifier(lvkey); return err }, "want 0x04 (cosignature/v1 key)"},
 		{"witness skey as log key", func() error { _, err := signednote.ParseLogSigner(wskey); return err }, `private key "example.org/w": key type 0x04 (cosignature/v1 key)`},
-		{"log skey as witness key", func() error { _, err := signednote.ParseCosigner(lskey); return err }, `private key "example.org/log": key type 0x01 (Ed25519 signed-note key)`},
+		{"log skey as witness key", func() error { _, err := signednote.ParseWitnessSigner(lskey); return err }, `private key "example.org/log": key type 0x01 (Ed25519 signed-note key)`},
 		{"small-order key", func() error { _, err := signednote.ParseVerifier(smallOrder); return err }, "small-order"},
 		{"vkey as skey", func() error { _, err := signednote.ParseLogSigner(lvkey); return err }, "malformed private key"},
 		{"trailing newline", func() error { _, err := signednote.ParseVerifier(lvkey + "\n"); return err }, "not canonical"},

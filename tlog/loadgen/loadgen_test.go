@@ -35,7 +35,7 @@ func TestRunCountsAndBounds(t *testing.T) {
 			return
 		}
 		if n%10 == 0 {
-			http.Error(w, "busy", 503)
+			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("{}"))

@@ -7,7 +7,9 @@
 // [Open] applies the schema ([Schema]: Tessera's tables and mcpres's own,
 // all CREATE TABLE IF NOT EXISTS) before it hands the database to Tessera.
 // The driver keeps one row per tile and entry bundle and overwrites it as
-// the tile grows, so there are no partial versions to collect. Tessera's
+// the tile grows, so there are no partial versions to collect. It also
+// signs the unchanged tree again every checkpoint interval, so attached
+// cosignatures are kept beside its checkpoint row ([Storage.ReadCheckpoint]). Tessera's
 // MySQL driver publishes at most one checkpoint per second
 // ([Storage.MinCheckpointInterval]).
 //
@@ -15,6 +17,7 @@
 package mysql
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	_ "embed"
@@ -96,9 +99,45 @@ func (s *Storage) MinCheckpointInterval() time.Duration { return minCheckpointIn
 // Driver returns Tessera's MySQL driver.
 func (s *Storage) Driver(ctx context.Context) (tessera.Driver, error) { return s.ts, nil }
 
-// ReadCheckpoint reads the published checkpoint (fs.ErrNotExist if none).
+// ReadCheckpoint reads the published checkpoint (fs.ErrNotExist if none):
+// Tessera's checkpoint row, or, while that row holds the tree a
+// ReplaceCheckpoint attached cosignatures to, the cosigned note.
 func (s *Storage) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	return s.ts.ReadCheckpoint(ctx)
+	row, err := s.ts.ReadCheckpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var cosigned []byte
+	err = s.db.QueryRowContext(ctx, "SELECT `note` FROM `mcpresCosigned` WHERE `id` = 0").Scan(&cosigned)
+	if errors.Is(err, sql.ErrNoRows) {
+		return row, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the cosigned checkpoint: %w", err)
+	}
+	return effective(row, cosigned), nil
+}
+
+// effective is the published checkpoint: cosigned when it is the row's
+// note with signature lines added (the same text, every signature line of
+// the row's), else the row. Tessera signs an unchanged tree again with the
+// same deterministic Ed25519 signature, so a republished row still matches.
+func effective(row, cosigned []byte) []byte {
+	rtext, rsigs, ok1 := bytes.Cut(row, []byte("\n\n"))
+	ctext, csigs, ok2 := bytes.Cut(cosigned, []byte("\n\n"))
+	if !ok1 || !ok2 || !bytes.Equal(rtext, ctext) {
+		return row
+	}
+	have := map[string]bool{}
+	for l := range bytes.SplitSeq(csigs, []byte("\n")) {
+		have[string(l)] = true
+	}
+	for l := range bytes.SplitSeq(rsigs, []byte("\n")) {
+		if !have[string(l)] {
+			return row
+		}
+	}
+	return cosigned
 }
 
 // ReadTile reads a hash tile; for a partial tile it may return a wider
@@ -112,22 +151,34 @@ func (s *Storage) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([
 	return s.ts.ReadEntryBundle(ctx, index, p)
 }
 
-// ReplaceCheckpoint replaces the checkpoint note in one transaction that
-// holds the row lock Tessera's publisher takes (SELECT … FOR UPDATE), so
-// that attaching cosignatures never races a new checkpoint. The publication
-// time is kept.
+// ReplaceCheckpoint replaces the published checkpoint in one transaction
+// that holds the row lock Tessera's publisher takes (SELECT … FOR UPDATE
+// on its checkpoint row), so that attaching cosignatures never races a new
+// checkpoint. next is kept in mcpresCosigned (see ReadCheckpoint) and in
+// the row; the publication time is kept.
 func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var cur []byte
-	if err := tx.QueryRowContext(ctx, "SELECT `note` FROM `Checkpoint` WHERE `id` = 0 FOR UPDATE").Scan(&cur); err != nil {
+	var row, cosigned []byte
+	if err := tx.QueryRowContext(ctx, "SELECT `note` FROM `Checkpoint` WHERE `id` = 0 FOR UPDATE").Scan(&row); err != nil {
 		return fmt.Errorf("reading the checkpoint: %w", err)
 	}
-	if string(cur) != string(prev) {
+	err = tx.QueryRowContext(ctx, "SELECT `note` FROM `mcpresCosigned` WHERE `id` = 0 FOR UPDATE").Scan(&cosigned)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("reading the cosigned checkpoint: %w", err)
+	}
+	cur := row
+	if err == nil {
+		cur = effective(row, cosigned)
+	}
+	if !bytes.Equal(cur, prev) {
 		return tlog.ErrCheckpointChanged
+	}
+	if _, err := tx.ExecContext(ctx, "REPLACE INTO `mcpresCosigned` (`id`, `note`) VALUES (0, ?)", next); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE `Checkpoint` SET `note` = ? WHERE `id` = 0", next); err != nil {
 		return err

@@ -99,3 +99,15 @@ CREATE TABLE IF NOT EXISTS `mcpresLog` (
   `vkey` VARCHAR(1024) NOT NULL,
   PRIMARY KEY(`id`)
 );
+
+-- mcpres: the published checkpoint with the witness cosignatures attached
+-- to it (ReplaceCheckpoint). Tessera v1.0.4's MySQL driver signs the
+-- unchanged tree again every checkpoint interval (it has no "no
+-- republication" setting), which would drop cosignatures kept in
+-- `Checkpoint`; ReadCheckpoint serves this note while `Checkpoint` holds
+-- the same tree.
+CREATE TABLE IF NOT EXISTS `mcpresCosigned` (
+  `id`   TINYINT UNSIGNED NOT NULL,
+  `note` MEDIUMBLOB NOT NULL,
+  PRIMARY KEY(`id`)
+);

@@ -13,17 +13,19 @@
 // Tessera's POSIX driver serialises writers with fcntl locks in .state, so
 // several processes may append to one directory. [Storage.ReplaceCheckpoint]
 // takes the same lock Tessera takes to publish (".state/publish.lock" in
-// Tessera v1.0.4, the pinned version) before it replaces the checkpoint.
+// Tessera v1.0.4, the pinned version) before it replaces the checkpoint. On
+// Linux it takes it as an open-file-description lock, which conflicts with
+// Tessera's process-owned fcntl lock even in the same process, so the
+// checkpoint of a log whose appender runs in this process (log serve) can be
+// replaced without racing Tessera's publisher. Elsewhere the lock excludes
+// other processes only (see lock_other.go).
 package posix
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/tlog"
@@ -36,6 +38,10 @@ import (
 // publishLock is the lock file Tessera v1.0.4's POSIX driver holds while it
 // publishes a checkpoint (storage/posix/files.go, publishLock in stateDir).
 const publishLock = ".state/publish.lock"
+
+// gcLock is the lock Tessera's garbage collector holds while it runs
+// (storage/posix/files.go, gcStateLock in stateDir).
+const gcLock = ".state/gcState.lock"
 
 // Storage is a log directory. It implements tlog.Storage.
 type Storage struct {
@@ -76,11 +82,11 @@ func (s *Storage) ReadEntryBundle(ctx context.Context, index uint64, p uint8) ([
 
 // ReplaceCheckpoint writes next in place of the checkpoint file if that
 // file still holds prev, under Tessera's publish lock. The file is replaced
-// atomically (a new file renamed over it). The lock excludes other
-// processes only: a process must not run this while one of its own
-// appenders on the same directory is open (tlog.Log takes care of that).
+// atomically (a new file renamed over it). On Linux the lock also excludes
+// Tessera's publisher in this process; elsewhere only other processes'
+// (ExcludesOwnPublisher).
 func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) error {
-	unlock, err := s.lock(publishLock)
+	unlock, err := lockPublish(filepath.Join(s.dir, publishLock))
 	if err != nil {
 		return fmt.Errorf("locking %s: %w", publishLock, err)
 	}
@@ -95,24 +101,19 @@ func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) erro
 	return atomicfile.WriteFile(filepath.Join(s.dir, layout.CheckpointPath), next, 0o644, true)
 }
 
-// lock takes an exclusive fcntl lock on the file name (relative to the log
-// directory), as Tessera's lockFile does, and returns its release.
-func (s *Storage) lock(name string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o644)
+// WaitGC returns once no garbage-collection run of Tessera (in this
+// process or another) holds the log's GC lock: it takes the lock as
+// ReplaceCheckpoint takes the publish lock, and releases it at once.
+func (s *Storage) WaitGC(ctx context.Context) error {
+	if !s.ExcludesOwnPublisher() {
+		// A traditional lock would not wait for this process's collector,
+		// and closing its descriptor would release that collector's lock.
+		return nil
+	}
+	release, err := lockPublish(filepath.Join(s.dir, gcLock))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
-	for {
-		err = syscall.FcntlFlock(f.Fd(), syscall.F_SETLKW, &lk)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	// Closing the file releases the lock.
-	return func() { f.Close() }, nil
+	release()
+	return nil
 }

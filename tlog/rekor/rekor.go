@@ -148,7 +148,7 @@ func Submit(ctx context.Context, rekorURL string, entry []byte, priv ed25519.Pri
 	if err != nil {
 		return nil, fmt.Errorf("rekor: client: %w", err)
 	}
-	resp, err := c.Entries.CreateLogEntry(entries.NewCreateLogEntryParamsWithContext(ctx).WithProposedEntry(pe))
+	resp, err := c.Entries.CreateLogEntryContext(ctx, entries.NewCreateLogEntryParams().WithProposedEntry(pe))
 	if err != nil {
 		var conflict *entries.CreateLogEntryConflict
 		if errors.As(err, &conflict) {

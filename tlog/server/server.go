@@ -97,10 +97,9 @@ type Config struct {
 
 // Handler serves the endpoints of the package documentation.
 type Handler struct {
-	cfg  Config
-	sem  chan struct{}
-	mux  *http.ServeMux
-	done chan struct{}
+	cfg Config
+	sem chan struct{}
+	mux *http.ServeMux
 }
 
 // New returns the handler for cfg.

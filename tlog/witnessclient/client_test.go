@@ -76,19 +76,19 @@ func (f *fixture) add(t testing.TB, entries ...string) {
 	}
 }
 
-func cosigner(t testing.TB, seed []byte, name string) (*signednote.Cosigner, *signednote.Verifier) {
+func cosigner(t testing.TB, seed []byte, name string) (*signednote.WitnessSigner, *signednote.Verifier) {
 	t.Helper()
 	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := signednote.ParseCosigner(skey)
+	c, _ := signednote.ParseWitnessSigner(skey)
 	v, _ := signednote.ParseWitnessVerifier(vkey)
 	return c, v
 }
 
 // startWitness serves an mcpres witness of f's log on 127.0.0.1.
-func startWitness(t testing.TB, f *fixture, c *signednote.Cosigner) (*httptest.Server, string) {
+func startWitness(t testing.TB, f *fixture, c *signednote.WitnessSigner) (*httptest.Server, string) {
 	t.Helper()
 	state := t.TempDir()
 	s, err := witnesshttp.New(c, []*signednote.Verifier{f.logKey}, state, func() time.Time { return testNow }, nil)
@@ -138,7 +138,7 @@ func TestFollowsTheLog(t *testing.T) {
 		req, _ := http.NewRequestWithContext(r.Context(), r.Method, s2.URL+r.URL.Path, r.Body)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()
@@ -155,7 +155,7 @@ func TestFollowsTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp, res := witnessLog(t, c, f) // the empty tree, first use
-	if len(res.Failures) != 0 || len(res.Cosignatures) != 2 {
+	if len(res.Failures) != 0 || len(res.Cosignatures) != 2 || cp.Size != 0 {
 		t.Fatalf("size 0: %+v", res)
 	}
 	f.add(t, "a", "b", "c")

@@ -10,6 +10,19 @@ import (
 	"github.com/transparency-dev/tessera/client"
 )
 
+// A Log is the log whose checkpoint is cosigned: a *tlog.Log (one-shot
+// commands), or the *tlog.Appender of a running log (log serve), whose
+// UpdateCheckpoint does not wait for the appender to close.
+type Log interface {
+	Checkpoint(ctx context.Context) (*tlog.Checkpoint, error)
+	UpdateCheckpoint(ctx context.Context, update func(cp *tlog.Checkpoint) ([]byte, error)) (*tlog.Checkpoint, error)
+}
+
+var (
+	_ Log = (*tlog.Log)(nil)
+	_ Log = (*tlog.Appender)(nil)
+)
+
 // WitnessLog asks the witnesses to cosign the published checkpoint of lg
 // (whose key is logKey; readTile reads its hash tiles) and attaches the
 // cosignatures obtained with lg.UpdateCheckpoint, through witness.Attach,
@@ -19,8 +32,9 @@ import (
 // tlog.ErrCheckpointChanged (wrapped) when the log published another
 // checkpoint meanwhile.
 //
-// This is the hook a long-running log calls after each new checkpoint.
-func (c *Client) WitnessLog(ctx context.Context, lg *tlog.Log, logKey *signednote.Verifier, readTile client.TileFetcherFunc) (*tlog.Checkpoint, *Result, error) {
+// This is the hook a long-running log calls after each new checkpoint
+// (tlog.AppenderOptions.OnCheckpoint, with the appender as lg).
+func (c *Client) WitnessLog(ctx context.Context, lg Log, logKey *signednote.Verifier, readTile client.TileFetcherFunc) (*tlog.Checkpoint, *Result, error) {
 	cp, err := lg.Checkpoint(ctx)
 	if err != nil {
 		return nil, nil, err

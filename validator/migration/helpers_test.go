@@ -33,12 +33,8 @@ const otherSha = validatortest.OtherSha
 
 var (
 	lit              = validatortest.Lit
-	at               = validatortest.At
-	put              = validatortest.Put
 	set              = validatortest.Set
 	remove           = validatortest.Remove
-	appendTo         = validatortest.AppendTo
-	copyTo           = validatortest.CopyTo
 	all              = validatortest.All
 	checkResult      = validatortest.CheckResult
 	checkInputError  = validatortest.CheckInputError

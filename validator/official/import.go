@@ -56,7 +56,7 @@ type ArtifactDigest struct {
 // schema and decodes it. A violation is an *InputError naming the first
 // schema error.
 func (v *Validator) ParseImportConfig(doc *canonjson.Value) (*ImportConfig, error) {
-	if errs := v.schemaSet().Validate(ImportConfigSchema, doc); len(errs) > 0 {
+	if errs := v.schemaSet().Validate(ImportConfigSchemaName, doc); len(errs) > 0 {
 		return nil, &validator.InputError{Reason: "import configuration: " + schema.Summary(errs)}
 	}
 	var cfg ImportConfig

@@ -29,7 +29,7 @@ const (
 // schemaVersion is bundle.SchemaVersionOfficialAttachment.
 const (
 	SchemaName                = "official-conformance-attachment"
-	ImportConfigSchema        = "mcpres-official-import-config-v1"
+	ImportConfigSchemaName    = "mcpres-official-import-config-v1"
 	SchemaVersionImportConfig = "mcpres.official-import-config/v1"
 )
 

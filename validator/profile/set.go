@@ -126,6 +126,26 @@ func (m *Manifest) SupportsRevision(revision string) bool {
 	return slices.Contains(m.ProtocolRevisions, revision)
 }
 
+// RevisionProblem returns why the manifest does not list revision (the
+// detail of the revision-unsupported diagnostic of a profile or OAuth
+// evaluation), or "" when it does.
+func (m *Manifest) RevisionProblem(revision string) string {
+	if m.SupportsRevision(revision) {
+		return ""
+	}
+	return fmt.Sprintf("manifest %s supports %s, not %s", m.ID, strings.Join(m.ProtocolRevisions, " and "), revision)
+}
+
+// DigestProblem returns why sha256, an evaluation's profile.manifestSha256,
+// is not the manifest's digest (the detail of the manifest-digest-mismatch
+// diagnostic), or "" when it is.
+func (m *Manifest) DigestProblem(sha256 string) string {
+	if sha256 == m.Sha256 {
+		return ""
+	}
+	return fmt.Sprintf("profile.manifestSha256 is %s, manifest %s (%s) digests to %s", sha256, m.ID, m.File, m.Sha256)
+}
+
 // Applicable returns the checks a full claim for revision must cover: the
 // required checks and the conditional checks that list revision, sorted by
 // UTF-16 code units. Experimental checks are never applicable.

@@ -3,7 +3,6 @@ package profile
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
@@ -163,18 +162,16 @@ type evaluationCheck struct {
 
 // 4. The manifest lists the evaluated revision.
 func (c *evaluationCheck) revision() (string, string, error) {
-	if !c.m.SupportsRevision(c.ev.Profile.ProtocolRevision) {
-		return CodeRevisionUnsupported, fmt.Sprintf("manifest %s supports %s, not %s",
-			c.m.ID, strings.Join(c.m.ProtocolRevisions, " and "), c.ev.Profile.ProtocolRevision), nil
+	if d := c.m.RevisionProblem(c.ev.Profile.ProtocolRevision); d != "" {
+		return CodeRevisionUnsupported, d, nil
 	}
 	return "", "", nil
 }
 
 // 5. The manifest digest.
 func (c *evaluationCheck) manifestDigest() (string, string, error) {
-	if c.ev.Profile.ManifestSha256 != c.m.Sha256 {
-		return CodeManifestDigestMismatch, fmt.Sprintf("profile.manifestSha256 is %s, manifest %s (%s) digests to %s",
-			c.ev.Profile.ManifestSha256, c.m.ID, c.m.File, c.m.Sha256), nil
+	if d := c.m.DigestProblem(c.ev.Profile.ManifestSha256); d != "" {
+		return CodeManifestDigestMismatch, d, nil
 	}
 	return "", "", nil
 }

@@ -68,13 +68,12 @@ const ContentTypeSize = "text/x.tlog.size"
 
 // A Server answers add-checkpoint requests for a set of logs.
 type Server struct {
-	cosigner *signednote.Cosigner
+	cosigner *signednote.WitnessSigner
 	logs     map[string]*signednote.Verifier // origin → log key
 	dir      string
 	now      func() time.Time
 	log      *slog.Logger
 
-	mu    sync.Mutex
 	locks map[string]*sync.Mutex // origin → the lock of its state
 }
 
@@ -82,7 +81,7 @@ type Server struct {
 // (Ed25519 log keys; a key's name is the log's origin, one key per origin),
 // keeping state in dir (which must exist). now is the clock of the
 // cosignature timestamps; logger receives one line per decision (nil: none).
-func New(cosigner *signednote.Cosigner, logs []*signednote.Verifier, dir string, now func() time.Time, logger *slog.Logger) (*Server, error) {
+func New(cosigner *signednote.WitnessSigner, logs []*signednote.Verifier, dir string, now func() time.Time, logger *slog.Logger) (*Server, error) {
 	if len(logs) == 0 {
 		return nil, errors.New("witnesshttp: no log to witness")
 	}

@@ -60,10 +60,10 @@ func logKey(t testing.TB, seed byte, origin string) (*signednote.LogSigner, *sig
 
 // witnessKey is a test-only witness key (see keys) as its cosigner and
 // verifier.
-func witnessKey(t testing.TB, seed byte, name string) (*signednote.Cosigner, *signednote.Verifier) {
+func witnessKey(t testing.TB, seed byte, name string) (*signednote.WitnessSigner, *signednote.Verifier) {
 	t.Helper()
 	skey, _ := keys(t, signednote.TypeCosignatureV1, seed, name)
-	w, err := signednote.ParseCosigner(skey)
+	w, err := signednote.ParseWitnessSigner(skey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package verifycmd
 
 import (
 	"fmt"
@@ -9,38 +9,41 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
-// A gate is a release pipeline's requirement on a verified bundle: a
+// A Gate is a release pipeline's requirement on a verified bundle: a
 // minimum authenticity level and/or evidence class. A gate never passes on
 // an invalid bundle.
-type gate struct {
+type Gate struct {
 	level *attest.Level
 	class *bundle.EvidenceClass
 }
 
-func newGate(level, class string) (gate, error) {
-	var g gate
+// NewGate parses --require-level and --require-evidence-class; the error
+// is the reason, for the caller to wrap as a usage error.
+func NewGate(level, class string) (Gate, error) {
+	var g Gate
 	if level != "" {
 		l, err := attest.ParseLevel(level)
 		if err != nil {
-			return g, usagef("--require-level: %v", err)
+			return g, fmt.Errorf("--require-level: %v", err)
 		}
 		g.level = &l
 	}
 	if class != "" {
 		c, err := bundle.ParseEvidenceClass(class)
 		if err != nil {
-			return g, usagef("--require-evidence-class: %v", err)
+			return g, fmt.Errorf("--require-evidence-class: %v", err)
 		}
 		g.class = &c
 	}
 	return g, nil
 }
 
-func (g gate) active() bool { return g.level != nil || g.class != nil }
+// Active says whether a requirement was given.
+func (g Gate) Active() bool { return g.level != nil || g.class != nil }
 
-// apply adds the gate's verdict to a verification report: a "gate" member
+// Apply adds the gate's verdict to a verification Report: a "gate" member
 // in JSON, a line in text, and exit 1 when it fails.
-func (g gate) apply(rep report, r attest.Result, class *canonjson.Value) report {
+func (g Gate) Apply(rep Report, r attest.Result, class *canonjson.Value) Report {
 	var reasons []string
 	if !r.Valid {
 		reasons = append(reasons, "the attested bundle is invalid ("+strings.Join(r.Diagnostics, ", ")+")")
@@ -76,15 +79,15 @@ func (g gate) apply(rep report, r attest.Result, class *canonjson.Value) report 
 		rs[i] = canonjson.NewString(s)
 	}
 	obj.Set("reasons", canonjson.NewArray(rs...))
-	rep.obj.Set("gate", obj)
+	rep.Obj.Set("gate", obj)
 	if passed {
-		rep.text = append(rep.text, "  gate: passed")
+		rep.Text = append(rep.Text, "  gate: passed")
 		return rep
 	}
-	rep.text = append(rep.text, "  gate: FAILED: "+strings.Join(reasons, "; "))
+	rep.Text = append(rep.Text, "  gate: FAILED: "+strings.Join(reasons, "; "))
 	if r.Valid {
-		rep.code, rep.outcome = exitInvalid, outcomeGateFailed
-		rep.detail = "gate: " + strings.Join(reasons, "; ")
+		rep.Code, rep.Outcome = ExitInvalid, OutcomeGateFailed
+		rep.Detail = "gate: " + strings.Join(reasons, "; ")
 	}
 	return rep
 }

@@ -1,4 +1,12 @@
-package main
+// Package verifycmd is the command code that mcpres and mcpres-sigstore
+// share for `attest verify` (DESIGN §2: the companions share the command
+// code of mcpres for the verbs they have in common): its flags, policy
+// loading (once per batch), gates, and the batch runner and renderers
+// (json, text, markdown) that mcpres validate uses too. What differs between
+// the binaries — the policy loaders (mcpres-sigstore registers the Rekor
+// verifier), fetching a policy through TUF, the message prefix and the
+// error types mapped to exit codes — is a [Config].
+package verifycmd
 
 import (
 	"fmt"
@@ -15,76 +23,98 @@ import (
 	"golang.org/x/term"
 )
 
-// Outcomes of one input, for summaries.
+// Exit codes (DESIGN §5).
 const (
-	outcomeValid        = "VALID"
-	outcomeInvalid      = "INVALID"
-	outcomeInputInvalid = "INPUT_INVALID"
-	outcomeGateFailed   = "GATE_FAILED"
+	ExitValid   = 0 // valid
+	ExitInvalid = 1 // a failing diagnostic or gate
+	ExitInput   = 2 // unreadable or invalid input, or a usage error
 )
 
-// A report is the outcome for one input. Evaluations build reports
-// concurrently; they are rendered strictly in input order (runBatch).
-type report struct {
-	path    string
-	code    int              // exit code for this input
-	outcome string           // one of the outcome… constants
-	obj     *canonjson.Value // the JSON result object (without "file")
-	text    []string         // lines for --format text
-	level   string           // derived authenticity level, when known
-	class   string           // evidence class, when known
-	diags   []string
-	detail  string
+// Outcomes of one input, for summaries.
+const (
+	OutcomeValid        = "VALID"
+	OutcomeInvalid      = "INVALID"
+	OutcomeInputInvalid = "INPUT_INVALID"
+	OutcomeGateFailed   = "GATE_FAILED"
+)
+
+// A Report is the outcome for one input. Evaluations build reports
+// concurrently; they are rendered strictly in input order (Printer.Run).
+type Report struct {
+	Path    string
+	Code    int              // exit code for this input
+	Outcome string           // one of the Outcome… constants
+	Obj     *canonjson.Value // the JSON result object (without "file")
+	Text    []string         // lines for --format text
+	Level   string           // derived authenticity level, when known
+	Class   string           // evidence class, when known
+	Diags   []string
+	Detail  string
 }
 
-// formats accepted by the batch commands.
-func checkBatchFormat(format string) error {
+// A Printer renders reports on Stdout and Stderr; Prog prefixes its
+// messages on Stderr ("mcpres", "mcpres-sigstore").
+type Printer struct {
+	Stdout, Stderr io.Writer
+	Prog           string
+	// Quiet is --quiet: no progress counter (and, for other code of the
+	// command, no messages on Stderr about what was written).
+	Quiet bool
+	// IsTerminal replaces the terminal test of Stdout and Stderr (tests).
+	IsTerminal func(io.Writer) bool
+}
+
+// CheckFormat checks the --format of the batch commands; the error is the
+// reason, for the caller to wrap as a usage error.
+func CheckFormat(format string) error {
 	switch format {
 	case "json", "text", "markdown":
 		return nil
 	}
-	return usagef("--format must be json, text or markdown, not %q", format)
+	return fmt.Errorf("--format must be json, text or markdown, not %q", format)
 }
 
-// inputs are the files a batch command evaluates, in the order given or
-// found. many is set when several files were named or any argument was a
+// Inputs are the files a batch command evaluates, in the order given or
+// found. Many is set when several files were named or any argument was a
 // directory: then every result names its file (a "file" member in JSON).
-type inputs struct {
-	paths []string
-	many  bool
+type Inputs struct {
+	Paths []string
+	Many  bool
 }
 
-// expandInputs turns FILE and DIR arguments into the list of files to
+// ExpandInputs turns FILE and DIR arguments into the list of files to
 // evaluate. A directory contributes its *.json entries (any non-directory
 // entry, so that a symbolic link is reported rather than silently skipped),
 // with --recursive those of its subdirectories too, in lexical order. A
 // path that does not exist is kept: its result reports the error.
-func expandInputs(args []string, recursive bool) (inputs, error) {
-	in := inputs{many: len(args) > 1}
+// The error names the directory; callers report it as a command error
+// (exit 2).
+func ExpandInputs(args []string, recursive bool) (Inputs, error) {
+	in := Inputs{Many: len(args) > 1}
 	for _, arg := range args {
 		st, err := os.Stat(arg)
 		if err != nil || !st.IsDir() {
-			in.paths = append(in.paths, arg)
+			in.Paths = append(in.Paths, arg)
 			continue
 		}
-		in.many = true
+		in.Many = true
 		found, err := jsonFiles(arg, recursive)
 		if err != nil {
-			return inputs{}, failf("reading %s: %v", arg, err)
+			return Inputs{}, fmt.Errorf("reading %s: %v", arg, err)
 		}
 		if len(found) == 0 {
 			how := ""
 			if !recursive {
 				how = " (use --recursive to include subdirectories)"
 			}
-			return inputs{}, failf("%s holds no .json files%s", arg, how)
+			return Inputs{}, fmt.Errorf("%s holds no .json files%s", arg, how)
 		}
 		sort.Strings(found)
-		if in.paths == nil {
-			in.paths = found // one directory: no copy of 100,000 paths
+		if in.Paths == nil {
+			in.Paths = found // one directory: no copy of 100,000 paths
 			continue
 		}
-		in.paths = append(in.paths, found...)
+		in.Paths = append(in.Paths, found...)
 	}
 	return in, nil
 }
@@ -128,43 +158,35 @@ func jsonFiles(dir string, recursive bool) ([]string, error) {
 	return found, nil
 }
 
-// batchOutput is how a batch command prints: the --format, whether JSON
-// results name their file even for one input (--with-file), and --quiet
-// (no progress counter).
-type batchOutput struct {
-	format   string
-	withFile bool
-	quiet    bool
-}
-
-// quietUsage is the help of --quiet on every command that has it.
-const quietUsage = "print no progress and do not say on stderr what was written"
+// QuietUsage is the help of --quiet on the batch commands.
+const QuietUsage = "print no progress and do not say on stderr what was written"
 
 // batchWindow is how many results the workers may compute ahead of the
 // one being printed, per core: memory stays bounded by the window, not by
 // the number of files.
 const batchWindow = 4
 
-// batchGCPercent is the GOGC of a batch of more than one file (runBatch).
+// batchGCPercent is the GOGC of a batch of more than one file (Run).
 const batchGCPercent = 200
 
-// runBatch evaluates every path on all cores and prints the reports
-// strictly in input order as they complete, through a window of at most
+// Run evaluates every path on all cores and prints the reports strictly in
+// input order as they complete, through a window of at most
 // batchWindow×GOMAXPROCS reports computed ahead: memory does not grow with
-// the number of files, and the summary comes from counters. It returns
-// the worst exit code. One unreadable file yields its own INPUT_INVALID
-// report and does not stop the others.
-func (a *app) runBatch(in inputs, out batchOutput, eval func(path string) report) int {
-	paths := in.paths
+// the number of files, and the summary comes from counters. JSON results
+// name their file when withFile or in.Many. It returns the worst exit
+// code. One unreadable file yields its own INPUT_INVALID Report and does
+// not stop the others.
+func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path string) Report) int {
+	paths := in.Paths
 	n := len(paths)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	window := min(batchWindow*workers, n)
 	// Report i goes to slot i%window. A job is dispatched only after a
 	// token is taken, and the printer returns the token after printing,
 	// so slot i%window is free (report i-window printed) when job i runs.
-	slots := make([]chan report, window)
+	slots := make([]chan Report, window)
 	for i := range slots {
-		slots[i] = make(chan report, 1)
+		slots[i] = make(chan Report, 1)
 	}
 	tokens := make(chan struct{}, window)
 	jobs := make(chan int)
@@ -197,52 +219,53 @@ func (a *app) runBatch(in inputs, out batchOutput, eval func(path string) report
 		// when set, wins.
 		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
 	}
-	withFile := out.withFile || in.many
-	p := a.newProgress(n, out.quiet)
+	withFile = withFile || in.Many
+	p := a.newProgress(n)
 	var sum batchSummary
-	worst := exitValid
+	worst := ExitValid
 	for i := range n {
 		r := <-slots[i%window]
 		p.clear()
-		a.render(r, out.format, withFile, i == 0)
+		a.Render(r, format, withFile, i == 0)
 		<-tokens // after printing: at most window reports wait unprinted
 		p.show(i + 1)
 		sum.add(r)
-		worst = max(worst, r.code)
+		worst = max(worst, r.Code)
 	}
 	p.done()
 	if n > 1 {
-		a.summary(sum, out.format)
+		a.summary(sum, format)
 	}
 	return worst
 }
 
-// isTerminal reports whether w is a terminal; tests replace it through
-// app.isTerminal.
-func (a *app) terminal(w io.Writer) bool {
-	if a.isTerminal != nil {
-		return a.isTerminal(w)
+// terminal reports whether w is a terminal; tests replace it through
+// Printer.IsTerminal.
+func (a *Printer) terminal(w io.Writer) bool {
+	if a.IsTerminal != nil {
+		return a.IsTerminal(w)
 	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// A progress counter on stderr ("mcpres: 12/100"), shown only when stderr
-// is a terminal, with more than one input and without --quiet. Its line is
-// cleared before each result when stdout is a terminal too (the two share
+// A progress counter on Stderr ("mcpres: 12/100"), shown only when Stderr
+// is a terminal, with more than one input and without Quiet. Its line is
+// cleared before each result when Stdout is a terminal too (the two share
 // the screen), and at the end in any case, so that no result line and no
 // summary ever carries progress text.
 type progress struct {
 	w             io.Writer
+	prog          string
 	n             int
 	on, shareLine bool
 	shown         bool
 	last          time.Time
 }
 
-func (a *app) newProgress(n int, quiet bool) *progress {
-	on := n > 1 && !quiet && a.terminal(a.stderr)
-	return &progress{w: a.stderr, n: n, on: on, shareLine: on && a.terminal(a.stdout)}
+func (a *Printer) newProgress(n int) *progress {
+	on := n > 1 && !a.Quiet && a.terminal(a.Stderr)
+	return &progress{w: a.Stderr, prog: a.Prog, n: n, on: on, shareLine: on && a.terminal(a.Stdout)}
 }
 
 // progressEvery is the least time between two updates of the counter
@@ -255,7 +278,7 @@ func (p *progress) show(i int) {
 	}
 	if now := time.Now(); i == p.n || now.Sub(p.last) >= progressEvery {
 		p.last = now
-		fmt.Fprintf(p.w, "\r\033[Kmcpres: %d/%d", i, p.n)
+		fmt.Fprintf(p.w, "\r\033[K%s: %d/%d", p.prog, i, p.n)
 		p.shown = true
 	}
 }
@@ -283,36 +306,37 @@ type batchSummary struct {
 	levels   map[string]int
 }
 
-func (s *batchSummary) add(r report) {
+func (s *batchSummary) add(r Report) {
 	if s.outcomes == nil {
 		s.outcomes, s.levels = map[string]int{}, map[string]int{}
 	}
 	s.files++
-	s.outcomes[r.outcome]++
-	if r.level != "" && r.outcome == outcomeValid {
-		s.levels[r.level]++
+	s.outcomes[r.Outcome]++
+	if r.Level != "" && r.Outcome == OutcomeValid {
+		s.levels[r.Level]++
 	}
 }
 
-// render prints one report in the chosen format.
-func (a *app) render(r report, format string, withFile, first bool) {
+// Render prints one Report in the chosen format; first says whether it is
+// the first of its batch (markdown prints the table head before it).
+func (a *Printer) Render(r Report, format string, withFile, first bool) {
 	switch format {
 	case "json":
-		a.printJSON(r.path, r.obj, withFile)
+		a.PrintJSON(r.Path, r.Obj, withFile)
 	case "text":
-		for _, l := range r.text {
-			fmt.Fprintln(a.stdout, l)
+		for _, l := range r.Text {
+			fmt.Fprintln(a.Stdout, l)
 		}
 	case "markdown":
 		if first {
-			fmt.Fprintln(a.stdout, "| file | result | authenticity | evidence class | diagnostics |")
-			fmt.Fprintln(a.stdout, "|---|---|---|---|---|")
+			fmt.Fprintln(a.Stdout, "| file | result | authenticity | evidence class | diagnostics |")
+			fmt.Fprintln(a.Stdout, "|---|---|---|---|---|")
 		}
-		diag := strings.Join(r.diags, ", ")
-		if r.detail != "" {
-			diag = strings.TrimPrefix(diag+": "+r.detail, ": ")
+		diag := strings.Join(r.Diags, ", ")
+		if r.Detail != "" {
+			diag = strings.TrimPrefix(diag+": "+r.Detail, ": ")
 		}
-		fmt.Fprintf(a.stdout, "| %s | %s | %s | %s | %s |\n", mdCell(r.path), r.outcome, mdCell(dash(r.level)), mdCell(dash(r.class)), mdCell(dash(diag)))
+		fmt.Fprintf(a.Stdout, "| %s | %s | %s | %s | %s |\n", mdCell(r.Path), r.Outcome, mdCell(dash(r.Level)), mdCell(dash(r.Class)), mdCell(dash(diag)))
 	}
 }
 
@@ -331,10 +355,10 @@ func mdCell(s string) string {
 
 // summary prints counts per outcome and per level: on stdout after text or
 // markdown output, on stderr after JSON (stdout carries only the objects).
-func (a *app) summary(s batchSummary, format string) {
+func (a *Printer) summary(s batchSummary, format string) {
 	outcomes, levels := s.outcomes, s.levels
 	var parts []string
-	for _, o := range []string{outcomeValid, outcomeInvalid, outcomeGateFailed, outcomeInputInvalid} {
+	for _, o := range []string{OutcomeValid, OutcomeInvalid, OutcomeGateFailed, OutcomeInputInvalid} {
 		if outcomes[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", outcomes[o], strings.ToLower(strings.ReplaceAll(o, "_", " "))))
 		}
@@ -351,11 +375,11 @@ func (a *app) summary(s batchSummary, format string) {
 	}
 	switch format {
 	case "json":
-		fmt.Fprintln(a.stderr, "mcpres: "+line)
+		fmt.Fprintln(a.Stderr, a.Prog+": "+line)
 	case "markdown":
-		fmt.Fprintln(a.stdout)
-		fmt.Fprintln(a.stdout, "**"+line+"**")
+		fmt.Fprintln(a.Stdout)
+		fmt.Fprintln(a.Stdout, "**"+line+"**")
 	default:
-		fmt.Fprintln(a.stdout, line)
+		fmt.Fprintln(a.Stdout, line)
 	}
 }

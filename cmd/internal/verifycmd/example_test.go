@@ -1,0 +1,27 @@
+package verifycmd_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
+)
+
+// A binary builds attest verify from what differs: its name, its writers,
+// its error types and its policy loaders. A file that cannot be read is
+// reported on stdout (MCP_RES_INPUT_INVALID) and exits 2.
+func ExampleCommand() {
+	cmd := verifycmd.Command(verifycmd.Config{
+		Prog: "example", Stdout: os.Stdout, Stderr: os.Stdout,
+		Usage: func(err error) error { return err },
+		Fail:  func(err error) error { return err },
+		Exit:  func(code int) error { return fmt.Errorf("exit status %d", code) },
+		Now:   verifycmd.NowMillis,
+	})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetArgs([]string{"--format", "text", "missing.attested.json"})
+	fmt.Println(cmd.Execute())
+	// Output:
+	// missing.attested.json: INPUT INVALID MCP_RES_INPUT_INVALID: lstat missing.attested.json: no such file or directory
+	// exit status 2
+}

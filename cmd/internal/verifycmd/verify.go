@@ -1,0 +1,259 @@
+package verifycmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/cobra"
+)
+
+const verifyLong = `Verify attested conformance bundles fully offline, exactly in the order of
+the MCP-RES reference (REFERENCE §5.3, §6): envelope shapes, schema, the core
+validity of the embedded bundle (a valid signature over invalid evidence is
+invalid), the claim, the trust policy window, then for each envelope a single
+strict Ed25519 signature (small-order keys and non-canonical signatures are
+rejected), the canonical statement, its binding to the bundle, the signer
+identity and key fingerprint, and, with a policy, signing time, revocation
+and trust; finally the derived authenticity level.
+
+Without --policy only SIGNED can be derived. The evaluation time is
+--evaluated-at, or now; it is echoed in every result as evaluatedAt, and
+every comparison uses exactly that instant. No network is used.
+
+Each result is printed as one JSON object per line (--format json, default):
+the reference members valid, diagnostics, schemaErrors,
+authenticityClassification, evidenceClass and evaluatedAt, followed by
+"evaluation": what was evaluated (policy id and version, and per envelope the
+key fingerprint, identity, signature validity, trust, revocation and whether
+a transparency reference was only digest-checked, DIGEST_ONLY, or verified
+offline against a log of an mcpres.trust-policy/v1 policy, VERIFIED_OFFLINE).
+
+With several inputs or a DIR every JSON result starts with a "file" member,
+the path as given or found. Results stream out as they are ready, in input
+order, in memory that does not grow with the number of files; a summary
+follows (on stderr for json). When stderr is a terminal a progress counter
+is shown there (--quiet silences it); it is cleared before every result.`
+
+// Config is what differs between the binaries that share attest verify.
+type Config struct {
+	Prog           string    // message prefix and the name in examples: "mcpres", "mcpres-sigstore"
+	Stdout, Stderr io.Writer // results on Stdout; summaries, progress and messages on Stderr
+	// Usage wraps a usage error (exit 2, with the usage text), Fail a
+	// command error (exit 2), Exit a plain exit status.
+	Usage, Fail func(error) error
+	Exit        func(code int) error
+	// Now is the evaluation time when --evaluated-at is not given: the
+	// binary's one reading of the clock.
+	Now func() string
+	// PolicyLoaders load policies by schemaVersion beyond the built-in
+	// mcp-res.trust-policy/0.2.0 (attest.Options.PolicyLoaders):
+	// mcpres-sigstore registers trustpolicy.LoaderWith(rekor.Verifier{}).
+	PolicyLoaders map[string]attest.PolicyLoader
+	// FetchPolicyTUF, when set, adds --policy-tuf, --policy-repo,
+	// --policy-target and --policy-cache: it fetches and verifies the named
+	// target and returns its name and bytes.
+	FetchPolicyTUF func(root, repo, target, cacheDir string) (name string, data []byte, err error)
+	// LongExtra is appended to the long help.
+	LongExtra string
+	// IsTerminal replaces the terminal test of Stdout and Stderr (tests;
+	// Printer.IsTerminal).
+	IsTerminal func(io.Writer) bool
+}
+
+func (c Config) usagef(format string, args ...any) error {
+	return c.Usage(fmt.Errorf(format, args...))
+}
+
+// Command is `attest verify`: the same flags, formats, gates, directory
+// arguments and exit codes in every binary that has it.
+func Command(c Config) *cobra.Command {
+	a := &Printer{Stdout: c.Stdout, Stderr: c.Stderr, Prog: c.Prog, IsTerminal: c.IsTerminal}
+	var policyPath, evaluatedAt, format string
+	var policyTUF, policyRepo, policyTarget, policyCache string
+	var requireLevel, requireClass string
+	var recursive bool
+	cmd := &cobra.Command{
+		Use:   "verify FILE... [--policy POLICY]",
+		Short: "Verify attested bundles offline against an explicit trust policy",
+		Long:  verifyLong + c.LongExtra,
+		Example: strings.ReplaceAll(`  PROG attest verify bundle.attested.json --policy policy.json
+  PROG attest verify --format text --evaluated-at 2026-08-27T18:05:00.000Z bundle.attested.json
+  PROG attest verify --recursive --require-level WITNESSED --format markdown evidence/ --policy policy.json`, "PROG", c.Prog),
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := CheckFormat(format); err != nil {
+				return c.Usage(err)
+			}
+			g, err := NewGate(requireLevel, requireClass)
+			if err != nil {
+				return c.Usage(err)
+			}
+			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
+				return c.usagef("--evaluated-at is empty")
+			}
+			if evaluatedAt == "" {
+				evaluatedAt = c.Now()
+			} else if !datetime.Valid(evaluatedAt) {
+				return c.usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)
+			}
+			opts := attest.Options{EvaluatedAt: evaluatedAt, Validator: validator.New(), PolicyLoaders: c.PolicyLoaders}
+			if policyTUF != "" || policyRepo != "" || policyTarget != "" || policyCache != "" {
+				switch {
+				case policyPath != "":
+					return c.usagef("--policy can't be used with --policy-tuf (the policy comes from the TUF repository)")
+				case policyTUF == "" || policyRepo == "" || policyTarget == "":
+					return c.usagef("--policy-tuf, --policy-repo and --policy-target go together")
+				}
+				name, data, err := c.FetchPolicyTUF(policyTUF, policyRepo, policyTarget, policyCache)
+				if err != nil {
+					return err
+				}
+				pol, err := canonjson.Parse(data)
+				if err != nil {
+					a.Render(InputInvalidReport(name, fmt.Errorf("trust policy: %w", err)), format, false, true)
+					return c.Exit(ExitInput)
+				}
+				opts.LoadedPolicy = attest.LoadPolicy(pol, opts)
+			}
+			var pol PolicySource
+			if policyPath != "" {
+				pol = ReadPolicyOnce(policyPath, opts)
+			}
+			paths, err := ExpandInputs(args, recursive)
+			if err != nil {
+				return c.Fail(err)
+			}
+			worst := a.Run(paths, format, false, func(path string) Report {
+				return VerifyReport(path, pol, opts, g)
+			})
+			if worst != ExitValid {
+				return c.Exit(worst)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&a.Quiet, "quiet", "q", false, QuietUsage)
+	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL")
+	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+StrongestFirst()+")")
+	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
+	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
+	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
+	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
+	f.StringVar(&format, "format", "json", "output format: json, text or markdown")
+	if c.FetchPolicyTUF == nil {
+		return cmd
+	}
+	f.StringVar(&policyTUF, "policy-tuf", "", "pinned root metadata (1.root.json) of the TUF repository that distributes the trust policy (run by mcpres-tuf)")
+	f.StringVar(&policyRepo, "policy-repo", "", "TUF repository of the trust policy: an http(s) URL or a local directory (with --policy-tuf)")
+	f.StringVar(&policyTarget, "policy-target", "", "name of the trust policy in the TUF repository (with --policy-tuf)")
+	f.StringVar(&policyCache, "policy-cache", "", "TUF cache directory (default: user cache dir/mcpres/tuf/<sha256 of the root>)")
+	return cmd
+}
+
+// PolicySource is a trust-policy file read and loaded once for a whole
+// batch; its read error is reported per input, after that input's own
+// read, and its load failure by each verification that reaches the policy
+// (attest.LoadPolicy).
+type PolicySource struct {
+	Path   string
+	Loaded *attest.LoadedPolicy
+	Err    error
+}
+
+// ReadPolicyOnce reads and loads the policy at path for a whole batch.
+func ReadPolicyOnce(path string, opts attest.Options) PolicySource {
+	_, doc, err := canonjson.ReadFile(path)
+	if err != nil {
+		return PolicySource{Path: path, Err: err}
+	}
+	return PolicySource{Path: path, Loaded: attest.LoadPolicy(doc, opts)}
+}
+
+// VerifyReport verifies one attested bundle and applies the gate.
+func VerifyReport(path string, pol PolicySource, opts attest.Options, g Gate) Report {
+	_, doc, err := canonjson.ReadFile(path)
+	if err != nil {
+		return InputInvalidReport(path, err)
+	}
+	if pol.Path != "" {
+		// Read right after the wrapper and before any check (REFERENCE §5.3).
+		if pol.Err != nil {
+			return InputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
+		}
+		opts.LoadedPolicy = pol.Loaded
+	}
+	r, err := attest.Verify(doc, opts)
+	if err != nil {
+		return InputInvalidReport(path, err)
+	}
+	rep := AttestReport(path, r)
+	if g.Active() {
+		rep = g.Apply(rep, r, doc.Path("bundle", "statement", "evidenceClass"))
+	}
+	return rep
+}
+
+// AttestReport renders a verification result.
+func AttestReport(path string, r attest.Result) Report {
+	rep := Report{Path: path, Obj: r.Value(), Diags: r.Diagnostics, Detail: r.Detail, Class: r.EvidenceClass}
+	ev := r.Evaluation
+	policy := "no policy"
+	if ev.PolicySupplied {
+		policy = "a policy that was not evaluated (an earlier check decided)"
+	}
+	if ev.PolicyID != nil {
+		policy = fmt.Sprintf("policy %s version %s", *ev.PolicyID, *ev.PolicyVersion)
+	}
+	if r.Valid {
+		rep.Code, rep.Outcome, rep.Level = ExitValid, OutcomeValid, r.Level.String()
+		class := ""
+		if r.EvidenceClass != "" {
+			class = ", evidence class " + r.EvidenceClass
+		}
+		rep.Text = append(rep.Text, fmt.Sprintf("%s: VALID %s%s", path, r.Level, class))
+	} else {
+		rep.Code, rep.Outcome = ExitInvalid, OutcomeInvalid
+		rep.Text = append(rep.Text, fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail))
+	}
+	rep.Text = append(rep.Text, fmt.Sprintf("  evaluated at %s with %s; %d distinct signing keys, counted by SPKI fingerprint", ev.EvaluatedAt, policy, ev.DistinctKeys))
+	for _, e := range ev.Envelopes {
+		rep.Text = append(rep.Text, fmt.Sprintf("  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s",
+			e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency))
+	}
+	for _, n := range ev.Notes {
+		rep.Text = append(rep.Text, "  note: "+n)
+	}
+	return rep
+}
+
+// StrongestFirst lists the evidence classes as "GENUINE_RUNTIME > … >
+// DOCUMENTED_ONLY".
+func StrongestFirst() string {
+	cs := bundle.EvidenceClasses()
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[len(cs)-1-i] = c.String()
+	}
+	return strings.Join(names, " > ")
+}
+
+func okText(ok bool) string {
+	if ok {
+		return "valid"
+	}
+	return "not verified"
+}
+
+// NowMillis is the current time as an MCP-RES date-time with milliseconds
+// (UTC), the default evaluation time.
+func NowMillis() string {
+	return time.Now().UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+}
