@@ -99,7 +99,8 @@ func TestAttestVerifyRekorReference(t *testing.T) {
 	c := setup(t)
 	good := c.attested(t, "good.json", c.entry)
 	stdout, stderr, code := runCLI("attest", "verify", good, "--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt)
-	if code != exitValid || !strings.Contains(stdout, `"authenticityClassification":"TRANSPARENCY_RECORDED"`) || !strings.Contains(stdout, `"transparency":"VERIFIED_OFFLINE"`) {
+	if code != exitValid || !strings.Contains(stdout, `"authenticityClassification":"TRANSPARENCY_RECORDED"`) || !strings.Contains(stdout, `"transparency":"VERIFIED_OFFLINE"`) ||
+		!strings.HasPrefix(stdout, `{"valid":true,`) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "Rekor v1 log entry leaf 1 of \\\""+rekortest.Name+" - "+rekortest.TreeID) {
@@ -111,6 +112,11 @@ func TestAttestVerifyRekorReference(t *testing.T) {
 	if code != exitInvalid || len(lines) != 2 || !strings.Contains(lines[1], attest.CodeTransparencyInvalid) ||
 		stderr != "mcpres-sigstore: 2 files: 1 valid, 1 invalid; valid by level: TRANSPARENCY_RECORDED 1\n" {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Several inputs: each result names its file first (one input does
+	// not: the reference implementation's exact output, checked above).
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"file":"`+good+`",`) || !strings.HasPrefix(lines[1], `{"file":"`+bad+`",`) {
+		t.Errorf("several inputs without a first file member:\n%s", stdout)
 	}
 	// The explanation is in the text format, as with mcpres.
 	stdout, stderr, code = runCLI("attest", "verify", "--format", "text", good, bad, "--policy", c.policyPath, "--evaluated-at", attesttest.EvaluatedAt)

@@ -46,7 +46,9 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	quiet  bool // --quiet (mcpres report): no "wrote" lines (a.wrote)
+	quiet  bool // --quiet: no "wrote" lines (a.wrote) and no progress
+	// isTerminal replaces the terminal test of stdout and stderr (tests).
+	isTerminal func(io.Writer) bool
 }
 
 func (a *app) warnf(format string, args ...any) {
@@ -56,7 +58,11 @@ func (a *app) warnf(format string, args ...any) {
 // run executes one command line and returns the exit code. All mapping of
 // errors to exit codes happens here.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&app{stdin: stdin, stdout: stdout, stderr: stderr}).execute(args)
+}
+
+func (a *app) execute(args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -13,9 +13,9 @@ import (
 func TestCLIValidateMixedFolder(t *testing.T) {
 	dir := t.TempDir()
 	files := []struct{ src, name, want string }{
-		{"../../testdata/bundles/example.json", "a-bundle-v02.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
-		{"../../validator/v01/testdata/example.json", "b-bundle-v01.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
-		{"../../validator/migration/testdata/valid/valid-migration.json", "c-migration.json", `{"valid":true,"diagnostics":[],"schemaErrors":[]}`},
+		{"../../testdata/bundles/example.json", "a-bundle-v02.json", `"valid":true,"diagnostics":[],"schemaErrors":[]}`},
+		{"../../validator/v01/testdata/example.json", "b-bundle-v01.json", `"valid":true,"diagnostics":[],"schemaErrors":[]}`},
+		{"../../validator/migration/testdata/valid/valid-migration.json", "c-migration.json", `"valid":true,"diagnostics":[],"schemaErrors":[]}`},
 		{"../../validator/migration/testdata/invalid/digest-substitution.json", "d-migration-bad.json", `"MCP_RES_MIGRATION_DIGEST_MISMATCH"`},
 		{"../../testdata/attestation/signed-untrusted-allowed-at-signed-level.json", "e-attested.json", `"authenticityClassification":"SIGNED"`},
 		{"../../testdata/attestation/witnessed.json", "f-attested-needs-policy.json", `"MCP_RES_ATTESTATION_UNTRUSTED_SIGNER"`},
@@ -40,7 +40,8 @@ func TestCLIValidateMixedFolder(t *testing.T) {
 		t.Fatalf("%d results for %d files:\n%s", len(lines), len(files), stdout)
 	}
 	for i, f := range files {
-		if !strings.Contains(lines[i], f.want) {
+		// Several results: each names its file first (issue 12 item 4).
+		if !strings.Contains(lines[i], f.want) || !strings.HasPrefix(lines[i], `{"file":"`+filepath.Join(dir, f.name)+`",`) {
 			t.Errorf("%s: %s, want %s", f.name, lines[i], f.want)
 		}
 	}

@@ -29,9 +29,14 @@ exactly as the reference implementation prints it:
 An unreadable file, or one that breaks a rule of the strict JSON reader
 (size, depth, duplicate keys, invalid UTF-8, floats, unsafe integers...),
 gives {"valid":false,"diagnostics":["MCP_RES_INPUT_INVALID"],"message":...}.
+With several inputs or a DIR every JSON result starts with a "file" member,
+the path as given or found (--with-file adds it for a single FILE too).
 With --format text each result is one line for people, with the reason;
 --format markdown prints a table for a CI step summary. With several files a
-summary of the outcomes follows (on stderr for json).
+summary of the outcomes follows (on stderr for json). Results stream out as
+they are ready, in input order, in memory that does not grow with the
+number of files. When stderr is a terminal a progress counter is shown
+there (--quiet silences it); it is cleared before every result.
 
 Attested bundles are verified as by attest verify without a policy (at
 most SIGNED can be derived; use attest verify --policy for trust).
@@ -47,7 +52,7 @@ a file cannot be read or evaluated (the worst status wins).`
 
 func (a *app) validateCommand() *cobra.Command {
 	var format string
-	var withFile, recursive bool
+	var withFile, recursive, quiet bool
 	var profilesDir, originalPath string
 	cmd := &cobra.Command{
 		Use:   "validate FILE|DIR...",
@@ -70,7 +75,7 @@ func (a *app) validateCommand() *cobra.Command {
 				return err
 			}
 			val := document.New(nil)
-			worst := a.runBatch(paths, format, withFile, func(path string) report {
+			worst := a.runBatch(paths, batchOutput{format: format, withFile: withFile, quiet: quiet}, func(path string) report {
 				return a.validateReport(val, path, opts)
 			})
 			if worst != exitValid {
@@ -80,7 +85,8 @@ func (a *app) validateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text or markdown")
-	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result`)
+	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result also for a single FILE (several inputs or a DIR always have it)`)
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	cmd.Flags().StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
 	cmd.Flags().StringVar(&originalPath, "original-result", "", "raw official conformance tool output that official attachments must bind")

@@ -15,6 +15,7 @@ import (
 type (
 	report       = verifycmd.Report
 	policySource = verifycmd.PolicySource
+	inputs       = verifycmd.Inputs
 )
 
 const (
@@ -33,15 +34,29 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		Now:            nowMillis,
 		PolicyLoaders:  map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
 		FetchPolicyTUF: a.fetchPolicyTUF,
+		IsTerminal:     a.isTerminal,
 	})
 }
 
 func (a *app) printer() *verifycmd.Printer {
-	return &verifycmd.Printer{Stdout: a.stdout, Stderr: a.stderr, Prog: "mcpres"}
+	return &verifycmd.Printer{Stdout: a.stdout, Stderr: a.stderr, Prog: "mcpres", IsTerminal: a.isTerminal}
 }
 
-func (a *app) runBatch(paths []string, format string, withFile bool, eval func(path string) report) int {
-	return a.printer().Run(paths, format, withFile, eval)
+// batchOutput is how a batch command prints: the --format, whether JSON
+// results name their file even for one input (--with-file), and --quiet
+// (no progress counter).
+type batchOutput struct {
+	format   string
+	withFile bool
+	quiet    bool
+}
+
+const quietUsage = verifycmd.QuietUsage
+
+func (a *app) runBatch(in inputs, out batchOutput, eval func(path string) report) int {
+	p := a.printer()
+	p.Quiet = out.quiet
+	return p.Run(in, out.format, out.withFile, eval)
 }
 
 func (a *app) render(r report, format string, withFile, first bool) {
@@ -59,12 +74,12 @@ func checkBatchFormat(format string) error {
 	return nil
 }
 
-func expandInputs(args []string, recursive bool) ([]string, error) {
-	paths, err := verifycmd.ExpandInputs(args, recursive)
+func expandInputs(args []string, recursive bool) (inputs, error) {
+	in, err := verifycmd.ExpandInputs(args, recursive)
 	if err != nil {
-		return nil, &commandError{err}
+		return inputs{}, &commandError{err}
 	}
-	return paths, nil
+	return in, nil
 }
 
 func inputInvalidReport(path string, err error) report {

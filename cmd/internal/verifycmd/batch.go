@@ -11,12 +11,13 @@ package verifycmd
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"golang.org/x/term"
@@ -38,7 +39,7 @@ const (
 )
 
 // A Report is the outcome for one input. Evaluations build reports
-// concurrently; they are rendered afterwards, strictly in input order.
+// concurrently; they are rendered strictly in input order (Printer.Run).
 type Report struct {
 	Path    string
 	Code    int              // exit code for this input
@@ -57,6 +58,11 @@ type Report struct {
 type Printer struct {
 	Stdout, Stderr io.Writer
 	Prog           string
+	// Quiet is --quiet: no progress counter (and, for other code of the
+	// command, no messages on Stderr about what was written).
+	Quiet bool
+	// IsTerminal replaces the terminal test of Stdout and Stderr (tests).
+	IsTerminal func(io.Writer) bool
 }
 
 // CheckFormat checks the --format of the batch commands; the error is the
@@ -69,6 +75,14 @@ func CheckFormat(format string) error {
 	return fmt.Errorf("--format must be json, text or markdown, not %q", format)
 }
 
+// Inputs are the files a batch command evaluates, in the order given or
+// found. Many is set when several files were named or any argument was a
+// directory: then every result names its file (a "file" member in JSON).
+type Inputs struct {
+	Paths []string
+	Many  bool
+}
+
 // ExpandInputs turns FILE and DIR arguments into the list of files to
 // evaluate. A directory contributes its *.json entries (any non-directory
 // entry, so that a symbolic link is reported rather than silently skipped),
@@ -76,93 +90,232 @@ func CheckFormat(format string) error {
 // path that does not exist is kept: its result reports the error.
 // The error names the directory; callers report it as a command error
 // (exit 2).
-func ExpandInputs(args []string, recursive bool) ([]string, error) {
-	var out []string
+func ExpandInputs(args []string, recursive bool) (Inputs, error) {
+	in := Inputs{Many: len(args) > 1}
 	for _, arg := range args {
 		st, err := os.Stat(arg)
 		if err != nil || !st.IsDir() {
-			out = append(out, arg)
+			in.Paths = append(in.Paths, arg)
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != arg && !recursive {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasSuffix(d.Name(), ".json") {
-				found = append(found, p)
-			}
-			return nil
-		})
+		in.Many = true
+		found, err := jsonFiles(arg, recursive)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %v", arg, err)
+			return Inputs{}, fmt.Errorf("reading %s: %v", arg, err)
 		}
 		if len(found) == 0 {
 			how := ""
 			if !recursive {
 				how = " (use --recursive to include subdirectories)"
 			}
-			return nil, fmt.Errorf("%s holds no .json files%s", arg, how)
+			return Inputs{}, fmt.Errorf("%s holds no .json files%s", arg, how)
 		}
 		sort.Strings(found)
-		out = append(out, found...)
+		if in.Paths == nil {
+			in.Paths = found // one directory: no copy of 100,000 paths
+			continue
+		}
+		in.Paths = append(in.Paths, found...)
 	}
-	return out, nil
+	return in, nil
 }
 
-// Run evaluates every path on all cores, renders the reports in input
-// order and returns the worst exit code. One unreadable file yields its own
-// INPUT_INVALID Report and does not stop the others.
-func (a *Printer) Run(paths []string, format string, withFile bool, eval func(path string) Report) int {
-	n := len(paths)
-	reports := make([]Report, n)
-	done := make([]chan struct{}, n)
-	for i := range done {
-		done[i] = make(chan struct{})
+// jsonFiles lists the non-directory entries of dir named *.json, with
+// recursive those of its subdirectories too, unsorted. Entries are read a
+// block at a time and only their paths kept, so that a directory of
+// 100,000 files costs its paths and no more.
+func jsonFiles(dir string, recursive bool) ([]string, error) {
+	var found []string
+	pending := []string{dir}
+	for len(pending) > 0 {
+		d := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		f, err := os.Open(d)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			entries, err := f.ReadDir(1024)
+			for _, e := range entries {
+				switch {
+				case e.IsDir():
+					if recursive {
+						pending = append(pending, filepath.Join(d, e.Name()))
+					}
+				case strings.HasSuffix(e.Name(), ".json"):
+					found = append(found, filepath.Join(d, e.Name()))
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+		f.Close()
 	}
+	return found, nil
+}
+
+// QuietUsage is the help of --quiet on the batch commands.
+const QuietUsage = "print no progress and do not say on stderr what was written"
+
+// batchWindow is how many results the workers may compute ahead of the
+// one being printed, per core: memory stays bounded by the window, not by
+// the number of files.
+const batchWindow = 4
+
+// batchGCPercent is the GOGC of a batch of more than one file (Run).
+const batchGCPercent = 200
+
+// Run evaluates every path on all cores and prints the reports strictly in
+// input order as they complete, through a window of at most
+// batchWindow×GOMAXPROCS reports computed ahead: memory does not grow with
+// the number of files, and the summary comes from counters. JSON results
+// name their file when withFile or in.Many. It returns the worst exit
+// code. One unreadable file yields its own INPUT_INVALID Report and does
+// not stop the others.
+func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path string) Report) int {
+	paths := in.Paths
+	n := len(paths)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	window := min(batchWindow*workers, n)
+	// Report i goes to slot i%window. A job is dispatched only after a
+	// token is taken, and the printer returns the token after printing,
+	// so slot i%window is free (report i-window printed) when job i runs.
+	slots := make([]chan Report, window)
+	for i := range slots {
+		slots[i] = make(chan Report, 1)
+	}
+	tokens := make(chan struct{}, window)
 	jobs := make(chan int)
+	stop := make(chan struct{})
+	defer close(stop)
 	go func() {
+		defer close(jobs)
 		for i := range n {
+			select {
+			case tokens <- struct{}{}:
+			case <-stop:
+				return
+			}
 			jobs <- i
 		}
-		close(jobs)
 	}()
-	for range min(runtime.GOMAXPROCS(0), n) {
+	for range workers {
 		go func() {
 			for i := range jobs {
-				reports[i] = eval(paths[i])
-				close(done[i])
+				slots[i%window] <- eval(paths[i])
 			}
 		}()
 	}
-	progress := n > 1 && a.stderrIsTerminal()
+	if n > 1 && os.Getenv("GOGC") == "" {
+		// The window bounds the live heap to a few reports and documents,
+		// so the garbage collector's default (collect when the heap has
+		// doubled) runs it several hundred times per 1,000 small files; at
+		// batchGCPercent the heap stays a few times the window and a batch
+		// spends about a fifth less CPU (BenchmarkBatchVerify1000). $GOGC,
+		// when set, wins.
+		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
+	}
+	withFile = withFile || in.Many
+	p := a.newProgress(n)
+	var sum batchSummary
 	worst := ExitValid
 	for i := range n {
-		<-done[i]
-		if progress {
-			fmt.Fprintf(a.Stderr, "\r%s: %d/%d", a.Prog, i+1, n)
-		}
-		a.Render(reports[i], format, withFile, i == 0)
-		worst = max(worst, reports[i].Code)
+		r := <-slots[i%window]
+		p.clear()
+		a.Render(r, format, withFile, i == 0)
+		<-tokens // after printing: at most window reports wait unprinted
+		p.show(i + 1)
+		sum.add(r)
+		worst = max(worst, r.Code)
 	}
-	if progress {
-		fmt.Fprint(a.Stderr, "\r\033[K")
-	}
+	p.done()
 	if n > 1 {
-		a.summary(reports, format)
+		a.summary(sum, format)
 	}
 	return worst
 }
 
-func (a *Printer) stderrIsTerminal() bool {
-	f, ok := a.Stderr.(*os.File)
+// terminal reports whether w is a terminal; tests replace it through
+// Printer.IsTerminal.
+func (a *Printer) terminal(w io.Writer) bool {
+	if a.IsTerminal != nil {
+		return a.IsTerminal(w)
+	}
+	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// A progress counter on Stderr ("mcpres: 12/100"), shown only when Stderr
+// is a terminal, with more than one input and without Quiet. Its line is
+// cleared before each result when Stdout is a terminal too (the two share
+// the screen), and at the end in any case, so that no result line and no
+// summary ever carries progress text.
+type progress struct {
+	w             io.Writer
+	prog          string
+	n             int
+	on, shareLine bool
+	shown         bool
+	last          time.Time
+}
+
+func (a *Printer) newProgress(n int) *progress {
+	on := n > 1 && !a.Quiet && a.terminal(a.Stderr)
+	return &progress{w: a.Stderr, prog: a.Prog, n: n, on: on, shareLine: on && a.terminal(a.Stdout)}
+}
+
+// progressEvery is the least time between two updates of the counter
+// (except the last), so that a fast batch does not spend its time drawing.
+const progressEvery = 100 * time.Millisecond
+
+func (p *progress) show(i int) {
+	if !p.on {
+		return
+	}
+	if now := time.Now(); i == p.n || now.Sub(p.last) >= progressEvery {
+		p.last = now
+		fmt.Fprintf(p.w, "\r\033[K%s: %d/%d", p.prog, i, p.n)
+		p.shown = true
+	}
+}
+
+// clear erases the counter before a result is printed on the same screen.
+func (p *progress) clear() {
+	if p.shareLine {
+		p.erase()
+	}
+}
+
+func (p *progress) erase() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}
+
+func (p *progress) done() { p.erase() }
+
+// batchSummary counts the outcomes of a batch as they are printed.
+type batchSummary struct {
+	files    int
+	outcomes map[string]int
+	levels   map[string]int
+}
+
+func (s *batchSummary) add(r Report) {
+	if s.outcomes == nil {
+		s.outcomes, s.levels = map[string]int{}, map[string]int{}
+	}
+	s.files++
+	s.outcomes[r.Outcome]++
+	if r.Level != "" && r.Outcome == OutcomeValid {
+		s.levels[r.Level]++
+	}
 }
 
 // Render prints one Report in the chosen format; first says whether it is
@@ -206,22 +359,15 @@ func mdCell(s string) string {
 
 // summary prints counts per outcome and per level: on stdout after text or
 // markdown output, on stderr after JSON (stdout carries only the objects).
-func (a *Printer) summary(reports []Report, format string) {
-	outcomes := map[string]int{}
-	levels := map[string]int{}
-	for _, r := range reports {
-		outcomes[r.Outcome]++
-		if r.Level != "" && r.Outcome == OutcomeValid {
-			levels[r.Level]++
-		}
-	}
+func (a *Printer) summary(s batchSummary, format string) {
+	outcomes, levels := s.outcomes, s.levels
 	var parts []string
 	for _, o := range []string{OutcomeValid, OutcomeInvalid, OutcomeGateFailed, OutcomeInputInvalid} {
 		if outcomes[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", outcomes[o], strings.ToLower(strings.ReplaceAll(o, "_", " "))))
 		}
 	}
-	line := fmt.Sprintf("%d files: %s", len(reports), strings.Join(parts, ", "))
+	line := fmt.Sprintf("%d files: %s", s.files, strings.Join(parts, ", "))
 	if len(levels) > 0 {
 		var lv []string
 		for _, l := range []string{"UNSIGNED_INTEGRITY_ONLY", "SIGNED", "SIGNED_WITH_IDENTITY", "WITNESSED", "TRANSPARENCY_RECORDED"} {

@@ -41,7 +41,13 @@ authenticityClassification, evidenceClass and evaluatedAt, followed by
 "evaluation": what was evaluated (policy id and version, and per envelope the
 key fingerprint, identity, signature validity, trust, revocation and whether
 a transparency reference was only digest-checked, DIGEST_ONLY, or verified
-offline against a log of an mcpres.trust-policy/v1 policy, VERIFIED_OFFLINE).`
+offline against a log of an mcpres.trust-policy/v1 policy, VERIFIED_OFFLINE).
+
+With several inputs or a DIR every JSON result starts with a "file" member,
+the path as given or found. Results stream out as they are ready, in input
+order, in memory that does not grow with the number of files; a summary
+follows (on stderr for json). When stderr is a terminal a progress counter
+is shown there (--quiet silences it); it is cleared before every result.`
 
 // Config is what differs between the binaries that share attest verify.
 type Config struct {
@@ -64,6 +70,9 @@ type Config struct {
 	FetchPolicyTUF func(root, repo, target, cacheDir string) (name string, data []byte, err error)
 	// LongExtra is appended to the long help.
 	LongExtra string
+	// IsTerminal replaces the terminal test of Stdout and Stderr (tests;
+	// Printer.IsTerminal).
+	IsTerminal func(io.Writer) bool
 }
 
 func (c Config) usagef(format string, args ...any) error {
@@ -73,7 +82,7 @@ func (c Config) usagef(format string, args ...any) error {
 // Command is `attest verify`: the same flags, formats, gates, directory
 // arguments and exit codes in every binary that has it.
 func Command(c Config) *cobra.Command {
-	a := &Printer{Stdout: c.Stdout, Stderr: c.Stderr, Prog: c.Prog}
+	a := &Printer{Stdout: c.Stdout, Stderr: c.Stderr, Prog: c.Prog, IsTerminal: c.IsTerminal}
 	var policyPath, evaluatedAt, format string
 	var policyTUF, policyRepo, policyTarget, policyCache string
 	var requireLevel, requireClass string
@@ -155,6 +164,7 @@ func Command(c Config) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVarP(&a.Quiet, "quiet", "q", false, QuietUsage)
 	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL")
 	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+StrongestFirst()+")")
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")

@@ -1,0 +1,75 @@
+package verifycmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lineCounter counts the lines written to it.
+type lineCounter struct {
+	mu    sync.Mutex
+	lines int
+	buf   bytes.Buffer
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines += bytes.Count(p, []byte("\n"))
+	return c.buf.Write(p)
+}
+
+func (c *lineCounter) printed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lines
+}
+
+// Run prints in input order however the evaluations finish, and never
+// holds more than the window of reports evaluated but not yet printed.
+func TestRunBatchBoundedWindowInOrder(t *testing.T) {
+	const n = 500
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("f%03d.json", i)
+	}
+	out := &lineCounter{}
+	a := &Printer{Stdout: out, Stderr: io.Discard, Prog: "mcpres"}
+	var mu sync.Mutex
+	evaluated, maxAhead := 0, 0
+	window := batchWindow * min(runtime.GOMAXPROCS(0), n)
+	code := a.Run(Inputs{Paths: paths, Many: true}, "text", false, func(p string) Report {
+		var i int
+		fmt.Sscanf(p, "f%d.json", &i)
+		if i%7 == 0 {
+			time.Sleep(time.Millisecond) // finish out of order
+		}
+		mu.Lock()
+		evaluated++
+		maxAhead = max(maxAhead, evaluated-out.printed())
+		mu.Unlock()
+		return Report{Path: p, Code: i % 2, Outcome: OutcomeValid, Text: []string{p}}
+	})
+	if code != 1 {
+		t.Errorf("exit %d, want the worst, 1", code)
+	}
+	lines := strings.Split(out.buf.String(), "\n")
+	for i := range n {
+		if lines[i] != paths[i] {
+			t.Fatalf("line %d = %q, want %q: results out of input order", i, lines[i], paths[i])
+		}
+	}
+	if lines[n] != "500 files: 500 valid" {
+		t.Errorf("summary %q", lines[n])
+	}
+	if maxAhead > window {
+		t.Errorf("%d reports evaluated ahead of the printer, want at most the window %d", maxAhead, window)
+	}
+	t.Logf("window %d, at most %d ahead", window, maxAhead)
+}
