@@ -7,12 +7,13 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/migration"
+	"github.com/mcpres/mcpres/validator/validatortest"
 )
 
 // FuzzMigrationResult: no panic; errors only *InputError; one diagnostic
 // when invalid.
 func FuzzMigrationResult(f *testing.F) {
-	fuzzSeeds(f, filepath.Join(migrationCorpusDir, "valid", "valid-migration.json"),
+	validatortest.FuzzSeeds(f, "../..", "v0.1.0", filepath.Join(migrationCorpusDir, "valid", "valid-migration.json"),
 		filepath.Join(migrationCorpusDir, "invalid", "invalid-embedded-source.json"))
 	val := validator.New()
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -21,6 +22,6 @@ func FuzzMigrationResult(f *testing.F) {
 			return
 		}
 		r, err := migration.New(val).Validate(doc)
-		checkFuzzResult(t, r, err, migration.CodeSchemaInvalid)
+		validatortest.CheckFuzzResult(t, r, err, migration.CodeSchemaInvalid)
 	})
 }

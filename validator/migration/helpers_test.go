@@ -1,11 +1,8 @@
 package migration_test
 
 import (
-	"errors"
 	"flag"
-	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/mcpres/mcpres/document"
@@ -61,58 +58,5 @@ func documentOf(val *validator.Validator) func(*canonjson.Value) (validator.Resu
 	return func(doc *canonjson.Value) (validator.Result, error) {
 		r, err := d.Validate(doc, document.Options{})
 		return r.Result, err
-	}
-}
-
-// checkFuzzResult asserts the result properties every validator keeps:
-// an abort is an *InputError with a zero Result; otherwise valid iff no
-// diagnostic, exactly one diagnostic when invalid, and schema errors only
-// with the schema code.
-func checkFuzzResult(t *testing.T, r validator.Result, err error, schemaCode string) {
-	t.Helper()
-	if err != nil {
-		var ie *validator.InputError
-		if !errors.As(err, &ie) {
-			t.Fatalf("abort is %T, not *InputError: %v", err, err)
-		}
-		if r.Valid || r.Diagnostics != nil || r.SchemaErrors != nil {
-			t.Fatalf("abort with a non-zero result %+v", r)
-		}
-		return
-	}
-	if r.Valid != (len(r.Diagnostics) == 0) {
-		t.Fatalf("valid=%t with diagnostics %v", r.Valid, r.Diagnostics)
-	}
-	if !r.Valid && len(r.Diagnostics) != 1 {
-		t.Fatalf("%d diagnostics %v, want exactly one", len(r.Diagnostics), r.Diagnostics)
-	}
-	if (len(r.SchemaErrors) > 0) != slices.Equal(r.Diagnostics, []string{schemaCode}) {
-		t.Fatalf("schema errors %v with diagnostics %v", r.SchemaErrors, r.Diagnostics)
-	}
-}
-
-// fuzzSeeds adds committed documents (compact, so that the fuzzer mutates
-// structure rather than indentation) and the upstream v0.1 vectors when
-// ../shared is present.
-func fuzzSeeds(f *testing.F, files ...string) {
-	for _, file := range files {
-		_, v, err := canonjson.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		b, err := canonjson.Compact(v)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", "v0.1.0")
-	for _, group := range []string{"valid", "invalid"} {
-		ents, _ := os.ReadDir(filepath.Join(dir, group))
-		for _, e := range ents {
-			if b, err := os.ReadFile(filepath.Join(dir, group, e.Name())); err == nil {
-				f.Add(b)
-			}
-		}
 	}
 }

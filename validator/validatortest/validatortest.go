@@ -291,3 +291,58 @@ func UpstreamV01Valid(t testing.TB, dir string) []string {
 	}
 	return out
 }
+
+// CheckFuzzResult asserts the result properties every validator keeps, for
+// fuzz targets: an abort is an *InputError with a zero Result; otherwise
+// valid iff no diagnostic, exactly one diagnostic when invalid, and schema
+// errors only with schemaCode.
+func CheckFuzzResult(t *testing.T, r validator.Result, err error, schemaCode string) {
+	t.Helper()
+	if err != nil {
+		var ie *validator.InputError
+		if !errors.As(err, &ie) {
+			t.Fatalf("abort is %T, not *InputError: %v", err, err)
+		}
+		if r.Valid || r.Diagnostics != nil || r.SchemaErrors != nil {
+			t.Fatalf("abort with a non-zero result %+v", r)
+		}
+		return
+	}
+	if r.Valid != (len(r.Diagnostics) == 0) {
+		t.Fatalf("valid=%t with diagnostics %v", r.Valid, r.Diagnostics)
+	}
+	if !r.Valid && len(r.Diagnostics) != 1 {
+		t.Fatalf("%d diagnostics %v, want exactly one", len(r.Diagnostics), r.Diagnostics)
+	}
+	if (len(r.SchemaErrors) > 0) != slices.Equal(r.Diagnostics, []string{schemaCode}) {
+		t.Fatalf("schema errors %v with diagnostics %v", r.SchemaErrors, r.Diagnostics)
+	}
+}
+
+// FuzzSeeds adds committed documents to a fuzz target (compact, so that
+// the fuzzer mutates structure rather than indentation) and, when
+// ../shared is present, every valid and invalid upstream vector of
+// version (e.g. "v0.1.0"); root is the repository root seen from the
+// test's package.
+func FuzzSeeds(f *testing.F, root, version string, files ...string) {
+	for _, file := range files {
+		_, v, err := canonjson.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := canonjson.Compact(v)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	dir := filepath.Join(root, "..", "shared", "conformance", "upstream", version)
+	for _, group := range []string{"valid", "invalid"} {
+		ents, _ := os.ReadDir(filepath.Join(dir, group))
+		for _, e := range ents {
+			if b, err := os.ReadFile(filepath.Join(dir, group, e.Name())); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+}
