@@ -228,7 +228,7 @@ func demoTLogPolicy(p func(string) string) ([]byte, error) {
 const demoNext = `
 ## What next
   install:   in a clone, go install ./cmd/... and put $(go env GOPATH)/bin on your PATH
-             (README, "Set up")
+             (README, "Install")
   in CI:     the GitHub Action (action.yml) gates on attest verify; examples/github-actions/ and
              docs/release-pipeline.md show a release pipeline that seals, signs, logs and co-signs
   trust:     docs/trust-policy.md (policies, witnesses, transparency); docs/transparency.md (log serve)
