@@ -19,6 +19,7 @@ import (
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/tlog/posix/posixtest"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/witness"
 	flog "github.com/transparency-dev/formats/log"
@@ -26,7 +27,6 @@ import (
 	"github.com/transparency-dev/formats/proof"
 	mproof "github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
-	"github.com/transparency-dev/tessera"
 	"golang.org/x/mod/sumdb/note"
 	"k8s.io/klog/v2"
 )
@@ -447,29 +447,7 @@ func TestProofRejectsCorruptTile(t *testing.T) {
 // to build logs bigger than one tile quickly.
 func bulkAppend(t testing.TB, dir string, s note.Signer, entries [][]byte) {
 	t.Helper()
-	c, cancel := context.WithCancel(ctx(t))
-	defer cancel()
-	drv, err := posix.New(dir).Driver(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := tessera.NewAppendOptions().WithCheckpointSigner(s).WithBatching(256, 10*time.Millisecond).
-		WithCheckpointInterval(tlog.CheckpointInterval).WithCheckpointRepublishInterval(0)
-	a, shutdown, r, err := tessera.NewAppender(c, drv, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	aw := tessera.NewPublicationAwaiter(c, r.ReadCheckpoint, 10*time.Millisecond)
-	var last tessera.IndexFuture
-	for _, e := range entries {
-		last = a.Add(c, tessera.NewEntry(e))
-	}
-	if _, _, err := aw.Await(c, last); err != nil {
-		t.Fatal(err)
-	}
-	if err := shutdown(c); err != nil {
-		t.Fatal(err)
-	}
+	posixtest.BulkAppend(t, ctx(t), dir, s, entries)
 }
 
 func numbered(from, to int) [][]byte {

@@ -17,8 +17,7 @@ import (
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"
 	"github.com/mcpres/mcpres/tlog/posix"
-	"github.com/transparency-dev/tessera"
-	"golang.org/x/mod/sumdb/note"
+	"github.com/mcpres/mcpres/tlog/posix/posixtest"
 	"k8s.io/klog/v2"
 )
 
@@ -94,7 +93,7 @@ func TestMySQLSameAsPOSIX(t *testing.T) {
 		}
 		inOrder[i] = p.Entry
 	}
-	bulkAppend(t, pxDir, s, inOrder)
+	posixtest.BulkAppend(t, context.Background(), pxDir, s, inOrder)
 	cm, _ := my.Checkpoint(ctx)
 	cp, _ := px.Checkpoint(ctx)
 	if cm.Size != 300 || cp.Size != 300 || !bytes.Equal(cm.Hash, cp.Hash) {
@@ -135,33 +134,6 @@ func TestMySQLSameAsPOSIX(t *testing.T) {
 		t.Fatal("replaced a checkpoint that changed meanwhile")
 	}
 	if err := st2.ReplaceCheckpoint(ctx, cur, cur); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func bulkAppend(t *testing.T, dir string, s note.Signer, entries [][]byte) {
-	t.Helper()
-	c, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	drv, err := posix.New(dir).Driver(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := tessera.NewAppendOptions().WithCheckpointSigner(s).WithBatching(256, 10*time.Millisecond).
-		WithCheckpointInterval(tlog.CheckpointInterval).WithCheckpointRepublishInterval(0)
-	a, shutdown, r, err := tessera.NewAppender(c, drv, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	aw := tessera.NewPublicationAwaiter(c, r.ReadCheckpoint, 10*time.Millisecond)
-	var last tessera.IndexFuture
-	for _, e := range entries {
-		last = a.Add(c, tessera.NewEntry(e))
-	}
-	if _, _, err := aw.Await(c, last); err != nil {
-		t.Fatal(err)
-	}
-	if err := shutdown(c); err != nil {
 		t.Fatal(err)
 	}
 }
