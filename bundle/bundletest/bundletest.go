@@ -41,7 +41,7 @@ func Draft(t testing.TB) *canonjson.Value {
 	if err != nil {
 		t.Fatalf("bundletest: parsing the embedded example draft: %v", err)
 	}
-	return v
+	return v.Clone() // parsed scalars are shared and read-only; a Clone's are not
 }
 
 // Example returns a fresh, sealed copy of the example bundle. Callers own it

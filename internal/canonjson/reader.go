@@ -1,6 +1,7 @@
 package canonjson
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,7 @@ func (e *SyntaxError) Error() string {
 // values and keys, strings of at most 1,048,576 code points, and at most
 // 16 MiB of input.
 //
+// Equal scalars of the document may be one shared Value (see Value).
 // On failure it returns a nil value and a *SyntaxError.
 func Parse(data []byte) (*Value, error) {
 	if len(data) > MaxInputBytes {
@@ -165,6 +167,13 @@ type parser struct {
 	// keys interns object keys, direct-mapped by a cheap hash (a collision
 	// just replaces the entry): documents repeat a small set of keys.
 	keys [keyCacheSize]string
+	// Documents repeat scalars even more than keys (null, 0, 1, status
+	// words, run identifiers: four in five values of a large bundle), so
+	// equal scalars share one Value (see Value), the same way: the literals
+	// always, integers and short strings while the cache holds them.
+	literals  [3]*Value // null, false, true
+	intLeaves [leafCacheSize]*Value
+	strLeaves [leafCacheSize]*Value
 	// strs holds the bytes of the strings read so far: a string is a slice
 	// of strs.String(), so a document costs a few allocations for all its
 	// strings instead of one each. A Builder never changes bytes it has
@@ -183,8 +192,12 @@ const (
 	maxSlab       = 1024
 )
 
-// keyCacheSize is the number of entries of the key-interning table.
-const keyCacheSize = 128
+// Sizes of the interning tables, and the longest string value shared.
+const (
+	keyCacheSize    = 128
+	leafCacheSize   = 256
+	maxSharedString = 128
+)
 
 // maxLenientDepth bounds recursion in ParseLenient. No canonical statement
 // comes near it; deeper input is a plain syntax failure.
@@ -252,21 +265,19 @@ func (p *parser) value(depth int) (*Value, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		s, err := p.stringValue(false)
+		b, end, err := p.stringValue()
 		if err != nil {
 			return nil, err
 		}
-		v := p.alloc()
-		v.Kind, v.Str = String, s
-		return v, nil
+		return p.stringLeaf(b, end), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
-		return p.literal("true", Bool, true)
+		return p.literal("true", 2, Bool, true)
 	case c == 'f':
-		return p.literal("false", Bool, false)
+		return p.literal("false", 1, Bool, false)
 	case c == 'n':
-		return p.literal("null", Null, false)
+		return p.literal("null", 0, Null, false)
 	}
 	if p.data[p.pos] >= utf8.RuneSelf {
 		return nil, p.fail("unexpected non-ASCII character outside a string")
@@ -274,14 +285,18 @@ func (p *parser) value(depth int) (*Value, error) {
 	return nil, p.fail(fmt.Sprintf("unexpected character %q", p.data[p.pos]))
 }
 
-func (p *parser) literal(word string, k Kind, b bool) (*Value, error) {
+// literal reads word, whose shared Value is p.literals[i].
+func (p *parser) literal(word string, i int, k Kind, b bool) (*Value, error) {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
 		return nil, p.fail("invalid literal")
 	}
 	p.pos += len(word)
-	v := p.alloc()
-	v.Kind, v.Bool = k, b
-	return v, nil
+	if p.literals[i] == nil {
+		v := p.alloc()
+		v.Kind, v.Bool = k, b
+		p.literals[i] = v
+	}
+	return p.literals[i], nil
 }
 
 func (p *parser) number() (*Value, error) {
@@ -329,13 +344,10 @@ func (p *parser) number() (*Value, error) {
 	if tooBig {
 		return nil, p.failAt(start, "integer outside ±9007199254740991")
 	}
-	v := p.alloc()
-	v.Kind = Int
-	v.Int = int64(n)
 	if neg {
-		v.Int = -v.Int // -0 becomes 0
+		return p.intLeaf(-int64(n)), nil // -0 becomes 0
 	}
-	return v, nil
+	return p.intLeaf(int64(n)), nil
 }
 
 func (p *parser) array(depth int) (*Value, error) {
@@ -400,10 +412,11 @@ func (p *parser) object(depth int) (*Value, error) {
 			return nil, err
 		}
 		keyOff := p.pos
-		key, err := p.stringValue(true)
+		b, end, err := p.stringValue()
 		if err != nil {
 			return nil, err
 		}
+		key := p.key(b, end)
 		dupIndex := -1
 		if p.lenient {
 			dupIndex = memberIndex(p.members[base:], key)
@@ -469,8 +482,9 @@ func (p *parser) duplicate(members []Member, seen *map[string]struct{}, key stri
 
 // stringValue reads a JSON string starting at the opening quote and returns
 // its unescaped content, enforcing UTF-8, surrogate pairing and the length
-// limit. Keys without escapes are interned.
-func (p *parser) stringValue(key bool) (string, error) {
+// limit, with the input offset of the closing quote. The bytes are the
+// input's own or a fresh buffer: the caller copies them (text, stringLeaf).
+func (p *parser) stringValue() ([]byte, int, error) {
 	start := p.pos
 	p.pos++ // opening quote
 	// Fast path: no escapes. The first MaxStringCodePoints bytes cannot
@@ -483,19 +497,18 @@ func (p *parser) stringValue(key bool) (string, error) {
 		}
 		c := p.data[i]
 		if c == '"' {
-			s := p.text(p.data[p.pos:i], key, i)
 			p.pos = i + 1
-			return s, nil
+			return p.data[start+1 : i], i, nil
 		}
 		if c == '\\' {
 			break
 		}
 		if c < 0x20 {
-			return "", p.failAt(i, "unescaped control character in string")
+			return nil, 0, p.failAt(i, "unescaped control character in string")
 		}
 		r, size := utf8.DecodeRune(p.data[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return "", p.failAt(i, "invalid UTF-8")
+			return nil, 0, p.failAt(i, "invalid UTF-8")
 		}
 		i += size
 	}
@@ -503,32 +516,31 @@ func (p *parser) stringValue(key bool) (string, error) {
 	for i < len(p.data) {
 		c := p.data[i]
 		if c == '"' {
-			s := p.text(p.data[p.pos:i], key, i)
 			p.pos = i + 1
-			return s, nil
+			return p.data[start+1 : i], i, nil
 		}
 		if c == '\\' {
 			break
 		}
 		if c < 0x20 {
-			return "", p.failAt(i, "unescaped control character in string")
+			return nil, 0, p.failAt(i, "unescaped control character in string")
 		}
 		if c < utf8.RuneSelf {
 			i++
 		} else {
 			r, size := utf8.DecodeRune(p.data[i:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.failAt(i, "invalid UTF-8")
+				return nil, 0, p.failAt(i, "invalid UTF-8")
 			}
 			i += size
 		}
 		runes++
 		if runes > MaxStringCodePoints {
-			return "", p.failAt(start, fmt.Sprintf("string longer than %d code points", MaxStringCodePoints))
+			return nil, 0, p.failAt(start, fmt.Sprintf("string longer than %d code points", MaxStringCodePoints))
 		}
 	}
 	if i >= len(p.data) {
-		return "", p.failAt(start, "unterminated string")
+		return nil, 0, p.failAt(start, "unterminated string")
 	}
 	// Slow path: copy what was scanned, then handle escapes.
 	buf := make([]byte, 0, i-p.pos+16)
@@ -538,33 +550,33 @@ func (p *parser) stringValue(key bool) (string, error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return p.text(buf, key, i), nil
+			return buf, i, nil
 		case c == '\\':
 			r, n, err := p.escape(i)
 			if err != nil {
-				return "", err
+				return nil, 0, err
 			}
 			buf = appendCodePoint(buf, r)
 			i += n
 		case c < 0x20:
-			return "", p.failAt(i, "unescaped control character in string")
+			return nil, 0, p.failAt(i, "unescaped control character in string")
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
 			i++
 		default:
 			r, size := utf8.DecodeRune(p.data[i:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.failAt(i, "invalid UTF-8")
+				return nil, 0, p.failAt(i, "invalid UTF-8")
 			}
 			buf = append(buf, p.data[i:i+size]...)
 			i += size
 		}
 		runes++
 		if runes > MaxStringCodePoints {
-			return "", p.failAt(start, fmt.Sprintf("string longer than %d code points", MaxStringCodePoints))
+			return nil, 0, p.failAt(start, fmt.Sprintf("string longer than %d code points", MaxStringCodePoints))
 		}
 	}
-	return "", p.failAt(start, "unterminated string")
+	return nil, 0, p.failAt(start, "unterminated string")
 }
 
 // escape decodes the escape sequence at data[i] (a backslash) and returns the
@@ -716,19 +728,67 @@ func appendCodePoint(buf []byte, r rune) []byte {
 	return utf8.AppendRune(buf, r)
 }
 
-// text returns b as a string, interning keys. end is the input offset of
-// the closing quote.
-func (p *parser) text(b []byte, key bool, end int) string {
-	if !key || len(b) == 0 {
-		return p.str(b, end)
+// key returns b as a string, interned. end is the input offset of the
+// closing quote.
+func (p *parser) key(b []byte, end int) string {
+	if len(b) == 0 {
+		return ""
 	}
-	n := len(b)
-	slot := &p.keys[(uint(n)*31+uint(b[0])+uint(b[n/2])<<3+uint(b[n-1])<<6)%keyCacheSize]
+	slot := &p.keys[leafHash(b)%keyCacheSize]
 	if *slot == string(b) {
 		return *slot
 	}
 	*slot = p.str(b, end)
 	return *slot
+}
+
+// stringLeaf returns a String value of b, shared with an earlier equal
+// string of the document when the cache still holds it (see Value).
+func (p *parser) stringLeaf(b []byte, end int) *Value {
+	if len(b) > maxSharedString {
+		v := p.alloc()
+		v.Kind, v.Str = String, p.str(b, end)
+		return v
+	}
+	slot := &p.strLeaves[leafHash(b)%leafCacheSize]
+	if v := *slot; v != nil && v.Str == string(b) {
+		return v
+	}
+	v := p.alloc()
+	v.Kind, v.Str = String, p.str(b, end)
+	*slot = v
+	return v
+}
+
+// intLeaf returns an Int value of n, shared like stringLeaf's.
+func (p *parser) intLeaf(n int64) *Value {
+	slot := &p.intLeaves[uint64(n)%leafCacheSize]
+	if v := *slot; v != nil && v.Int == n {
+		return v
+	}
+	v := p.alloc()
+	v.Kind, v.Int = Int, n
+	*slot = v
+	return v
+}
+
+// leafHash is a cheap hash of a key or short string: its length, its first
+// and last eight bytes. A collision only costs a cache entry.
+func leafHash(b []byte) uint {
+	n := len(b)
+	h := uint64(n) * 0x9E3779B97F4A7C15
+	if n >= 8 {
+		h ^= binary.LittleEndian.Uint64(b)
+		h *= 0xBF58476D1CE4E5B9
+		h ^= binary.LittleEndian.Uint64(b[n-8:])
+	} else {
+		for _, c := range b {
+			h = (h ^ uint64(c)) * 0x100000001B3
+		}
+	}
+	h ^= h >> 31
+	h *= 0x94D049BB133111EB
+	return uint(h >> 32)
 }
 
 // str copies b into the string buffer and returns it as a string. A new

@@ -44,6 +44,14 @@ func (k Kind) String() string {
 // encoding sorts them.
 //
 // A nil *Value means "absent". Methods on Value are nil-safe readers.
+//
+// The reader shares one Value among equal scalars of a document (nulls,
+// booleans, integers, strings of up to 128 bytes): in a large bundle four
+// values in five repeat an earlier one, and sharing halves the tree. A
+// parsed tree's objects and arrays are its own, so Set and changing Items
+// or Members are safe; a parsed scalar is read-only. To change one, replace
+// it (Set, or assign to Items[i]), or Clone the tree first: Clone never
+// shares.
 type Value struct {
 	Kind    Kind
 	Bool    bool     // Kind == Bool
