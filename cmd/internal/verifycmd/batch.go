@@ -9,13 +9,16 @@
 package verifycmd
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,62 +81,121 @@ func CheckFormat(format string) error {
 // Inputs are the files a batch command evaluates, in the order given or
 // found. Many is set when several files were named or any argument was a
 // directory: then every result names its file (a "file" member in JSON).
+//
+// A batch keeps its list of files for its whole run, and at the batch's
+// GOGC every live byte costs about three, so the list is packed: a file
+// found in a directory costs its name and 12 bytes, not a string of its
+// whole path (100,000 files in a temporary directory: 2 MB, not 9 MB).
 type Inputs struct {
-	Paths []string
-	Many  bool
+	Many bool
+
+	prefixes []string // a directory's path with its separator, or a named file's path
+	names    string   // the names found in directories, end to end
+	entries  []input
+}
+
+// An input is prefixes[prefix] followed by names[start:end].
+type input struct{ prefix, start, end uint32 }
+
+// PathInputs returns Inputs of the given paths, in order.
+func PathInputs(paths []string, many bool) Inputs {
+	in := Inputs{Many: many}
+	for _, p := range paths {
+		in.add(p)
+	}
+	return in
+}
+
+// Len is the number of files.
+func (in *Inputs) Len() int { return len(in.entries) }
+
+// Path returns the path of file i: an argument as given, or a directory
+// entry as filepath.Join(dir, name) spells it.
+func (in *Inputs) Path(i int) string {
+	e := in.entries[i]
+	return in.prefixes[e.prefix] + in.names[e.start:e.end]
+}
+
+// add appends a path named on the command line.
+func (in *Inputs) add(path string) {
+	in.prefixes = append(in.prefixes, path)
+	in.entries = append(in.entries, input{prefix: uint32(len(in.prefixes) - 1)})
 }
 
 // ExpandInputs turns FILE and DIR arguments into the list of files to
 // evaluate. A directory contributes its *.json entries (any non-directory
 // entry, so that a symbolic link is reported rather than silently skipped),
-// with --recursive those of its subdirectories too, in lexical order. A
-// path that does not exist is kept: its result reports the error.
-// The error names the directory; callers report it as a command error
-// (exit 2).
+// with --recursive those of its subdirectories too, in lexical order of
+// their paths. A path that does not exist is kept: its result reports the
+// error. The error names the directory; callers report it as a command
+// error (exit 2).
 func ExpandInputs(args []string, recursive bool) (Inputs, error) {
 	in := Inputs{Many: len(args) > 1}
+	var names strings.Builder
 	for _, arg := range args {
 		st, err := os.Stat(arg)
 		if err != nil || !st.IsDir() {
-			in.Paths = append(in.Paths, arg)
+			in.add(arg)
 			continue
 		}
 		in.Many = true
-		found, err := jsonFiles(arg, recursive)
-		if err != nil {
+		first := len(in.entries)
+		if err := in.jsonFiles(&names, arg, recursive); err != nil {
 			return Inputs{}, fmt.Errorf("reading %s: %v", arg, err)
 		}
-		if len(found) == 0 {
+		if len(in.entries) == first {
 			how := ""
 			if !recursive {
 				how = " (use --recursive to include subdirectories)"
 			}
 			return Inputs{}, fmt.Errorf("%s holds no .json files%s", arg, how)
 		}
-		sort.Strings(found)
-		if in.Paths == nil {
-			in.Paths = found // one directory: no copy of 100,000 paths
-			continue
-		}
-		in.Paths = append(in.Paths, found...)
+		all := names.String()
+		slices.SortFunc(in.entries[first:], func(a, b input) int {
+			return compareJoined(in.prefixes[a.prefix], all[a.start:a.end], in.prefixes[b.prefix], all[b.start:b.end])
+		})
 	}
+	in.names = names.String()
 	return in, nil
 }
 
-// jsonFiles lists the non-directory entries of dir named *.json, with
+// compareJoined compares a1+a2 with b1+b2 as strings, without joining them.
+func compareJoined(a1, a2, b1, b2 string) int {
+	for {
+		if a1 == "" {
+			a1, a2 = a2, ""
+		}
+		if b1 == "" {
+			b1, b2 = b2, ""
+		}
+		if a1 == "" || b1 == "" {
+			return cmp.Compare(len(a1), len(b1))
+		}
+		n := min(len(a1), len(b1))
+		if c := strings.Compare(a1[:n], b1[:n]); c != 0 {
+			return c
+		}
+		a1, b1 = a1[n:], b1[n:]
+	}
+}
+
+// jsonFiles adds the non-directory entries of dir named *.json, with
 // recursive those of its subdirectories too, unsorted. Entries are read a
-// block at a time and only their paths kept, so that a directory of
-// 100,000 files costs its paths and no more.
-func jsonFiles(dir string, recursive bool) ([]string, error) {
-	var found []string
+// block at a time and only their names kept.
+func (in *Inputs) jsonFiles(names *strings.Builder, dir string, recursive bool) error {
 	pending := []string{dir}
 	for len(pending) > 0 {
 		d := pending[len(pending)-1]
 		pending = pending[:len(pending)-1]
 		f, err := os.Open(d)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		// filepath.Join(d, name) for any entry name (no separator, not
+		// "." or ".."): the cleaned directory and its separator.
+		j := filepath.Join(d, "x")
+		prefix := uint32(len(in.prefixes))
+		in.prefixes = append(in.prefixes, j[:len(j)-1])
 		for {
 			entries, err := f.ReadDir(1024)
 			for _, e := range entries {
@@ -143,7 +205,13 @@ func jsonFiles(dir string, recursive bool) ([]string, error) {
 						pending = append(pending, filepath.Join(d, e.Name()))
 					}
 				case strings.HasSuffix(e.Name(), ".json"):
-					found = append(found, filepath.Join(d, e.Name()))
+					if names.Len()+len(e.Name()) > math.MaxUint32 {
+						f.Close()
+						return errors.New("too many files")
+					}
+					start := uint32(names.Len())
+					names.WriteString(e.Name())
+					in.entries = append(in.entries, input{prefix: prefix, start: start, end: uint32(names.Len())})
 				}
 			}
 			if err == io.EOF {
@@ -151,12 +219,12 @@ func jsonFiles(dir string, recursive bool) ([]string, error) {
 			}
 			if err != nil {
 				f.Close()
-				return nil, err
+				return err
 			}
 		}
 		f.Close()
 	}
-	return found, nil
+	return nil
 }
 
 // QuietUsage is the help of --quiet on the batch commands.
@@ -178,8 +246,7 @@ const batchGCPercent = 200
 // code. One unreadable file yields its own INPUT_INVALID Report and does
 // not stop the others.
 func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path string) Report) int {
-	paths := in.Paths
-	n := len(paths)
+	n := in.Len()
 	workers := min(runtime.GOMAXPROCS(0), n)
 	window := min(batchWindow*workers, n)
 	// Report i goes to slot i%window. A job is dispatched only after a
@@ -207,7 +274,7 @@ func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path st
 	for range workers {
 		go func() {
 			for i := range jobs {
-				slots[i%window] <- eval(paths[i])
+				slots[i%window] <- eval(in.Path(i))
 			}
 		}()
 	}

@@ -44,7 +44,7 @@ func TestRunBatchBoundedWindowInOrder(t *testing.T) {
 	var mu sync.Mutex
 	evaluated, maxAhead := 0, 0
 	window := batchWindow * min(runtime.GOMAXPROCS(0), n)
-	code := a.Run(Inputs{Paths: paths, Many: true}, "text", false, func(p string) Report {
+	code := a.Run(PathInputs(paths, true), "text", false, func(p string) Report {
 		var i int
 		fmt.Sscanf(p, "f%d.json", &i)
 		if i%7 == 0 {
