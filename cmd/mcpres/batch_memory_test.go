@@ -139,12 +139,10 @@ func measured(t *testing.T, dir, bin string, args ...string) (*exec.Cmd, func() 
 // (bundletest.MaxLargeOps operations, 250,000 values and keys) in its
 // compact form, the densest, with the mcpres binary and checks that the
 // process's peak resident set stays within 10x the file (issue 16 item 4).
-// It builds the binary, and so runs only when asked:
-//
-//	MCPRES_TEST_RSS=1 go test ./cmd/mcpres -run TestLimitBundleMemory -v
+// It builds the binary (a few seconds); -short skips it.
 func TestLimitBundleMemory(t *testing.T) {
-	if os.Getenv("MCPRES_TEST_RSS") != "1" {
-		t.Skip("builds the binary: set MCPRES_TEST_RSS=1 to measure validate's peak memory on the limit bundle")
+	if testing.Short() {
+		t.Skip("-short: builds the binary to measure validate's peak memory on the limit bundle")
 	}
 	tmp := t.TempDir()
 	compact, err := canonjson.Compact(bundletest.Large(t, bundletest.MaxLargeOps))

@@ -363,7 +363,11 @@ func (e *encoder) compositeBody(dst []byte, v *Value) ([]byte, error) {
 			return append(dst, '{', '}'), nil
 		}
 		members := v.Members
-		if e.sorted && !sortedKeys(members) {
+		var small [smallObject]Member // sorted copy of a small object: no allocation
+		if e.sorted && len(members) <= smallObject && !sortedKeys(members) {
+			members = small[:copy(small[:], members)]
+			slices.SortFunc(members, func(a, b Member) int { return CompareKeys(a.Key, b.Key) })
+		} else if e.sorted && !sortedKeys(members) {
 			if e.scratch == nil {
 				e.scratch = make([]Member, 0, 64)
 			}
@@ -423,6 +427,10 @@ func (e *encoder) capturing(v *Value) bool {
 	}
 	return false
 }
+
+// smallObject is the most members an object may have for the encoder to
+// sort a copy of them on the stack rather than in its scratch slice.
+const smallObject = 16
 
 func sortedKeys(ms []Member) bool {
 	for i := 1; i < len(ms); i++ {

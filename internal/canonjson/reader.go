@@ -187,7 +187,7 @@ const maxStringChunk = 64 << 10
 
 // Slab sizing of parser.alloc.
 const (
-	bytesPerValue = 48
+	bytesPerValue = 64
 	minSlab       = 16
 	maxSlab       = 1024
 )
@@ -213,8 +213,9 @@ func (p *parser) failAt(off int, reason string) error {
 
 // alloc hands out Values from a slab to keep large documents cheap. A slab
 // is sized from the input still to read (MCP-RES documents take 20–50 bytes
-// a value), so a small document does not get a large slab; an underestimate
-// costs one more slab.
+// a value, and with equal scalars shared 65–115 bytes a Value allocated:
+// bytesPerValue errs low), so a small document does not get a large slab;
+// an underestimate costs one more slab.
 func (p *parser) alloc() *Value {
 	if len(p.slab) == 0 {
 		p.slab = make([]Value, min(max((len(p.data)-p.pos)/bytesPerValue+1, minSlab), maxSlab))
