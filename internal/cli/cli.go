@@ -21,8 +21,9 @@ import (
 // argument that is not one of its subcommands, with cobra's "unknown
 // command" message and its suggestions, and fail when no subcommand is
 // given at all. Without this cobra prints the parent's help and exits 0,
-// so `mcpres attest verfy bundle.json` would pass a release gate. usage
-// wraps the error as the binary's usage error (exit 2).
+// so `mcpres attest verfy bundle.json` would pass a release gate. The help
+// command fails the same way on an unknown topic. usage wraps the error as
+// the binary's usage error (exit 2).
 func RejectUnknownSubcommands(root *cobra.Command, usage func(error) error) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -40,6 +41,27 @@ func RejectUnknownSubcommands(root *cobra.Command, usage func(error) error) {
 		}
 	}
 	walk(root)
+	// Cobra's help command prints the root's help and exits 0 for a topic
+	// it does not know (`mcpres help verfy`): it fails the same way instead.
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "help" || c.Run == nil {
+			continue
+		}
+		show := c.Run
+		c.Run = nil
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			target, rest, err := cmd.Root().Find(args)
+			if err != nil {
+				return usage(err)
+			}
+			if len(rest) > 0 && target.HasSubCommands() {
+				return usage(UnknownCommandError(target, rest[0]))
+			}
+			show(cmd, args)
+			return nil
+		}
+	}
 }
 
 // UnknownCommandError is cobra's message for an unknown subcommand name of

@@ -38,6 +38,11 @@ func TestRejectUnknownSubcommands(t *testing.T) {
 		{[]string{"attest"}, "", `"prog attest" needs a command: one of sign, verify`},
 		{[]string{"attest", "zzzzzz"}, "", `unknown command "zzzzzz"`},
 		{[]string{"atest", "verify"}, "", `unknown command "atest" for "prog"`}, // cobra's own, at the root
+		{[]string{"help", "attest", "verfy"}, "", "unknown command \"verfy\" for \"prog attest\"\n\nDid you mean this?\n\tverify"},
+		{[]string{"help", "atest"}, "", `unknown command "atest" for "prog"`},
+		{[]string{"help", "attest"}, "", ""},           // control: a known topic prints its help
+		{[]string{"help", "attest", "verify"}, "", ""}, // and a known leaf
+		{[]string{"help"}, "", ""},
 	} {
 		var ran string
 		root := tree(&ran)
@@ -55,7 +60,7 @@ func TestRejectUnknownSubcommands(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.errPart) {
 			t.Errorf("%q: error %v, want %q", c.args, err, c.errPart)
 		}
-		if len(c.args) > 0 && c.args[0] == "attest" && !errors.As(err, new(usageErr)) {
+		if len(c.args) > 0 && (c.args[0] == "attest" || c.args[0] == "help") && !errors.As(err, new(usageErr)) {
 			t.Errorf("%q: %T is not the binary's usage error", c.args, err)
 		}
 	}
