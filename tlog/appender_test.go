@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/witness"
 )
@@ -58,8 +59,8 @@ func TestAppenderUpdateCheckpoint(t *testing.T) {
 	c := ctx(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	l, s := newLog(t, dir, testOnlyLogSeed)
-	_, lv, _ := logKey(t, testOnlyLogSeed, testOrigin)
-	w, wv, _ := witnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
+	_, lv, _ := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
+	w, wv, _ := signednotetest.WitnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
 	var ap *tlog.Appender
 	ready := make(chan struct{})
 	hook, sizes := cosignHook(t, lv, w, wv, &ap, ready)

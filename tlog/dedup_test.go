@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 )
@@ -24,7 +25,7 @@ func TestAddDeduplicates(t *testing.T) {
 	c := ctx(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	l, s := newLog(t, dir, testOnlyLogSeed)
-	_, lv, logVKey := logKey(t, testOnlyLogSeed, testOrigin)
+	_, lv, logVKey := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
 	e1, e2 := exampleEntry(t), variantBundle(t)
 	for i, want := range []struct {
 		e        []byte

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -33,10 +34,10 @@ import (
 
 // Fixed key seeds: test keys only, never used outside tests.
 var (
-	testOnlyLogSeed      = bytes.Repeat([]byte{0x11}, 32)
-	testOnlyOtherLogSeed = bytes.Repeat([]byte{0x12}, 32)
-	testOnlyWitness1Seed = bytes.Repeat([]byte{0x21}, 32)
-	testOnlyWitness2Seed = bytes.Repeat([]byte{0x22}, 32)
+	testOnlyLogSeed      = signednotetest.Seed(0x11)
+	testOnlyOtherLogSeed = signednotetest.Seed(0x12)
+	testOnlyWitness1Seed = signednotetest.Seed(0x21)
+	testOnlyWitness2Seed = signednotetest.Seed(0x22)
 )
 
 const testOrigin = "example.org/mcpres-test-log"
@@ -51,43 +52,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func logKey(t testing.TB, seed []byte, origin string) (*signednote.LogSigner, *signednote.Verifier, string) {
-	t.Helper()
-	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeEd25519, origin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := signednote.ParseLogSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := signednote.ParseLogVerifier(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, v, vkey
-}
-
-func witnessKey(t testing.TB, seed []byte, name string) (*signednote.WitnessSigner, *signednote.Verifier, string) {
-	t.Helper()
-	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := signednote.ParseWitnessSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := signednote.ParseWitnessVerifier(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, v, vkey
-}
-
 func newLog(t testing.TB, dir string, seed []byte) (*tlog.Log, *signednote.LogSigner) {
 	t.Helper()
-	s, v, _ := logKey(t, seed, testOrigin)
+	s, v, _ := signednotetest.LogKey(t, seed, testOrigin)
 	l := tlog.Open(posix.New(dir), v)
 	if _, err := l.Init(context.Background(), s); err != nil {
 		t.Fatalf("Init: %v", err)
@@ -178,7 +145,7 @@ func checkProofBytes(t testing.TB, data []byte, logVKey string, wantEntry []byte
 func TestEndToEnd(t *testing.T) {
 	c := ctx(t)
 	dir := filepath.Join(t.TempDir(), "log")
-	s, lv, logVKey := logKey(t, testOnlyLogSeed, testOrigin)
+	s, lv, logVKey := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
 	l := tlog.Open(posix.New(dir), lv)
 	cp0, err := l.Init(c, s)
 	if err != nil {
@@ -221,8 +188,8 @@ func TestEndToEnd(t *testing.T) {
 	checkProofBytes(t, fresh.Marshal(), logVKey, e1, 0, 2)
 
 	// Two witnesses cosign (first use), through their state documents.
-	w1, w1v, w1VKey := witnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
-	w2, w2v, w2VKey := witnessKey(t, testOnlyWitness2Seed, "example.org/witness-2")
+	w1, w1v, w1VKey := signednotetest.WitnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
+	w2, w2v, w2VKey := signednotetest.WitnessKey(t, testOnlyWitness2Seed, "example.org/witness-2")
 	states := map[string][]byte{}
 	cosign := func(w *signednote.WitnessSigner) *witness.Cosignature {
 		t.Helper()
@@ -332,8 +299,8 @@ func TestLogErrors(t *testing.T) {
 	c := ctx(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	l, s := newLog(t, dir, testOnlyLogSeed)
-	other, otherV, _ := logKey(t, testOnlyOtherLogSeed, testOrigin)
-	named, _, _ := logKey(t, testOnlyLogSeed, "example.org/another-origin")
+	other, otherV, _ := signednotetest.LogKey(t, testOnlyOtherLogSeed, testOrigin)
+	named, _, _ := signednotetest.LogKey(t, testOnlyLogSeed, "example.org/another-origin")
 	e := exampleEntry(t)
 
 	t.Run("init twice", func(t *testing.T) {
@@ -387,7 +354,7 @@ func TestLogErrors(t *testing.T) {
 	t.Run("checkpoint changed meanwhile", func(t *testing.T) {
 		// Another writer (a second Log value stands in for another
 		// process) appends between the read and the replacement.
-		_, lv, _ := logKey(t, testOnlyLogSeed, testOrigin)
+		_, lv, _ := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
 		l2 := tlog.Open(posix.New(dir), lv)
 		before, err := l.Checkpoint(c)
 		if err != nil {
@@ -465,8 +432,8 @@ func TestProofsAcrossTiles(t *testing.T) {
 	c := ctx(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	l, s := newLog(t, dir, testOnlyLogSeed)
-	_, lv, logVKey := logKey(t, testOnlyLogSeed, testOrigin)
-	w, _, _ := witnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
+	_, lv, logVKey := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
+	w, _, _ := signednotetest.WitnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
 	var prev *witness.LogState
 	for _, size := range []int{5, 300, 600} {
 		from := 0

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/witness"
@@ -53,32 +54,10 @@ type keys struct {
 func testKeys(t testing.TB) keys {
 	t.Helper()
 	var k keys
-	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(testOnlyLogSeed), signednote.TypeEd25519, testOrigin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.logSigner, _ = signednote.ParseLogSigner(skey)
-	k.logKey, _ = signednote.ParseLogVerifier(vkey)
-	k.w, k.wv = cosigner(t, testOnlyWitnessSeed, "example.org/witness")
-	k.w2, k.w2v = cosigner(t, testOnlyWitness2Seed, "example.org/witness-2")
+	k.logSigner, k.logKey, _ = signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
+	k.w, k.wv, _ = signednotetest.WitnessKey(t, testOnlyWitnessSeed, "example.org/witness")
+	k.w2, k.w2v, _ = signednotetest.WitnessKey(t, testOnlyWitness2Seed, "example.org/witness-2")
 	return k
-}
-
-func cosigner(t testing.TB, seed []byte, name string) (*signednote.WitnessSigner, *signednote.Verifier) {
-	t.Helper()
-	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := signednote.ParseWitnessSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := signednote.ParseWitnessVerifier(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, v
 }
 
 func ctx(t testing.TB) context.Context {

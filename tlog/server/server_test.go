@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
@@ -61,11 +62,7 @@ func reference(p *tlog.Proof) ([]byte, error) {
 
 func newEnv(t *testing.T, mod func(*server.Config)) *env {
 	t.Helper()
-	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(testOnlyLogSeed), signednote.TypeEd25519, testOrigin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := signednote.ParseLogSigner(skey)
+	s, _, vkey := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
 	e := &env{t: t, dir: filepath.Join(t.TempDir(), "log"), signer: s, vkey: vkey}
 	store := posix.New(e.dir)
 	e.log = tlog.Open(store, s.Verifier())
@@ -73,6 +70,7 @@ func newEnv(t *testing.T, mod func(*server.Config)) *env {
 	if _, err := e.log.Init(ctx, s); err != nil {
 		t.Fatal(err)
 	}
+	var err error
 	e.app, err = e.log.NewAppender(ctx, s, tlog.AppenderOptions{BatchSize: 64, BatchMaxAge: 10 * time.Millisecond, GCInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
@@ -53,13 +54,8 @@ func ctx(t testing.TB) context.Context {
 
 func newLog(t testing.TB) *fixture {
 	t.Helper()
-	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(testOnlyLogSeed), signednote.TypeEd25519, "example.org/witnessclient-test-log")
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := &fixture{dir: filepath.Join(t.TempDir(), "log")}
-	f.logSigner, _ = signednote.ParseLogSigner(skey)
-	f.logKey, _ = signednote.ParseLogVerifier(vkey)
+	f.logSigner, f.logKey, _ = signednotetest.LogKey(t, testOnlyLogSeed, "example.org/witnessclient-test-log")
 	f.log = tlog.Open(posix.New(f.dir), f.logKey)
 	if _, err := f.log.Init(ctx(t), f.logSigner); err != nil {
 		t.Fatal(err)
@@ -78,12 +74,7 @@ func (f *fixture) add(t testing.TB, entries ...string) {
 
 func cosigner(t testing.TB, seed []byte, name string) (*signednote.WitnessSigner, *signednote.Verifier) {
 	t.Helper()
-	skey, vkey, err := signednote.GenerateKey(bytes.NewReader(seed), signednote.TypeCosignatureV1, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := signednote.ParseWitnessSigner(skey)
-	v, _ := signednote.ParseWitnessVerifier(vkey)
+	c, v, _ := signednotetest.WitnessKey(t, seed, name)
 	return c, v
 }
 
