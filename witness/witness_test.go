@@ -27,10 +27,10 @@ import (
 
 // Fixed key seeds: test keys only.
 var (
-	testOnlyLogSeed      = bytes.Repeat([]byte{0x31}, 32)
-	testOnlyOtherLogSeed = bytes.Repeat([]byte{0x32}, 32)
-	testOnlyWitnessSeed  = bytes.Repeat([]byte{0x41}, 32)
-	testOnlyWitness2Seed = bytes.Repeat([]byte{0x42}, 32)
+	testOnlyLogSeed      = signednotetest.Seed(0x31)
+	testOnlyOtherLogSeed = signednotetest.Seed(0x32)
+	testOnlyWitnessSeed  = signednotetest.Seed(0x41)
+	testOnlyWitness2Seed = signednotetest.Seed(0x42)
 )
 
 const testOrigin = "example.org/witness-test-log"

@@ -27,9 +27,9 @@ import (
 
 // Fixed key seeds: test keys only.
 var (
-	testOnlyLogSeed      = bytes.Repeat([]byte{0x51}, 32)
-	testOnlyWitnessSeed  = bytes.Repeat([]byte{0x52}, 32)
-	testOnlyWitness2Seed = bytes.Repeat([]byte{0x53}, 32)
+	testOnlyLogSeed      = signednotetest.Seed(0x51)
+	testOnlyWitnessSeed  = signednotetest.Seed(0x52)
+	testOnlyWitness2Seed = signednotetest.Seed(0x53)
 )
 
 var testNow = time.Date(2026, 8, 27, 18, 5, 0, 0, time.UTC)
