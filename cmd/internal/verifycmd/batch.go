@@ -97,15 +97,6 @@ type Inputs struct {
 // An input is prefixes[prefix] followed by names[start:end].
 type input struct{ prefix, start, end uint32 }
 
-// PathInputs returns Inputs of the given paths, in order.
-func PathInputs(paths []string, many bool) Inputs {
-	in := Inputs{Many: many}
-	for _, p := range paths {
-		in.add(p)
-	}
-	return in
-}
-
 // Len is the number of files.
 func (in *Inputs) Len() int { return len(in.entries) }
 

@@ -44,7 +44,7 @@ func TestRunBatchBoundedWindowInOrder(t *testing.T) {
 	var mu sync.Mutex
 	evaluated, maxAhead := 0, 0
 	window := batchWindow * min(runtime.GOMAXPROCS(0), n)
-	code := a.Run(PathInputs(paths, true), "text", false, func(p string) Report {
+	code := a.Run(pathInputs(paths, true), "text", false, func(p string) Report {
 		var i int
 		fmt.Sscanf(p, "f%d.json", &i)
 		if i%7 == 0 {
@@ -72,4 +72,13 @@ func TestRunBatchBoundedWindowInOrder(t *testing.T) {
 		t.Errorf("%d reports evaluated ahead of the printer, want at most the window %d", maxAhead, window)
 	}
 	t.Logf("window %d, at most %d ahead", window, maxAhead)
+}
+
+// pathInputs returns Inputs of the given paths, in order.
+func pathInputs(paths []string, many bool) Inputs {
+	in := Inputs{Many: many}
+	for _, p := range paths {
+		in.add(p)
+	}
+	return in
 }
