@@ -2,6 +2,9 @@ package canonjson
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -18,6 +21,7 @@ func FuzzParse(f *testing.F) {
 		`{"b":[3,{"y":null,"x":true}],"a":-0,"c":-9007199254740991}`,
 		`{"n":9007199254740992}`, `{"value":"\ud800"}`, `[1.0]`, `{"a":1,"a":2}`,
 		"\xEF\xBB\xBF{}", `[[[[[]]]]]`, `"😀"`,
+		`[null,null,true,false,true,0,-0,3,259,3,"a","k121","a","\u0061",{"a":"a"},[3]]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -28,6 +32,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatal("value returned with an error")
 			}
 			return
+		}
+		// An independent reading of what the reader accepted: the same
+		// values (shared scalars included) as encoding/json's.
+		if err := sameAsStd(v, data); err != nil {
+			t.Fatalf("the reader and encoding/json disagree: %v\n%q", err, data)
 		}
 		c1, err := Canonical(v)
 		if err != nil {
@@ -97,4 +106,61 @@ func FuzzParseLenient(f *testing.F) {
 			t.Fatal("canonical bytes read back to a different value")
 		}
 	})
+}
+
+// sameAsStd compares v with encoding/json's reading of data, which the
+// strict reader accepted (so no duplicate keys, floats or invalid text).
+func sameAsStd(v *Value, data []byte) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err != nil {
+		return fmt.Errorf("encoding/json: %v", err)
+	}
+	return sameValue(v, x, "")
+}
+
+func sameValue(v *Value, x any, at string) error {
+	switch x := x.(type) {
+	case nil:
+		if v.Kind == Null {
+			return nil
+		}
+	case bool:
+		if v.Kind == Bool && v.Bool == x {
+			return nil
+		}
+	case json.Number:
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil && v.Kind == Int && v.Int == n {
+			return nil
+		}
+	case string:
+		if v.Kind == String && v.Str == x {
+			return nil
+		}
+	case []any:
+		if v.Kind == Array && len(v.Items) == len(x) {
+			for i := range x {
+				if err := sameValue(v.Items[i], x[i], at+"/"+strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case map[string]any:
+		if v.Kind == Object && len(v.Members) == len(x) {
+			for _, m := range v.Members {
+				y, ok := x[m.Key]
+				if !ok {
+					return fmt.Errorf("%s: member %q only in ours", at, m.Key)
+				}
+				if err := sameValue(m.Value, y, at+"/"+m.Key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	c, _ := Compact(v)
+	return fmt.Errorf("at %q: ours %s, encoding/json %#v", at, c, x)
 }
