@@ -1,11 +1,9 @@
 package validator_test
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/validatortest"
 )
@@ -28,13 +26,7 @@ func TestUpstreamV02Catalog(t *testing.T) {
 	val := validator.New()
 	for _, e := range entries {
 		t.Run(e.ID, func(t *testing.T) {
-			raw, doc, err := canonjson.ReadFile(filepath.Join(dir, e.Path))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := canonjson.BytesDigest(raw); got != e.FileSha256 {
-				t.Fatalf("file SHA-256 = %s, catalog says %s", got, e.FileSha256)
-			}
+			doc := e.ReadVector(t, dir)
 			r, err := val.Bundle(doc)
 			if err != nil {
 				t.Fatalf("aborted: %v", err)

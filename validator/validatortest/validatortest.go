@@ -250,6 +250,20 @@ type CatalogEntry struct {
 	FileSha256          string   `json:"fileSha256"`
 }
 
+// ReadVector reads the entry's vector from dir with the strict reader and
+// checks that the file is the one the catalog pins (its fileSha256).
+func (e CatalogEntry) ReadVector(t testing.TB, dir string) *canonjson.Value {
+	t.Helper()
+	raw, doc, err := canonjson.ReadFile(filepath.Join(dir, e.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := canonjson.BytesDigest(raw); got != e.FileSha256 {
+		t.Fatalf("%s: file SHA-256 = %s, catalog says %s", e.Path, got, e.FileSha256)
+	}
+	return doc
+}
+
 type catalog struct {
 	SchemaVersion             string         `json:"schemaVersion"`
 	CanonicalizationAlgorithm string         `json:"canonicalizationAlgorithm"`
