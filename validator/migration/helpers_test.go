@@ -34,7 +34,6 @@ var (
 	remove           = validatortest.Remove
 	all              = validatortest.All
 	checkResult      = validatortest.CheckResult
-	checkInputError  = validatortest.CheckInputError
 	reread           = validatortest.Reread
 	pretty           = validatortest.Pretty
 	upstreamV01Valid = validatortest.UpstreamV01Valid

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/migration"
 	"github.com/mcpres/mcpres/validator/v01"
+	"github.com/mcpres/mcpres/validator/validatortest"
 )
 
 // Diagnostic codes of the migration-result validator, shortened.
@@ -229,20 +230,8 @@ func TestMigrationDiagnostics(t *testing.T) {
 			if c.mutate != nil {
 				c.mutate(t, v)
 			}
-			for _, doc := range []*canonjson.Value{v, reread(t, v)} {
-				for _, f := range []func(*canonjson.Value) (validator.Result, error){migration.New(val).Validate, documentOf(val)} {
-					r, err := f(doc)
-					if c.want == v1Abort {
-						checkInputError(t, r, err)
-						continue
-					}
-					var want []string
-					if c.want != "" {
-						want = one(c.want)
-					}
-					checkResult(t, r, err, want, c.schema, c.detail)
-				}
-			}
+			validatortest.CheckCase(t, v, []func(*canonjson.Value) (validator.Result, error){migration.New(val).Validate, documentOf(val)},
+				c.want == v1Abort, c.want, c.schema, c.detail)
 		})
 	}
 }

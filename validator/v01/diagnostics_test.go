@@ -442,20 +442,8 @@ func TestV01Diagnostics(t *testing.T) {
 				t.Fatalf("table error: schema errors %q with %q", c.schema, c.want)
 			}
 			v := v01Build(t, c)
-			for _, doc := range []*canonjson.Value{v, reread(t, v)} {
-				for _, f := range []func(*canonjson.Value) (validator.Result, error){v01.New(val).Validate, documentOf(val)} {
-					r, err := f(doc)
-					if c.want == v1Abort {
-						checkInputError(t, r, err)
-						continue
-					}
-					var want []string
-					if c.want != "" {
-						want = one(c.want)
-					}
-					checkResult(t, r, err, want, c.schema, c.detail)
-				}
-			}
+			validatortest.CheckCase(t, v, []func(*canonjson.Value) (validator.Result, error){v01.New(val).Validate, documentOf(val)},
+				c.want == v1Abort, c.want, c.schema, c.detail)
 		})
 	}
 }

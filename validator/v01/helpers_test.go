@@ -19,20 +19,17 @@ type mutator = validatortest.Mutator
 const otherSha = validatortest.OtherSha
 
 var (
-	lit             = validatortest.Lit
-	at              = validatortest.At
-	put             = validatortest.Put
-	set             = validatortest.Set
-	remove          = validatortest.Remove
-	appendTo        = validatortest.AppendTo
-	copyTo          = validatortest.CopyTo
-	all             = validatortest.All
-	checkResult     = validatortest.CheckResult
-	checkInputError = validatortest.CheckInputError
-	reread          = validatortest.Reread
-	pretty          = validatortest.Pretty
-	loadCatalog     = validatortest.LoadCatalog
-	one             = func(code string) []string { return []string{code} }
+	lit         = validatortest.Lit
+	at          = validatortest.At
+	put         = validatortest.Put
+	set         = validatortest.Set
+	remove      = validatortest.Remove
+	appendTo    = validatortest.AppendTo
+	copyTo      = validatortest.CopyTo
+	all         = validatortest.All
+	pretty      = validatortest.Pretty
+	loadCatalog = validatortest.LoadCatalog
+	one         = func(code string) []string { return []string{code} }
 )
 
 func syncFile(t *testing.T, path string, want []byte) {

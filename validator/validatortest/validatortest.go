@@ -178,6 +178,28 @@ func CheckResult(t *testing.T, r validator.Result, err error, want, wantSchema [
 	}
 }
 
+// CheckCase runs one row of a fault table: it validates v and a re-read
+// copy of it with each of validate and checks every result with
+// CheckInputError when abort is set, else with CheckResult for the single
+// diagnostic want ("" for valid), schema errors and detail.
+func CheckCase(t *testing.T, v *canonjson.Value, validate []func(*canonjson.Value) (validator.Result, error), abort bool, want string, schema []string, detail string) {
+	t.Helper()
+	var codes []string
+	if want != "" {
+		codes = []string{want}
+	}
+	for _, doc := range []*canonjson.Value{v, Reread(t, v)} {
+		for _, f := range validate {
+			r, err := f(doc)
+			if abort {
+				CheckInputError(t, r, err)
+				continue
+			}
+			CheckResult(t, r, err, codes, schema, detail)
+		}
+	}
+}
+
 // CheckInputError requires a *validator.InputError abort.
 func CheckInputError(t *testing.T, r validator.Result, err error) {
 	t.Helper()
