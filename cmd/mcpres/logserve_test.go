@@ -366,40 +366,26 @@ func crashTest(t *testing.T, e *logEnv, serveArgs []string, store tlog.Storage) 
 			}
 		}
 	})
-	next := atomic.Int32{}
-	hc := &http.Client{Timeout: 30 * time.Second}
-	for range 16 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(bodies) {
-					return
-				}
-				resp, err := hc.Post(srv.url+"/add", "application/json", bytes.NewReader(bodies[i]))
-				if err != nil {
-					return // the server is gone
-				}
-				answer, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil || resp.StatusCode != 200 {
-					continue
-				}
-				ref, err := canonjson.Parse(answer)
-				if err != nil {
-					t.Errorf("answer: %v", err)
-					return
-				}
-				pb, _ := base64.StdEncoding.DecodeString(ref.Get("inclusionProofBase64").Str)
-				mu.Lock()
-				acks = append(acks, ack{bodies[i], ref.Get("entryUuid").Str, pb})
-				n := len(acks)
-				mu.Unlock()
-				if n == 60 {
-					srv.cmd.Process.Kill() // SIGKILL, mid-burst
-				}
+	wg.Go(func() {
+		postAll(srv.url, bodies, func(i, status int, answer []byte) {
+			if status != 200 {
+				return
+			}
+			ref, err := canonjson.Parse(answer)
+			if err != nil {
+				t.Errorf("answer: %v", err)
+				return
+			}
+			pb, _ := base64.StdEncoding.DecodeString(ref.Get("inclusionProofBase64").Str)
+			mu.Lock()
+			acks = append(acks, ack{bodies[i], ref.Get("entryUuid").Str, pb})
+			n := len(acks)
+			mu.Unlock()
+			if n == 60 {
+				srv.cmd.Process.Kill() // SIGKILL, mid-burst
 			}
 		})
-	}
+	})
 	deadline := time.AfterFunc(2*time.Minute, func() { srv.cmd.Process.Kill() })
 	<-srv.exited
 	deadline.Stop()
@@ -572,37 +558,14 @@ func TestCLILogServeSIGTERM(t *testing.T) {
 	dir := e.initLog("log")
 	bodies := distinctBundles(t, 200)
 	srv := startServe(t, bin, "--dir", dir, "--key", e.p("log.key"))
-	var (
-		next      atomic.Int32
-		ok, other atomic.Int32
-		wg        sync.WaitGroup
-	)
-	hc := &http.Client{Timeout: 30 * time.Second}
-	for range 16 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(bodies) {
-					return
-				}
-				resp, err := hc.Post(srv.url+"/add", "application/json", bytes.NewReader(bodies[i]))
-				if err != nil {
-					return // the server stopped taking connections
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					if ok.Add(1) == 40 {
-						srv.cmd.Process.Signal(syscall.SIGTERM)
-					}
-				} else {
-					other.Add(1)
-					t.Errorf("answered %d during shutdown", resp.StatusCode)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	var ok atomic.Int32
+	postAll(srv.url, bodies, func(_, status int, _ []byte) {
+		if status != 200 {
+			t.Errorf("answered %d during shutdown", status)
+		} else if ok.Add(1) == 40 {
+			srv.cmd.Process.Signal(syscall.SIGTERM)
+		}
+	})
 	if err := srv.stop(syscall.SIGTERM); err != nil {
 		t.Fatalf("exit after SIGTERM: %v\n%s", err, srv.log())
 	}
@@ -612,4 +575,33 @@ func TestCLILogServeSIGTERM(t *testing.T) {
 	if n := readCheckpointSize(t, dir, e.vkey("log")); n != uint64(ok.Load()) {
 		t.Fatalf("log size %d, %d submissions answered: the log holds entries nobody was answered for, or lost some", n, ok.Load())
 	}
+}
+
+// postAll posts bodies to url's /add from 16 clients until every body is
+// sent or the server stops taking connections, and calls answer, from the
+// clients' goroutines, with each answered body's index, status and reply.
+func postAll(url string, bodies [][]byte, answer func(i, status int, reply []byte)) {
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	hc := &http.Client{Timeout: 30 * time.Second}
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(bodies) {
+					return
+				}
+				resp, err := hc.Post(url+"/add", "application/json", bytes.NewReader(bodies[i]))
+				if err != nil {
+					return // the server is gone or stopped taking connections
+				}
+				reply, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil {
+					answer(i, resp.StatusCode, reply)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
