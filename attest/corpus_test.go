@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -22,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/attestation from the c
 
 func upstreamBundle(t testing.TB, name string) *canonjson.Value {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "conformance", "upstream", "v0.2.0", "valid", name)
+	p := upstreamtest.Path("..", "v0.2.0/valid/"+name)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", p)
 	}

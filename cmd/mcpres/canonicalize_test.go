@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 
 // canonicalizeOutput runs `mcpres canonicalize path`, requires exit 0, an
@@ -82,7 +83,7 @@ func TestCLICanonicalize(t *testing.T) {
 // vector (digests computed by the upstream generator).
 func TestCLICanonicalizeEvidenceDigest(t *testing.T) {
 	files := []string{filepath.Join("..", "..", "testdata", "bundles", "example.json")}
-	upstream := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", "v0.2.0", "valid")
+	upstream := upstreamtest.Path("../..", "v0.2.0/valid")
 	if up, err := filepath.Glob(filepath.Join(upstream, "*.json")); err == nil && len(up) > 0 {
 		files = append(files, up...)
 	} else {

@@ -3,8 +3,9 @@ package canonjson
 import (
 	"encoding/base64"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 
 // Canonicalization goldens of REFERENCE §1.4.
@@ -44,7 +45,7 @@ func TestCanonicalGoldens(t *testing.T) {
 // ../shared is absent (a plain clone of the project does not have it).
 func sharedVector(t testing.TB, rel string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "conformance", "upstream", rel)
+	p := upstreamtest.Path("../..", rel)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("upstream vectors not available (%s): %v", p, err)
 	}

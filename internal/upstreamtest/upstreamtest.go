@@ -4,8 +4,16 @@
 // tests.
 //
 // The vectors live in ../shared/conformance/upstream/ beside the
-// repository (README, "Tests"); a plain clone does not have them. Each
-// test that needs them calls [Dir] (which skips it, counted), and the
+// repository (README, "Set up"); a plain clone does not have them. Tests
+// reach them through testdata/upstream, a symbolic link committed in the
+// repository that points there ([Path]). The indirection is for the go
+// command's test cache: it rechecks the files and folders a cached test
+// opened or stat-ed only when they lie inside the module, so a test that
+// looked at ../shared directly answered "(cached)" after the vectors were
+// copied beside the checkout; through the link the same stat is inside the
+// module, and the next plain `go test` runs the vectors.
+//
+// Each test that needs them calls [Dir] (which skips it, counted), and the
 // package's TestMain calls [Main] or, when it has its own, [Summary] after
 // m.Run.
 //
@@ -32,13 +40,22 @@ const Where = "../shared/conformance/upstream/ (the upstream MCP-RES vectors; se
 // one piece of state the summary needs: a test binary is one process.
 var skipped atomic.Int64
 
-// Dir returns root/../shared/conformance/upstream/rel, where root is the
-// repository root seen from the test's package (a relative path such as
-// "../.."), and rel a version folder ("v0.2.0") or a folder inside one
-// ("v0.2.0/profiles"). When it is absent the test is skipped and counted.
+// Path returns root/testdata/upstream/rel, the path of a file or folder
+// of the vectors through the repository's link to
+// ../shared/conformance/upstream, where root is the repository root seen
+// from the test's package (a relative path such as "../..") and rel a
+// slash-separated path below the vectors' root ("v0.2.0/valid"). It
+// does not check that it exists: see [Dir].
+func Path(root, rel string) string {
+	return filepath.Join(root, "testdata", "upstream", filepath.FromSlash(rel))
+}
+
+// Dir returns [Path](root, rel) for a folder of the vectors, rel a version
+// folder ("v0.2.0") or a folder inside one ("v0.2.0/profiles"). When it is
+// absent the test is skipped and counted.
 func Dir(t testing.TB, root, rel string) string {
 	t.Helper()
-	dir := filepath.Join(root, "..", "shared", "conformance", "upstream", filepath.FromSlash(rel))
+	dir := Path(root, rel)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		skipped.Add(1)
 		t.Skipf("upstream vectors not available (%s is absent): %s", dir, Where)

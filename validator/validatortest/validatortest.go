@@ -256,7 +256,7 @@ func SyncFile(t *testing.T, path string, want []byte, update bool, pkg string) {
 	}
 }
 
-// UpstreamDir returns ../shared/conformance/upstream/<version> seen from
+// UpstreamDir returns the upstream vectors of <version> (upstreamtest.Dir) seen from
 // the repository root root (a relative path such as "../.."), skipping the
 // test when the shared folder is absent (a plain clone does not have it).
 func UpstreamDir(t testing.TB, root, version string) string {
@@ -372,7 +372,7 @@ func FuzzSeeds(f *testing.F, root, version string, files ...string) {
 		}
 		f.Add(b)
 	}
-	dir := filepath.Join(root, "..", "shared", "conformance", "upstream", version)
+	dir := upstreamtest.Path(root, version)
 	for _, group := range []string{"valid", "invalid"} {
 		ents, _ := os.ReadDir(filepath.Join(dir, group))
 		for _, e := range ents {
