@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
+
+	"github.com/mcpres/mcpres/internal/regularfile"
 )
 
 // ErrNotRegular is matched (errors.Is) by the error for a destination that
@@ -70,27 +72,6 @@ func (e *NoFolderError) Is(target error) bool {
 	return target == ErrNoFolder || target == fs.ErrNotExist
 }
 
-// Kind describes a file mode for messages: "a regular file", "a directory",
-// "a symbolic link", "a FIFO", "a socket", "a device".
-func Kind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "not a regular file (" + m.Type().String() + ")"
-	}
-}
-
 // CheckTarget reports whether path may be written: nil if nothing has the
 // name, or if it is a regular file and overwrite is true. Otherwise the
 // error matches [ErrNotRegular] (anything but a regular file, whatever
@@ -102,7 +83,7 @@ func CheckTarget(path string, overwrite bool) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
+		return &NotRegularError{Path: path, Kind: regularfile.Kind(fi.Mode())}
 	case err == nil && !overwrite:
 		return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
 	case err == nil:

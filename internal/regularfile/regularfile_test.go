@@ -1,0 +1,93 @@
+//go:build unix
+
+package regularfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(file, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(file, 10); err != nil || string(b) != "0123456789" {
+		t.Fatalf("ReadFile at the limit = %q, %v", b, err)
+	}
+	if _, err := ReadFile(file, 9); !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrNotRegular) {
+		t.Errorf("one byte over the limit: %v, want ErrTooLarge", err)
+	}
+	link := filepath.Join(dir, "link.pem")
+	if err := os.Symlink("key.pem", link); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(link, 100); err != nil || string(b) != "0123456789" {
+		t.Errorf("a link to a regular file (a mounted secret) = %q, %v", b, err)
+	}
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o600)
+	if b, err := ReadFile(empty, 100); err != nil || len(b) != 0 {
+		t.Errorf("empty file = %q, %v", b, err)
+	}
+	_, err := ReadFile(filepath.Join(dir, "missing"), 100)
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe.Op != "open" {
+		t.Errorf("missing file: %v, want an open error matching fs.ErrNotExist", err)
+	}
+}
+
+// A FIFO, a link to one, a directory and a device are refused at once
+// (a FIFO with no writer would block open(2) forever without O_NONBLOCK).
+func TestNotRegularRefusedAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	fifoLink := filepath.Join(dir, "fifo-link")
+	os.Symlink("fifo", fifoLink)
+	for _, c := range []struct{ path, kind string }{
+		{fifo, "a FIFO"},
+		{fifoLink, "a FIFO"},
+		{dir, "a directory"},
+		{"/dev/null", "a device"},
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadFile(c.path, 1<<20); done <- err }()
+		select {
+		case err := <-done:
+			var nr *NotRegularError
+			if !errors.Is(err, ErrNotRegular) || !errors.As(err, &nr) || nr.Kind != c.kind {
+				t.Errorf("%s: %v, want %s refused", c.path, err, c.kind)
+			}
+			if err != nil && !strings.Contains(err.Error(), c.kind+", not a regular file") {
+				t.Errorf("%s: message %q does not say what it is", c.path, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: ReadFile blocked", c.path)
+		}
+	}
+	// Open refuses the same way, and hands back a regular file ready to read.
+	if _, err := Open(fifo); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("Open(fifo) = %v", err)
+	}
+	reg := filepath.Join(dir, "reg")
+	os.WriteFile(reg, []byte("x"), 0o600)
+	f, err := Open(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b [4]byte
+	if n, err := f.Read(b[:]); n != 1 || err != nil {
+		t.Errorf("read after Open = %d, %v", n, err)
+	}
+}
