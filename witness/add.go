@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -29,8 +28,8 @@ const (
 // Errors of the add-checkpoint protocol besides the refusals of [Cosign].
 var (
 	// ErrMalformedRequest: the body is not an add-checkpoint request, or
-	// its old size is larger than the checkpoint's, or it carries a proof
-	// from size 0 (HTTP 400).
+	// its old size is larger than the checkpoint's, or a size is larger
+	// than MaxTreeSize, or it carries a proof from size 0 (HTTP 400).
 	ErrMalformedRequest = errors.New("witness: malformed add-checkpoint request")
 	// ErrBadProof: the consistency proof from the recorded tree to the
 	// checkpoint does not verify (HTTP 422). It wraps ErrRefused.
@@ -67,7 +66,8 @@ type AddRequest struct {
 // tlog-witness): "old N\n" with N in decimal without leading zeros, at most
 // [MaxProofLines] lines each the canonical base64 of a 32-byte hash, an
 // empty line, then the checkpoint note (parsed later, with the log's key).
-// Every line ends with a newline. Errors wrap [ErrMalformedRequest].
+// Every line ends with a newline. The old size, and the checkpoint's size
+// line, must be at most [MaxTreeSize]. Errors wrap [ErrMalformedRequest].
 func ParseAddRequest(body []byte) (*AddRequest, error) {
 	if len(body) > MaxAddRequestBytes {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrMalformedRequest, len(body), MaxAddRequestBytes)
@@ -83,6 +83,9 @@ func ParseAddRequest(body []byte) (*AddRequest, error) {
 	size, err := strconv.ParseUint(string(n), 10, 64)
 	if err != nil || strconv.FormatUint(size, 10) != string(n) {
 		return nil, fmt.Errorf("%w: old size %q is not a decimal number without leading zeros", ErrMalformedRequest, truncate(n, 24))
+	}
+	if size > MaxTreeSize {
+		return nil, fmt.Errorf("%w: old size %d is larger than %d, the largest a witness records", ErrMalformedRequest, size, uint64(MaxTreeSize))
 	}
 	req := &AddRequest{OldSize: size}
 	for {
@@ -108,8 +111,28 @@ func ParseAddRequest(body []byte) (*AddRequest, error) {
 	if size == 0 && len(req.Proof) > 0 {
 		return nil, fmt.Errorf("%w: a consistency proof from size 0 must be empty", ErrMalformedRequest)
 	}
+	if n, ok := checkpointSizeLine(rest); ok && n > MaxTreeSize {
+		return nil, fmt.Errorf("%w: checkpoint size %d is larger than %d, the largest a witness records", ErrMalformedRequest, n, uint64(MaxTreeSize))
+	}
 	req.Checkpoint = bytes.Clone(rest)
 	return req, nil
+}
+
+// checkpointSizeLine reads the size line (the second line) of a checkpoint
+// note not yet verified, so that a size this witness could never record is
+// refused before any state is read. Nothing else is decided on it:
+// [AddCheckpoint] parses the note once its signature verifies.
+func checkpointSizeLine(cp []byte) (uint64, bool) {
+	_, rest, ok := bytes.Cut(cp, []byte("\n"))
+	if !ok {
+		return 0, false
+	}
+	line, _, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(line), 10, 64)
+	return n, err == nil
 }
 
 // Marshal encodes the request body.
@@ -142,6 +165,8 @@ func truncate(b []byte, n int) string {
 //   - the checkpoint verifies with logKey and is for its origin, else an
 //     error wrapping [ErrBadCheckpoint] (HTTP 403), or [ErrMalformedRequest]
 //     when the note or body is malformed (400);
+//   - the checkpoint size is at most [MaxTreeSize] ([ErrMalformedRequest],
+//     400);
 //   - the old size is at most the checkpoint size ([ErrMalformedRequest],
 //     400): a smaller tree than the old size is never cosigned;
 //   - the old size is the size last cosigned (0 when never): else a
@@ -171,8 +196,8 @@ func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.W
 		}
 		return nil, fmt.Errorf("%w: %v", ErrMalformedRequest, err)
 	}
-	if cp.Size > math.MaxInt64 {
-		return nil, fmt.Errorf("%w: checkpoint size %d is out of range", ErrMalformedRequest, cp.Size)
+	if cp.Size > MaxTreeSize {
+		return nil, fmt.Errorf("%w: checkpoint size %d is larger than %d, the largest a witness records", ErrMalformedRequest, cp.Size, uint64(MaxTreeSize))
 	}
 	if cp.Size == 0 && !bytes.Equal(cp.Hash, rfc6962.DefaultHasher.EmptyRoot()) {
 		return nil, fmt.Errorf("%w: checkpoint of size 0 with root %s, not the empty tree's", ErrBadCheckpoint, b64(cp.Hash))

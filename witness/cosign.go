@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/signednote"
@@ -98,8 +97,8 @@ func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *si
 	if cp.Size == 0 && !bytes.Equal(cp.Hash, rfc6962.DefaultHasher.EmptyRoot()) {
 		return nil, fmt.Errorf("%w: checkpoint of size 0 with root %s, not the empty tree's", ErrBadCheckpoint, b64(cp.Hash))
 	}
-	if cp.Size > math.MaxInt64 {
-		return nil, fmt.Errorf("%w: checkpoint size %d is out of range", ErrBadCheckpoint, cp.Size)
+	if cp.Size > MaxTreeSize {
+		return nil, fmt.Errorf("%w: checkpoint size %d is larger than %d, the largest a witness records", ErrBadCheckpoint, cp.Size, uint64(MaxTreeSize))
 	}
 	var cproof [][]byte
 	if prev != nil {

@@ -8,8 +8,8 @@
 // [LogState] the witness recorded when it last cosigned, prove consistency,
 // and sign. It refuses, with an error wrapping [ErrRefused]:
 //
-//   - a checkpoint that is not signed by the log key or not for its origin
-//     ([ErrBadCheckpoint]);
+//   - a checkpoint that is not signed by the log key or not for its origin,
+//     or larger than [MaxTreeSize] ([ErrBadCheckpoint]);
 //   - a smaller tree than the one last cosigned ([ErrRollback]);
 //   - the same size with another root hash, or a larger tree whose
 //     consistency proof from the recorded tree does not verify ([ErrFork]).
@@ -29,7 +29,8 @@
 //
 // [AddCheckpoint] is the same decision for a checkpoint a log sends
 // itself (C2SP tlog-witness POST add-checkpoint, parsed by
-// [ParseAddRequest]): the old size must be the size last cosigned (else a
+// [ParseAddRequest]; sizes beyond [MaxTreeSize] are malformed): the old
+// size must be the size last cosigned (else a
 // [*ConflictError] carrying it, HTTP 409), the consistency proof comes in
 // the request and must verify ([ErrBadProof], 422), a malformed request or
 // an old size beyond the checkpoint's is [ErrMalformedRequest] (400), and a
@@ -45,6 +46,18 @@
 //	{"schemaVersion": "mcpres.witness-state/v1",
 //	 "logs": [{"origin": "example.org/log", "size": 2, "rootHash": "BASE64"}]}
 //
+// Every process that cosigns from a state file holds its lock across
+// read, decide and write: [LockStateFile] takes an exclusive OS lock on
+// PATH.lock (flock(2); internal/filelock), then [StateFile.Read] (a
+// regular file only: a FIFO is refused at once), [Cosign] or
+// [AddCheckpoint], [StateFile.Write] (atomic), and [StateFile.Unlock]
+// once the new state is recorded. Two witnesses on one state then decide
+// one after the other: the second sees the tree the first cosigned, so
+// they never cosign two roots at one size, and no update is lost (a lost
+// update would lower the recorded size and let a fork through later).
+// Without file locks (systems other than Linux, macOS and the BSDs)
+// LockStateFile fails and nothing is cosigned.
+//
 // # Attaching cosignatures
 //
 // [Attach] adds cosignature lines to a checkpoint note after verifying each
@@ -57,5 +70,6 @@
 //
 // The package opens no connection and reads no clock: the log is read
 // through a [LogReader] the caller chooses (a directory, or an HTTP
-// client), and the cosignature time is an argument.
+// client), and the cosignature time is an argument. (The one wait it
+// knows is [LockStateFile]'s, bounded by its caller.)
 package witness

@@ -17,6 +17,12 @@ const SchemaVersionState = "mcpres.witness-state/v1"
 // MaxStateLogs is the largest number of logs one state document holds.
 const MaxStateLogs = 1024
 
+// MaxTreeSize is the largest tree size a witness cosigns: the largest a
+// state document records (sizes are JSON safe integers, at most 2^53−1).
+// [Cosign] and [AddCheckpoint] refuse larger checkpoints before anything
+// is signed or recorded.
+const MaxTreeSize = 1<<53 - 1
+
 // A State is what a witness has cosigned: per log origin, the latest tree.
 type State struct {
 	Logs []LogState // sorted by origin, one entry per origin
@@ -85,7 +91,7 @@ func ParseState(data []byte) (*State, error) {
 func (s *State) Marshal() ([]byte, error) {
 	d := stateDoc{SchemaVersion: SchemaVersionState, Logs: []stateLogDoc{}}
 	for _, l := range s.Logs {
-		if l.Size > 1<<53-1 {
+		if l.Size > MaxTreeSize {
 			return nil, fmt.Errorf("witness state: size %d of %q is beyond the JSON safe integers", l.Size, l.Origin)
 		}
 		d.Logs = append(d.Logs, stateLogDoc{Origin: l.Origin, Size: int64(l.Size), RootHash: b64(l.Hash)})

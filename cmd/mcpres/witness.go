@@ -9,20 +9,25 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
 	"github.com/transparency-dev/tessera/api/layout"
-	"github.com/transparency-dev/tessera/client"
 )
 
 // witnessHTTPTimeout bounds each request to a remote log.
 const witnessHTTPTimeout = 30 * time.Second
+
+// witnessLockWait is how long 'witness cosign' waits for the lock of its
+// state file held by another process: longer than one cosign run holds it
+// (its log reads end within logTimeout).
+const witnessLockWait = logTimeout + 30*time.Second
 
 const witnessLong = `Witness transparency logs: cosign a log's checkpoint after checking that the
 log only ever grew (C2SP tlog-witness, cosignature/v1).
@@ -85,6 +90,14 @@ exits with status 1 and changes nothing.
 On success the state file is updated atomically first, then COSIG receives
 the cosignature/v1 signature line for 'mcpres log add-cosignature'.
 
+The state file is locked (an exclusive lock on STATE.lock, created beside it
+and left in place) from before it is read until after it is written, so
+runs sharing a state file (one per log, from cron) take turns: a run waits
+up to 2m30s for another to finish, then gives up with status 2 and
+changes nothing. A state file of a 'witness serve' folder is locked the
+same way. Where files cannot be locked (systems other than Linux, macOS
+and the BSDs) the command refuses to run.
+
 The witness key is a file (PATH or file:PATH), or env:NAME for a key held in
 an environment variable; without --key it is taken from $MCPRES_WITNESS_KEY.
 
@@ -127,11 +140,18 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			state, err := readWitnessState(statePath, lv.Name(), initState)
+			reader, err := openLogReader(logArg)
 			if err != nil {
 				return err
 			}
-			reader, err := openLogReader(logArg)
+			// Held from the read of the state to after its write: another
+			// process deciding on the same state waits for this one.
+			sf, err := witness.LockStateFile(statePath, witnessLockWait)
+			if err != nil {
+				return failf("%v", err)
+			}
+			defer sf.Unlock()
+			state, err := readWitnessState(sf, lv.Name(), initState)
 			if err != nil {
 				return err
 			}
@@ -151,11 +171,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			// Record first: a cosignature is never published for a tree
 			// the state does not hold.
 			state.Put(c.State)
-			data, err := state.Marshal()
-			if err != nil {
-				return failf("%v", err)
-			}
-			if err := atomicfile.WriteFile(statePath, data, 0o644, true); err != nil {
+			if err := sf.Write(state); err != nil {
 				return writeFileError(statePath, err)
 			}
 			if err := a.writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
@@ -180,22 +196,19 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 	return cmd
 }
 
-// readWitnessState reads the state file; a missing file or a log it does
-// not know is accepted only with --init.
-func readWitnessState(path, origin string, initState bool) (*witness.State, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+// readWitnessState reads the locked state file; a missing file or a log it
+// does not know is accepted only with --init.
+func readWitnessState(sf *witness.StateFile, origin string, initState bool) (*witness.State, error) {
+	path := sf.Path()
+	s, err := sf.Read()
+	if err != nil {
+		return nil, failf("%v", err)
+	}
+	if s == nil {
 		if !initState {
 			return nil, failf("witness state %s does not exist: pass --init to start witnessing %s from its current checkpoint (trust on first use)", path, origin)
 		}
 		return &witness.State{}, nil
-	}
-	if err != nil {
-		return nil, failf("witness state: %v", err)
-	}
-	s, err := witness.ParseState(data)
-	if err != nil {
-		return nil, failf("%s: %v", path, err)
 	}
 	if s.Get(origin) == nil && !initState {
 		return nil, failf("witness state %s has no record of log %s: pass --init to start witnessing it from its current checkpoint (trust on first use)", path, origin)
@@ -223,7 +236,24 @@ func openLogReader(arg string) (witness.LogReader, error) {
 	if !st.IsDir() {
 		return nil, failf("log %s is not a directory (or an http(s) URL)", arg)
 	}
-	return client.FileFetcher{Root: arg}, nil
+	return dirLog(arg), nil
+}
+
+// dirLog reads a tlog-tiles log directory with the limits of httpLog; its
+// files must be regular files (a FIFO is refused at once, never waited on).
+type dirLog string
+
+func (d dirLog) ReadCheckpoint(context.Context) ([]byte, error) {
+	return regularfile.ReadFile(filepath.Join(string(d), layout.CheckpointPath), signednote.MaxBytes)
+}
+
+func (d dirLog) ReadTile(_ context.Context, level, index uint64, p uint8) ([]byte, error) {
+	data, err := regularfile.ReadFile(filepath.Join(string(d), layout.TilePath(level, index, p)), maxTileBytes)
+	if errors.Is(err, fs.ErrNotExist) && p > 0 {
+		// The partial tile may have been replaced by the full one.
+		return regularfile.ReadFile(filepath.Join(string(d), layout.TilePath(level, index, 0)), maxTileBytes)
+	}
+	return data, err
 }
 
 // httpLog reads a tlog-tiles log over HTTP, with size limits: a checkpoint

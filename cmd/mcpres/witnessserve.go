@@ -33,12 +33,24 @@ only grew, records the new size and root atomically in the state directory
 cosigns a rollback or a fork. Requests for one log are handled one at a
 time.
 
+The witness holds an exclusive lock on DIR/serve.lock while it runs: a
+second 'witness serve' on the same state directory refuses to start (exit
+status 2) rather than cosign beside the first, which could let the two
+cosign different trees of one size. Stop the running one first (a blue/green
+switch or restart must not overlap); the lock is released when it exits,
+even when killed. Each request also holds its log's state lock
+(DIR/log-....json.lock) while it reads, decides and writes, as 'witness
+cosign' does on the same file. Where files cannot be locked (systems other
+than Linux, macOS and the BSDs) the command refuses to run.
+
 Answers: 200 the cosignature; 400 a malformed request (or an old size
 larger than the checkpoint's); 403 not signed by the log's key; 404 a log
 this witness does not witness; 409 (text/x.tlog.size) the old size is not
 the size last cosigned, whose value is the body; 413 a body too large; 422
 the consistency proof does not verify; 500 the state could not be updated
-(nothing was cosigned).
+(nothing was cosigned); 503 the log's state stayed locked by another process
+for 10 s (nothing was cosigned). Sizes are at most 2^53-1 (the largest a
+state records): larger ones are a malformed request (400).
 
 A log the state directory has no record of is accepted from "old 0" (trust
 on first use, as the protocol defines). The witness listens on
@@ -84,6 +96,7 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			if err != nil {
 				return failf("%v", err)
 			}
+			defer srv.Close()
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return failf("listening on %s: %v", listen, err)

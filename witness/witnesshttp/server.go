@@ -21,6 +21,8 @@
 //	422                     the consistency proof does not verify
 //	500                     the state could not be read or written: nothing
 //	                        was cosigned
+//	503                     the log's state stayed locked by another process
+//	                        for StateLockWait: nothing was cosigned; retry
 //
 // # State
 //
@@ -31,6 +33,18 @@
 // (check and update are one step, as the protocol requires); requests for
 // different logs run in parallel. A log with no state file has never been
 // cosigned: its first request must say "old 0" (trust on first use).
+//
+// # Locks
+//
+// A Server owns its state directory: [New] takes the exclusive lock of
+// the file "serve.lock" in it (internal/filelock, flock(2)) and holds it
+// until [Server.Close] or the process ends, so a second server on the same
+// directory, in this process or another, refuses to start
+// ([witness.ErrStateLocked]) instead of cosigning beside it. Each request
+// also holds its log's state lock (witness.LockStateFile: the state file's
+// name + ".lock") across read, decide and write, as every other witness
+// process must (mcpres witness cosign pointed at a file of this directory
+// waits for it, and is waited for, up to StateLockWait).
 package witnesshttp
 
 import (
@@ -40,7 +54,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -49,7 +62,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/filelock"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/witness"
 )
@@ -61,7 +74,13 @@ const (
 	WriteTimeout      = 30 * time.Second
 	IdleTimeout       = 120 * time.Second
 	MaxHeaderBytes    = 16 << 10
+	// StateLockWait bounds how long a request waits for its log's state
+	// lock held by another process (503 after it).
+	StateLockWait = 10 * time.Second
 )
+
+// ServeLockName is the lock file a Server holds in its state directory.
+const ServeLockName = "serve.lock"
 
 // ContentTypeSize is the content type of a 409 answer's body.
 const ContentTypeSize = "text/x.tlog.size"
@@ -74,13 +93,17 @@ type Server struct {
 	now      func() time.Time
 	log      *slog.Logger
 
-	locks map[string]*sync.Mutex // origin → the lock of its state
+	locks   map[string]*sync.Mutex // origin → the in-process lock of its state
+	dirLock *filelock.Lock         // the state directory's, held until Close
 }
 
 // New returns a server that cosigns with cosigner the checkpoints of logs
 // (Ed25519 log keys; a key's name is the log's origin, one key per origin),
 // keeping state in dir (which must exist). now is the clock of the
 // cosignature timestamps; logger receives one line per decision (nil: none).
+// It takes the lock of dir (see Locks in the package documentation), which
+// [Server.Close] releases; if another server holds it, the error matches
+// [witness.ErrStateLocked].
 func New(cosigner *signednote.WitnessSigner, logs []*signednote.Verifier, dir string, now func() time.Time, logger *slog.Logger) (*Server, error) {
 	if len(logs) == 0 {
 		return nil, errors.New("witnesshttp: no log to witness")
@@ -106,7 +129,22 @@ func New(cosigner *signednote.WitnessSigner, logs []*signednote.Verifier, dir st
 		s.logs[l.Name()] = l
 		s.locks[l.Name()] = &sync.Mutex{}
 	}
+	lockPath := filepath.Join(dir, ServeLockName)
+	s.dirLock, err = filelock.Acquire(lockPath, 0)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("%w: state directory %s is in use by another witness server (%s is locked): two witnesses on one state could cosign two different trees of one size; stop the other one first",
+			witness.ErrStateLocked, dir, lockPath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("witnesshttp: locking the state directory: %w", err)
+	}
 	return s, nil
+}
+
+// Close releases the state directory's lock. The server must not answer
+// requests after it (they would run without the directory's lock).
+func (s *Server) Close() error {
+	return s.dirLock.Release()
 }
 
 // HTTPServer returns an http.Server for s on addr with the package's time
@@ -173,7 +211,17 @@ func (s *Server) add(body []byte) (int, string, []byte) {
 	lock.Lock()
 	defer lock.Unlock()
 	path := StatePath(s.dir, logKey.Name())
-	prev, err := readState(path, logKey.Name())
+	sf, err := witness.LockStateFile(path, StateLockWait)
+	if errors.Is(err, witness.ErrStateLocked) {
+		s.log.Error("witness state locked", "origin", logKey.Name(), "error", err)
+		return text(http.StatusServiceUnavailable, "the witness state of this log is locked by another process: nothing was cosigned; retry later")
+	}
+	if err != nil {
+		s.log.Error("witness state", "origin", logKey.Name(), "error", err)
+		return text(http.StatusInternalServerError, "the witness state could not be locked: nothing was cosigned")
+	}
+	defer sf.Unlock()
+	prev, err := readState(sf, logKey.Name())
 	if err != nil {
 		s.log.Error("witness state", "origin", logKey.Name(), "error", err)
 		return text(http.StatusInternalServerError, "the witness state could not be read")
@@ -199,11 +247,7 @@ func (s *Server) add(body []byte) (int, string, []byte) {
 	// does not hold.
 	state := &witness.State{}
 	state.Put(c.State)
-	data, err := state.Marshal()
-	if err == nil {
-		err = atomicfile.WriteFile(path, data, 0o644, true)
-	}
-	if err != nil {
+	if err := sf.Write(state); err != nil {
 		s.log.Error("writing the witness state", "origin", logKey.Name(), "error", err)
 		return text(http.StatusInternalServerError, "the witness state could not be written: nothing was cosigned")
 	}
@@ -213,21 +257,14 @@ func (s *Server) add(body []byte) (int, string, []byte) {
 
 // readState reads the recorded state of one log: nil when there is no
 // state file (never cosigned).
-func readState(path, origin string) (*witness.LogState, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+func readState(sf *witness.StateFile, origin string) (*witness.LogState, error) {
+	st, err := sf.Read()
+	if err != nil || st == nil {
 		return nil, err
-	}
-	st, err := witness.ParseState(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	l := st.Get(origin)
 	if l == nil || len(st.Logs) != 1 {
-		return nil, fmt.Errorf("%s: not the state of log %q alone", path, origin)
+		return nil, fmt.Errorf("%s: not the state of log %q alone", sf.Path(), origin)
 	}
 	return l, nil
 }
