@@ -20,6 +20,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/doctest"
 	"github.com/mcpres/mcpres/internal/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"github.com/transparency-dev/tessera"
@@ -445,6 +446,28 @@ func TestTesseraWitnessesMcpresWitness(t *testing.T) {
 	data := mustRead(t, state[0])
 	if !strings.Contains(string(data), `"size": 3`) && !strings.Contains(string(data), `"size":3`) {
 		t.Fatalf("witness state: %s", data)
+	}
+}
+
+// TestLitewitnessRecipeDocumented: the litewitness recipe of
+// docs/transparency.md pins the version the interop test builds and uses
+// the commands and flags startLitewitness runs.
+func TestLitewitnessRecipeDocumented(t *testing.T) {
+	doc := string(mustRead(t, filepath.Join("..", "..", "docs", "transparency.md")))
+	block, err := doctest.Find(doc, "### Witnessing an mcpres log with litewitness", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"filippo.io/torchwood/cmd/litewitness@" + torchwoodVersion, "filippo.io/torchwood/cmd/witnessctl@" + torchwoodVersion,
+		"ssh-keygen -q -t ed25519 -N ''", "ssh-agent -D -a ", "SSH_AUTH_SOCK=", "ssh-add ", "ssh-keygen -l -E sha256 -f ",
+		"witnessctl add-log -db lw.db -origin ", "witnessctl add-key -db lw.db -origin example.org/log -key \"$(cat log.vkey)\"",
+		"litewitness -db lw.db -ssh-agent lw-agent.sock -name ", "-key \"$FP\" -listen ",
+		"mcpres policy tlog add-witness witnesses.txt --name litewitness --key litewitness.vkey \\\n    --url http://127.0.0.1:7381/",
+	} {
+		if !strings.Contains(block, want) {
+			t.Errorf("the litewitness recipe lacks %q:\n%s", want, block)
+		}
 	}
 }
 
