@@ -51,7 +51,7 @@ func FuzzParseAddRequest(f *testing.F) {
 		if out := r.Marshal(); !bytes.Equal(out, data) {
 			t.Fatalf("round trip differs:\n%q\n%q", data, out)
 		}
-		if len(r.Proof) > witness.MaxProofLines || (r.OldSize == 0 && len(r.Proof) > 0) || len(r.Checkpoint) == 0 {
+		if len(r.Proof) > witness.MaxProofLines || (r.OldSize == 0 && len(r.Proof) > 0) || len(r.Checkpoint) == 0 || r.OldSize > witness.MaxTreeSize {
 			t.Fatalf("accepted %+v", r)
 		}
 	})

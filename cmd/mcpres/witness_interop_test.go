@@ -479,3 +479,14 @@ func TestWitnessServeListensOnLoopback(t *testing.T) {
 		t.Fatalf("default --listen %q", got)
 	}
 }
+
+// TestWitnessLockWaitDocumented: the wait the help of 'witness cosign'
+// states is the one it applies, and outlasts one run's log reads.
+func TestWitnessLockWaitDocumented(t *testing.T) {
+	if !strings.Contains(witnessCosignLong, "up to "+witnessLockWait.String()+" ") {
+		t.Errorf("witness cosign's help does not say it waits up to %v for the state lock", witnessLockWait)
+	}
+	if witnessLockWait <= logTimeout {
+		t.Errorf("the lock wait %v does not outlast a run's log reads (%v)", witnessLockWait, logTimeout)
+	}
+}
