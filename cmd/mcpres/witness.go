@@ -129,6 +129,9 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if sameFile(statePath, out) {
 				return usagef("--state and -o name the same file")
 			}
+			if sameFile(statePath+witness.StateLockSuffix, out) {
+				return usagef("-o names the lock file of --state")
+			}
 			if err := checkOutputs([]string{out}, []string{keyPath, logKey, statePath}, force); err != nil {
 				return err
 			}

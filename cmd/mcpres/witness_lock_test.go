@@ -484,3 +484,19 @@ func TestWitnessCosignFIFO(t *testing.T) {
 	// Control: the same command with regular files cosigns.
 	e.run(cosign(logDir, e.p("w.state.json"))...)
 }
+
+// TestWitnessCosignOutputNotTheLock: -o may not name the state's lock file
+// (replacing it while it is held would let another run lock the new one);
+// the control is the same command with another output.
+func TestWitnessCosignOutputNotTheLock(t *testing.T) {
+	e := newLogEnv(t)
+	logDir := e.initLog("log")
+	state := e.p("w.state.json")
+	args := []string{"witness", "cosign", "--log", logDir, "--log-key", e.p("log.vkey"), "--key", e.p("w1.key"), "--state", state, "--init", "--force", "-o"}
+	e.fail(exitInput, "-o names the lock file of --state", append(args, state+witness.StateLockSuffix)...)
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the refused run wrote the state: %v", err)
+	}
+	e.run(append(args, e.p("w.cosig"))...)
+	e.fail(exitInput, "-o names the lock file of --state", append(args, state+witness.StateLockSuffix)...)
+}
