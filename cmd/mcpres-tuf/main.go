@@ -106,7 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, err := cli.Execute(root, func(err error) error { return &usageError{err} })
 	if err == nil {
 		return exitOK
 	}
@@ -114,12 +114,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "%s: error: %v\n", a.prog, err)
 	var ue *usageError
 	var ce *commandError
-	if (errors.As(err, &ue) || !errors.As(err, &ce)) && cmd != nil {
-		fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
-	}
+	cli.PrintError(stderr, a.prog, cmd, err, errors.As(err, &ue) || !errors.As(err, &ce))
 	return exitInput
 }
 

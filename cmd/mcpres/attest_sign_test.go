@@ -243,7 +243,7 @@ func TestCLIKeyGenerate(t *testing.T) {
 	})
 	t.Run("--out-base is required", func(t *testing.T) {
 		stdout, stderr, code := runCLI(t, "key", "generate")
-		if code != exitInput || stdout != "" || !strings.Contains(stderr, "--out-base NAME is required") || !strings.Contains(stderr, "Usage:") {
+		if code != exitInput || stdout != "" || !strings.Contains(stderr, "--out-base NAME is required") || !strings.Contains(stderr, usagePointer) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 	})
@@ -723,7 +723,7 @@ func TestCLIAttestSignUsageErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := snapshot(t, dir)
 			stdout, stderr, code := runCLI(t, tt.args...)
-			if code != exitInput || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "Usage:") {
+			if code != exitInput || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, usagePointer) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want a usage error naming %q", code, stdout, stderr, tt.want)
 			}
 			assertUnchanged(t, dir, before)

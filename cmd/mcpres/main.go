@@ -68,7 +68,7 @@ func (a *app) execute(args []string) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, err := cli.Execute(root, func(err error) error { return &usageError{err} })
 	if err == nil {
 		return exitValid
 	}
@@ -77,14 +77,7 @@ func (a *app) execute(args []string) int {
 		return ee.code
 	}
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "mcpres: error: %v\n", err)
-		if cmd != nil {
-			fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
-		}
-		return exitInput
-	}
-	fmt.Fprintf(stderr, "mcpres: error: %v\n", err)
+	cli.PrintError(stderr, "mcpres", cmd, err, errors.As(err, &ue) || isCobraUsage(err))
 	return exitInput
 }
 

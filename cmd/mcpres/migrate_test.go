@@ -380,7 +380,7 @@ func TestCLIMigrateUsage(t *testing.T) {
 		migrateArgs("--input", "in.json", "--output", "o.json", "--force"),
 	} {
 		stdout, stderr, code := runCLI(t, args...)
-		if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "mcpres: error: ") || !strings.Contains(stderr, "Usage:") {
+		if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "mcpres: error: ") || !strings.Contains(stderr, usagePointer) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 with usage", args, code, stdout, stderr)
 		}
 		assertUnchanged(t, dir, before)

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Execute runs root's command line (cobra's ExecuteC) with the rules every
+// binary applies before a command body runs, so that no gate can pass by
+// mistake:
+//
+//   - an explicitly given empty or blank value of a string flag
+//     (--require-level "", --policy=, --key "$UNSET") is refused
+//     ([RefuseEmptyValues]);
+//   - help asked for together with anything else (attest verify --policy P
+//     -h rogue.json) is refused instead of printing help and exiting 0:
+//     nothing was run. Plain `PROG CMD --help` prints help as before.
+//
+// usage wraps the errors of these rules as the binary's usage error
+// (exit 2). It returns what cobra's ExecuteC returns.
+func Execute(root *cobra.Command, usage func(error) error) (*cobra.Command, error) {
+	RefuseEmptyValues(root)
+	show := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if helpWithOthers(c) != nil {
+			return // reported by Execute as a usage error
+		}
+		show(c, args)
+	})
+	cmd, err := root.ExecuteC()
+	if err == nil && cmd != nil {
+		if herr := helpWithOthers(cmd); herr != nil {
+			return cmd, usage(herr)
+		}
+	}
+	return cmd, err
+}
+
+// helpWithOthers says why help was not shown for cmd: -h/--help was given
+// together with an argument or another flag. Cobra answers such a line
+// with the help text and exit 0 without running anything, which a
+// pipeline reads as a passed gate.
+func helpWithOthers(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("help")
+	if f == nil || !f.Changed || f.Value.String() != "true" {
+		return nil
+	}
+	var given []string
+	cmd.Flags().Visit(func(o *pflag.Flag) {
+		if o != f {
+			given = append(given, "--"+o.Name)
+		}
+	})
+	if len(given) == 0 && cmd.Flags().NArg() == 0 {
+		return nil
+	}
+	if n := cmd.Flags().NArg(); n > 0 {
+		given = append(given, fmt.Sprintf("%d %s", n, plural(n, "argument", "arguments")))
+	}
+	return fmt.Errorf("-h/--help was given with other flags or arguments (%s): nothing was run; ask for help alone",
+		strings.Join(given, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// errEmptyValue is the reason an empty flag value is refused.
+var errEmptyValue = errors.New("an empty value is refused: give a value, or leave the flag out")
+
+// RefuseEmptyValues makes every string flag of every command under root
+// (string, string array and string slice flags, persistent or not) refuse
+// an explicitly given value that is empty or only white space: --flag "",
+// --flag= and --flag "$UNSET" are flag errors, which every binary reports
+// as usage errors (exit 2). No flag of mcpres, mcpres-tuf or
+// mcpres-sigstore means anything by an empty value, while for a gate
+// (--require-level), a trust source (--policy, --key, --identity,
+// --policy-tuf) or an output an empty value would silently stand for "not
+// given". Leaving a flag out keeps its default. [Execute] applies it; it
+// may be called again on the same tree.
+func RefuseEmptyValues(root *cobra.Command) {
+	guard := func(f *pflag.Flag) {
+		switch f.Value.Type() {
+		case "string", "stringArray", "stringSlice":
+		default:
+			return
+		}
+		if _, done := f.Value.(nonEmptyValue); !done {
+			f.Value = nonEmptyValue{f.Value}
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(guard)
+		c.PersistentFlags().VisitAll(guard)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// nonEmptyValue is a flag value whose Set refuses an empty or blank
+// value.
+type nonEmptyValue struct{ pflag.Value }
+
+func (v nonEmptyValue) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errEmptyValue
+	}
+	return v.Value.Set(s)
+}
+
+// PrintError reports err on w the one way every binary does:
+//
+//	PROG: error: CAUSE
+//	Run 'PROG CMD --help' for usage.
+//
+// the second line only for a usage error (usage), so that the cause is
+// never buried under the usage text. prog is the message prefix
+// ("mcpres", "mcpres-tuf", "mcpres-sigstore").
+func PrintError(w io.Writer, prog string, cmd *cobra.Command, err error, usage bool) {
+	fmt.Fprintf(w, "%s: error: %s\n", prog, DescribeError(err))
+	if usage && cmd != nil {
+		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+}
+
+// DescribeError is err's message, with a file system error of a read that
+// err wraps (%w) worded as the readers of inputs word theirs
+// (regularfile.AsReadError): "cannot read X: no such file" instead of
+// Go's "open X: no such file or directory".
+func DescribeError(err error) string {
+	msg := err.Error()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if _, ok := e.(*regularfile.ReadError); ok {
+			break
+		}
+		if pe, ok := e.(*fs.PathError); ok {
+			if r := regularfile.AsReadError(pe); r != error(pe) {
+				msg = strings.Replace(msg, pe.Error(), r.Error(), 1)
+			}
+			break
+		}
+	}
+	return msg
+}
