@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	cmd, err := cmdcli.Execute(root, func(err error) error { return &usageError{err} })
+	cmd, ran, err := cmdcli.Execute(root, func(err error) error { return &usageError{err} })
 	if err == nil {
 		return exitValid
 	}
@@ -96,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ee.code
 	}
 	var ue *usageError
-	cmdcli.PrintError(stderr, "mcpres-sigstore", cmd, err, errors.As(err, &ue) || cmd == root)
+	cmdcli.PrintError(stderr, "mcpres-sigstore", cmd, err, errors.As(err, &ue) || !ran)
 	return exitInput
 }
 

@@ -72,8 +72,8 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
-// commandError is an error raised by a command body: reported without the
-// usage text.
+// commandError is an error raised by a command body (failf), not a usage
+// error.
 type commandError struct{ err error }
 
 func (e *commandError) Error() string { return e.err.Error() }
@@ -106,7 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := cli.Execute(root, func(err error) error { return &usageError{err} })
+	cmd, ran, err := cli.Execute(root, func(err error) error { return &usageError{err} })
 	if err == nil {
 		return exitOK
 	}
@@ -115,8 +115,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ee.code
 	}
 	var ue *usageError
-	var ce *commandError
-	cli.PrintError(stderr, a.prog, cmd, err, errors.As(err, &ue) || !errors.As(err, &ce))
+	cli.PrintError(stderr, a.prog, cmd, err, errors.As(err, &ue) || !ran)
 	return exitInput
 }
 

@@ -44,6 +44,10 @@ func (a *app) demoCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if reportOut != "" {
+				// Standard output holds the transcript.
+				if err := fileOnly("--report", reportOut); err != nil {
+					return err
+				}
 				if err := checkOutputs([]string{reportOut}, nil, false); err != nil {
 					return err
 				}

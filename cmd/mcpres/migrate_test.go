@@ -378,6 +378,9 @@ func TestCLIMigrateUsage(t *testing.T) {
 		migrateArgs("--input", "in.json", "--output", "o.json", "extra"),
 		migrateArgs("--input", "in.json", "-o", "o.json"),
 		migrateArgs("--input", "in.json", "--output", "o.json", "--force"),
+		// "-" is not standard output here (the result is a file): no file
+		// named "-" is created (issue 21, item 10).
+		migrateArgs("--input", "in.json", "--output", "-"),
 	} {
 		stdout, stderr, code := runCLI(t, args...)
 		if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "mcpres: error: ") || !strings.Contains(stderr, usagePointer) {

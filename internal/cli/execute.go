@@ -24,9 +24,14 @@ import (
 //     nothing was run. Plain `PROG CMD --help` prints help as before.
 //
 // usage wraps the errors of these rules as the binary's usage error
-// (exit 2). It returns what cobra's ExecuteC returns.
-func Execute(root *cobra.Command, usage func(error) error) (*cobra.Command, error) {
+// (exit 2). It returns the command cobra's ExecuteC found and its error,
+// and ran, whether that command's body (Run or RunE) started: an error
+// raised before it (a flag, an argument count, these rules) is a problem
+// with the command line, which [PrintError] reports as a usage error; one
+// raised by the body is a usage error only if the body says so.
+func Execute(root *cobra.Command, usage func(error) error) (cmd *cobra.Command, ran bool, err error) {
 	RefuseEmptyValues(root)
+	markRan(root, &ran)
 	show := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		if helpWithOthers(c) != nil {
@@ -34,13 +39,36 @@ func Execute(root *cobra.Command, usage func(error) error) (*cobra.Command, erro
 		}
 		show(c, args)
 	})
-	cmd, err := root.ExecuteC()
+	cmd, err = root.ExecuteC()
 	if err == nil && cmd != nil {
 		if herr := helpWithOthers(cmd); herr != nil {
-			return cmd, usage(herr)
+			return cmd, ran, usage(herr)
 		}
 	}
-	return cmd, err
+	return cmd, ran, err
+}
+
+// markRan makes every command under root set *ran when its body starts.
+func markRan(root *cobra.Command, ran *bool) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if run := c.Run; run != nil {
+			c.Run = func(c *cobra.Command, args []string) {
+				*ran = true
+				run(c, args)
+			}
+		}
+		if run := c.RunE; run != nil {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				*ran = true
+				return run(c, args)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
 
 // helpWithOthers says why help was not shown for cmd: -h/--help was given

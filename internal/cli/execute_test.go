@@ -65,7 +65,7 @@ func TestExecuteRefusesEmptyValues(t *testing.T) {
 		var ran string
 		root, _ := gateTree(&ran)
 		root.SetArgs(c.args)
-		_, err := Execute(root, func(err error) error { return usageErr{err} })
+		_, _, err := Execute(root, func(err error) error { return usageErr{err} })
 		if ran != c.ran {
 			t.Errorf("%q: ran %s, want %s", c.args, ran, c.ran)
 		}
@@ -83,7 +83,7 @@ func TestExecuteRefusesEmptyValues(t *testing.T) {
 	var ran string
 	root, _ := gateTree(&ran)
 	root.SetArgs([]string{"gate", "verify", "--n", "", "x.json"})
-	if _, err := Execute(root, func(err error) error { return usageErr{err} }); err == nil || strings.Contains(err.Error(), "empty value is refused") || ran != "" {
+	if _, _, err := Execute(root, func(err error) error { return usageErr{err} }); err == nil || strings.Contains(err.Error(), "empty value is refused") || ran != "" {
 		t.Errorf("--n \"\": %v (ran %s), want strconv's own error", err, ran)
 	}
 }
@@ -109,7 +109,7 @@ func TestExecuteHelpAlone(t *testing.T) {
 		var ran string
 		root, out := gateTree(&ran)
 		root.SetArgs(c.args)
-		_, err := Execute(root, func(err error) error { return usageErr{err} })
+		_, _, err := Execute(root, func(err error) error { return usageErr{err} })
 		if ran != "" {
 			t.Errorf("%q ran the command: %s", c.args, ran)
 		}
@@ -134,7 +134,7 @@ func TestHelpCommandRefusesArguments(t *testing.T) {
 	var ran string
 	root, out := gateTree(&ran)
 	root.SetArgs([]string{"help", "gate", "verify", "rogue.json"})
-	_, err := Execute(root, func(err error) error { return usageErr{err} })
+	_, _, err := Execute(root, func(err error) error { return usageErr{err} })
 	if !errors.As(err, new(usageErr)) || !strings.Contains(err.Error(), `help takes a command only, not "rogue.json"`) || out.Len() != 0 || ran != "" {
 		t.Errorf("help gate verify rogue.json: %v, printed %q, ran %q", err, out, ran)
 	}
@@ -171,6 +171,30 @@ func TestDescribeError(t *testing.T) {
 	} {
 		if got := DescribeError(c.err); got != c.want {
 			t.Errorf("DescribeError(%q) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// ran tells an error of the command line (before the body) from one the
+// body raised.
+func TestExecuteRan(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		ran  bool
+	}{
+		{[]string{"gate", "verify", "--nope", "x.json"}, false},
+		{[]string{"gate", "verify", "--require-level", ""}, false},
+		{[]string{"gate", "verify", "-h", "x.json"}, false},
+		{[]string{"gate", "fail", "x.json"}, true},
+	} {
+		var ran string
+		root, _ := gateTree(&ran)
+		gate, _, _ := root.Find([]string{"gate"})
+		gate.AddCommand(&cobra.Command{Use: "fail", RunE: func(*cobra.Command, []string) error { return errors.New("the body failed") }})
+		root.SetArgs(c.args)
+		_, bodyRan, err := Execute(root, func(err error) error { return usageErr{err} })
+		if err == nil || bodyRan != c.ran {
+			t.Errorf("%q: ran %t, error %v; want ran %t and an error", c.args, bodyRan, err, c.ran)
 		}
 	}
 }
