@@ -92,6 +92,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Run as `mcpres policy tuf`: nest the commands under parents of
 		// those names, so that usage lines show the command as typed.
 		a.prog = words[0]
+		// `mcpres man` has this binary write the pages of `mcpres policy
+		// tuf`: its own man command is no command of mcpres (no page, no
+		// completion, not in the help), though it still runs.
+		for _, c := range root.Commands() {
+			if c.Name() == "man" {
+				c.Hidden = true
+			}
+		}
 		root.Use = words[len(words)-1]
 		for i := len(words) - 2; i >= 0; i-- {
 			parent := &cobra.Command{Use: words[i], SilenceErrors: true, SilenceUsage: true,
