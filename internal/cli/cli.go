@@ -1,9 +1,11 @@
 // Package cli holds what the three commands (mcpres, mcpres-tuf,
 // mcpres-sigstore) do alike with their cobra command trees: an unknown
-// subcommand is a usage error, enumerated flags complete their values, man
-// pages cover every command, a write that cannot happen or a private key
-// file that others can read is explained the same way, and a renamed flag
-// keeps its old spelling as a deprecated alias.
+// subcommand, an empty flag value and help asked for together with other
+// arguments are usage errors ([Execute]), an error is printed the same way
+// ([PrintError]), enumerated flags complete their values, man pages cover
+// every command, a write that cannot happen or a private key file that
+// others can read is explained the same way, and a renamed flag keeps its
+// old spelling as a deprecated alias.
 package cli
 
 import (
