@@ -741,6 +741,10 @@ func TestCLIDemo(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
 	for _, want := range []string{
+		// The policy is written with commands a reader can reuse.
+		"\n$ mcpres policy init policy.json --id " + demoPolicyID + " --valid-from ",
+		"\n$ mcpres policy add-signer policy.json --name producer --identity " + demoProducer + " --key producer.pub\n",
+		"\n$ mcpres policy add-witness policy.json --name witness --identity " + demoWitness + " --key witness.pub\n",
 		"VALID SIGNED_WITH_IDENTITY",
 		"VALID WITNESSED",
 		"INVALID MCP_RES_ATTESTED_EVIDENCE_INVALID",
