@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
+	"text/template"
 
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/spf13/cobra"
@@ -21,7 +23,10 @@ import (
 //     ([RefuseEmptyValues]);
 //   - help asked for together with anything else (attest verify --policy P
 //     -h rogue.json) is refused instead of printing help and exiting 0:
-//     nothing was run. Plain `PROG CMD --help` prints help as before.
+//     nothing was run. Plain `PROG CMD --help` prints help as before;
+//   - so is --version with anything else (`PROG --version attest verify
+//     x.json` printed the version and exited 0); `PROG --version` alone
+//     prints it.
 //
 // usage wraps the errors of these rules as the binary's usage error
 // (exit 2). It returns the command cobra's ExecuteC found and its error,
@@ -31,6 +36,9 @@ import (
 // raised by the body is a usage error only if the body says so.
 func Execute(root *cobra.Command, usage func(error) error) (cmd *cobra.Command, ran bool, err error) {
 	RefuseEmptyValues(root)
+	if err := versionAlone(root, usage); err != nil {
+		return root, false, err
+	}
 	markRan(root, &ran)
 	show := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
@@ -46,6 +54,53 @@ func Execute(root *cobra.Command, usage func(error) error) (cmd *cobra.Command, 
 		}
 	}
 	return cmd, ran, err
+}
+
+// versionAlone takes --version over from cobra on every command under
+// root that has a Version (the binary's root; mcpres-tuf's under `mcpres
+// policy tuf`): cobra prints the version for --version before it looks
+// at anything else on the line. The flag is cobra's own (name, shorthand
+// -v where free, help text), the text printed its version template.
+func versionAlone(root *cobra.Command, usage func(error) error) error {
+	var err error
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c.Version == "" || err != nil {
+			return
+		}
+		var text bytes.Buffer
+		t, perr := template.New("version").Parse(c.VersionTemplate())
+		if perr == nil {
+			perr = t.Execute(&text, c)
+		}
+		if perr != nil {
+			err = fmt.Errorf("the version template of %s: %v", c.CommandPath(), perr)
+			return
+		}
+		c.InitDefaultVersionFlag()
+		c.Version = "" // cobra no longer answers --version itself
+		next := c.RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); !v {
+				if next == nil {
+					return cmd.Help()
+				}
+				return next(cmd, args)
+			}
+			n := 0
+			cmd.Flags().Visit(func(*pflag.Flag) { n++ })
+			if n > 1 || len(args) > 0 {
+				return usage(fmt.Errorf("--version was given with other flags or arguments: nothing was run; ask for the version alone"))
+			}
+			_, werr := cmd.OutOrStdout().Write(text.Bytes())
+			return werr
+		}
+	}
+	walk(root)
+	return err
 }
 
 // markRan makes every command under root set *ran when its body starts.

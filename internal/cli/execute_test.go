@@ -198,3 +198,38 @@ func TestExecuteRan(t *testing.T) {
 		}
 	}
 }
+
+// --version alone prints the version; with anything else it is a usage
+// error that prints nothing (cobra printed the version and exited 0).
+func TestExecuteVersionAlone(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // printed; "" for a usage error
+	}{
+		{[]string{"--version"}, "prog 1.2.3\n"},
+		{[]string{"-v"}, "prog 1.2.3\n"},
+		{[]string{"--version", "gate"}, ""},
+		{[]string{"--version", "rogue.json"}, ""},
+		{[]string{"--version", "gate", "verify", "x.json"}, ""},
+		{[]string{"gate", "verify", "--version", "x.json"}, ""},
+	} {
+		var ran string
+		root, out := gateTree(&ran)
+		root.Version = "1.2.3"
+		root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
+		root.SetArgs(c.args)
+		_, _, err := Execute(root, func(err error) error { return usageErr{err} })
+		if ran != "" {
+			t.Errorf("%q ran the command: %s", c.args, ran)
+		}
+		if c.want != "" {
+			if err != nil || out.String() != c.want {
+				t.Errorf("%q: %v, printed %q; want %q", c.args, err, out, c.want)
+			}
+			continue
+		}
+		if err == nil || out.Len() != 0 {
+			t.Errorf("%q: error %v, printed %q; want a usage error and nothing printed", c.args, err, out)
+		}
+	}
+}
