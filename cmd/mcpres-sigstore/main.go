@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	cmd, err := root.ExecuteC()
+	cmd, ran, err := cmdcli.Execute(root, func(err error) error { return &usageError{err} })
 	if err == nil {
 		return exitValid
 	}
@@ -95,11 +95,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	a.errorf("%v", err)
 	var ue *usageError
-	if errors.As(err, &ue) || cmd == root {
-		fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
-	}
+	cmdcli.PrintError(stderr, "mcpres-sigstore", cmd, err, errors.As(err, &ue) || !ran)
 	return exitInput
 }
 

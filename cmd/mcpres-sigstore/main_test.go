@@ -180,6 +180,37 @@ func TestAttestVerifySharedCommand(t *testing.T) {
 	}
 }
 
+// An empty gate or trust value, and help asked for with a bundle, are
+// usage errors that verify nothing (issue 21: each used to exit 0 for a
+// bundle whose gate was not met); the same flags with values still gate.
+func TestAttestVerifyGateNotBypassed(t *testing.T) {
+	c := setup(t)
+	good := c.attested(t, "good.json", c.entry)
+	at := "--evaluated-at=" + attesttest.EvaluatedAt
+	for _, args := range [][]string{
+		{"--require-evidence-class", "", good},
+		{"--require-evidence-class=", good},
+		{"--require-level", " ", good},
+		{"--require-evidence-class", "GENUINE_RUNTIME", "--policy", "", good},
+		{"--require-evidence-class", "GENUINE_RUNTIME", "--key", "", "--identity", attesttest.IdentityOne, good},
+		{"--require-evidence-class", "GENUINE_RUNTIME", "-h", good},
+		{"--require-evidence-class", "GENUINE_RUNTIME", "--help", "--policy", c.policyPath, good},
+	} {
+		stdout, stderr, code := runCLI(append([]string{"attest", "verify", at}, args...)...)
+		if code != exitInput || stdout != "" || !strings.HasSuffix(stderr, "\nRun 'mcpres-sigstore attest verify --help' for usage.\n") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want a usage error", args, code, stdout, stderr)
+		}
+	}
+	// Controls: the gate with a value fails the bundle (FIXTURE_BACKED_PROTOCOL);
+	// help alone is help.
+	if _, _, code := runCLI("attest", "verify", at, "--require-evidence-class", "GENUINE_RUNTIME", "--policy", c.policyPath, good); code != exitInvalid {
+		t.Errorf("gate with a value: exit %d, want 1", code)
+	}
+	if stdout, _, code := runCLI("attest", "verify", "--help"); code != exitValid || !strings.Contains(stdout, "--require-level") {
+		t.Errorf("--help: exit %d, %q", code, stdout)
+	}
+}
+
 func TestVerifyRekorEntry(t *testing.T) {
 	c := setup(t)
 	entry := write(t, c.dir, "entry.json", c.entry)

@@ -72,8 +72,8 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
-// commandError is an error raised by a command body: reported without the
-// usage text.
+// commandError is an error raised by a command body (failf), not a usage
+// error.
 type commandError struct{ err error }
 
 func (e *commandError) Error() string { return e.err.Error() }
@@ -92,6 +92,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Run as `mcpres policy tuf`: nest the commands under parents of
 		// those names, so that usage lines show the command as typed.
 		a.prog = words[0]
+		// `mcpres man` has this binary write the pages of `mcpres policy
+		// tuf`: its own man command is no command of mcpres (no page, no
+		// completion, not in the help), though it still runs.
+		for _, c := range root.Commands() {
+			if c.Name() == "man" {
+				c.Hidden = true
+			}
+		}
 		root.Use = words[len(words)-1]
 		for i := len(words) - 2; i >= 0; i-- {
 			parent := &cobra.Command{Use: words[i], SilenceErrors: true, SilenceUsage: true,
@@ -106,7 +114,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, ran, err := cli.Execute(root, func(err error) error { return &usageError{err} })
 	if err == nil {
 		return exitOK
 	}
@@ -114,12 +122,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "%s: error: %v\n", a.prog, err)
 	var ue *usageError
-	var ce *commandError
-	if (errors.As(err, &ue) || !errors.As(err, &ce)) && cmd != nil {
-		fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
-	}
+	cli.PrintError(stderr, a.prog, cmd, err, errors.As(err, &ue) || !ran)
 	return exitInput
 }
 

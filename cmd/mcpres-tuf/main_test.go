@@ -19,6 +19,10 @@ import (
 	"github.com/mcpres/mcpres/attest"
 )
 
+// usagePointer ends the message of a usage error (internal/cli
+// PrintError): the cause, then where the usage is, never the usage text.
+const usagePointer = "--help' for usage.\n"
+
 // testOnlyTUFKey returns a fixed Ed25519 key derived from name (seed:
 // SHA-256 of "mcpres cli tuf test-only seed: " + name). Public knowledge;
 // never a real key.
@@ -180,7 +184,7 @@ func TestCLIPolicyTUFExpired(t *testing.T) {
 	if stdout != "" || !strings.Contains(stderr, `mcpres-tuf: error: trust policy "policy.json" from TUF repository `+repo+": tuf timestamp metadata failed the expiry check: expired at ") {
 		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
-	if strings.Contains(stderr, "Usage:") {
+	if strings.Contains(stderr, usagePointer) {
 		t.Error("a verification failure printed the usage text")
 	}
 }
@@ -224,7 +228,7 @@ func TestCLIPolicyTUFUsage(t *testing.T) {
 			if stdout != "" || !strings.Contains(stderr, "mcpres-tuf: error: ") || !strings.Contains(stderr, tt.want) {
 				t.Errorf("stdout %q stderr %q, want %q", stdout, stderr, tt.want)
 			}
-			if strings.Contains(stderr, "Usage:") != tt.usage {
+			if strings.Contains(stderr, usagePointer) != tt.usage {
 				t.Errorf("usage text printed: %t, want %t", !tt.usage, tt.usage)
 			}
 		})
@@ -288,7 +292,7 @@ func TestCLIFetchJSON(t *testing.T) {
 func TestCLIInvokedAs(t *testing.T) {
 	t.Setenv(invokedAsEnv, "mcpres policy tuf")
 	stdout, stderr := wantTUFRun(t, exitInput, "sign", "--repo", "r", "--role", "snapshot", "--key", "k")
-	if stdout != "" || !strings.HasPrefix(stderr, "mcpres: error: --role \"snapshot\"") || !strings.Contains(stderr, "\n  mcpres policy tuf sign --repo DIR --role root --key KEY [flags]\n") {
+	if stdout != "" || !strings.HasPrefix(stderr, "mcpres: error: --role \"snapshot\"") || !strings.HasSuffix(stderr, "\nRun 'mcpres policy tuf sign --help' for usage.\n") {
 		t.Errorf("stderr %q", stderr)
 	}
 	stdout, _ = wantTUFRun(t, 0, "--help")

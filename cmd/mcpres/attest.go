@@ -141,7 +141,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 	f.StringVar(&keyPath, "key", "", "private key: PATH or file:PATH (PKCS#8 PEM, optionally encrypted), or env:NAME to read the PEM from an environment variable")
 	f.StringVar(&identity, "identity", "", "signer identity written into the statement and the signature")
 	f.StringVar(&policyID, "policy-id", "", "id of the trust policy the attestation is meant for")
-	f.StringVar(&claim, "claim", "", "claimed authenticity level (default SIGNED; kept when co-signing)")
+	f.StringVar(&claim, "claim", "", "claimed authenticity level ("+verifycmd.LevelsStrongestFirst()+"); default SIGNED, kept when co-signing")
 	f.StringVar(&signingTime, "signing-time", "", "signing time as an RFC 3339 date-time (default: now, UTC, milliseconds)")
 	f.StringVar(&transparency, "transparency", "", "JSON file holding a transparency reference {logId, entryUuid, inclusionProofBase64, inclusionProofSha256}")
 	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required; - for standard output)")

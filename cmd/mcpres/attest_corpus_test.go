@@ -327,7 +327,7 @@ func TestCLIAttestVerifyEvaluatedAtUsage(t *testing.T) {
 			if code != exitInput || stdout != "" {
 				t.Errorf("exit %d, stdout %q; want exit 2 and nothing on stdout", code, stdout)
 			}
-			if !strings.Contains(stderr, "--evaluated-at") || !strings.Contains(stderr, "Usage:") {
+			if !strings.Contains(stderr, "--evaluated-at") || !strings.Contains(stderr, usagePointer) {
 				t.Errorf("stderr %q should name --evaluated-at and show the usage", stderr)
 			}
 		})

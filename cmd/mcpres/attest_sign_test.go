@@ -243,7 +243,7 @@ func TestCLIKeyGenerate(t *testing.T) {
 	})
 	t.Run("--out-base is required", func(t *testing.T) {
 		stdout, stderr, code := runCLI(t, "key", "generate")
-		if code != exitInput || stdout != "" || !strings.Contains(stderr, "--out-base NAME is required") || !strings.Contains(stderr, "Usage:") {
+		if code != exitInput || stdout != "" || !strings.Contains(stderr, "--out-base NAME is required") || !strings.Contains(stderr, usagePointer) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 	})
@@ -723,7 +723,7 @@ func TestCLIAttestSignUsageErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := snapshot(t, dir)
 			stdout, stderr, code := runCLI(t, tt.args...)
-			if code != exitInput || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "Usage:") {
+			if code != exitInput || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, usagePointer) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want a usage error naming %q", code, stdout, stderr, tt.want)
 			}
 			assertUnchanged(t, dir, before)
@@ -741,6 +741,10 @@ func TestCLIDemo(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
 	for _, want := range []string{
+		// The policy is written with commands a reader can reuse.
+		"\n$ mcpres policy init policy.json --id " + demoPolicyID + " --valid-from ",
+		"\n$ mcpres policy add-signer policy.json --name producer --identity " + demoProducer + " --key producer.pub\n",
+		"\n$ mcpres policy add-witness policy.json --name witness --identity " + demoWitness + " --key witness.pub\n",
 		"VALID SIGNED_WITH_IDENTITY",
 		"VALID WITNESSED",
 		"INVALID MCP_RES_ATTESTED_EVIDENCE_INVALID",

@@ -128,7 +128,7 @@ func TestCLICanonicalizeErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, reason string
 	}{
-		{"missing file", filepath.Join(dir, "absent.json"), "no such file or directory"},
+		{"missing file", filepath.Join(dir, "absent.json"), "cannot read " + filepath.Join(dir, "absent.json") + ": no such file"},
 		{"directory", dir, "not a regular file"},
 		{"duplicate key", write("dup.json", []byte(`{"a":1,"a":2}`)), `duplicate key \"a\"`},
 		{"float", write("float.json", []byte(`{"a":1.5}`)), "fraction or exponent"},
@@ -150,7 +150,7 @@ func TestCLICanonicalizeErrors(t *testing.T) {
 	}
 	for _, args := range [][]string{{"canonicalize"}, {"canonicalize", "a.json", "b.json"}} {
 		stdout, stderr, code := runCLI(t, args...)
-		if code != exitInput || stdout != "" || !strings.Contains(stderr, "accepts 1 arg(s)") || !strings.Contains(stderr, "Usage:") {
+		if code != exitInput || stdout != "" || !strings.Contains(stderr, "accepts 1 arg(s)") || !strings.Contains(stderr, usagePointer) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want a usage error", args, code, stdout, stderr)
 		}
 	}

@@ -7,9 +7,22 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// completionBashNeeds is said by `mcpres completion --help` (cobra says
+// it only in `completion bash --help`): the bash script calls the
+// bash-completion package's functions.
+const completionBashNeeds = `
+
+bash needs the bash-completion package (Debian and Ubuntu: apt install
+bash-completion; macOS: brew install bash-completion@2); without it every
+Tab prints "_get_comp_words_by_ref: command not found".`
+
 // registerCompletions gives every enumerated flag its values for shell
-// completion (`mcpres completion bash|zsh|fish|powershell`).
+// completion (`mcpres completion bash|zsh|fish|powershell`), and says in
+// the completion command's help what bash needs.
 func registerCompletions(root *cobra.Command) {
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
+		c.Long += completionBashNeeds
+	}
 	var levels []string
 	for l := attest.UnsignedIntegrityOnly; l <= attest.TransparencyRecorded; l++ {
 		levels = append(levels, l.String())

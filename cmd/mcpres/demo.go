@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/example"
 	"github.com/spf13/cobra"
 )
@@ -20,14 +18,16 @@ real commands and printing each one with its output:
 
   1. seal the embedded example draft into a conformance bundle, and validate it
   2. generate a producer key and a witness key
-  3. write a trust policy that trusts both (producer and witness identities)
+  3. write a trust policy that trusts both, the producer as signer and the
+     witness as co-signer (policy init, add-signer, add-witness)
   4. sign as the producer and verify: SIGNED_WITH_IDENTITY
   5. co-sign as the witness and verify: WITNESSED
   6. change one byte of the evidence and verify again: the attestation fails
   7. create a transparency log, log the bundle, have a log witness cosign
      the checkpoint and write a fresh reference that carries its cosignature
-  8. write an mcpres.trust-policy/v1 policy (policy init, add-signer,
-     set-transparency), sign with the reference and verify offline:
+  8. write a second policy that trusts the producer and the log (policy
+     init, add-signer, set-transparency), sign with the reference and
+     verify offline:
      TRANSPARENCY_RECORDED
   9. render the result as an HTML report (mcpres report)
 
@@ -44,6 +44,10 @@ func (a *app) demoCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if reportOut != "" {
+				// Standard output holds the transcript.
+				if err := fileOnly("--report", reportOut); err != nil {
+					return err
+				}
 				if err := checkOutputs([]string{reportOut}, nil, false); err != nil {
 					return err
 				}
@@ -117,14 +121,20 @@ func (a *app) demo(dir string) error {
 			return err
 		}
 	}
-	policy, err := a.demoPolicy(p, now)
-	if err != nil {
-		return err
+	// The trust policy, written with the commands a reader reuses.
+	format := "2006-01-02T15:04:05.000Z"
+	for _, s := range [][]string{
+		{"Write a trust policy: its id (signers name it) and validity window", "policy", "init", p("policy.json"), "--id", demoPolicyID,
+			"--valid-from", now.Add(-24 * time.Hour).Format(format), "--valid-until", now.Add(24 * time.Hour).Format(format)},
+		{"Trust the producer key with its identity", "policy", "add-signer", p("policy.json"), "--name", "producer",
+			"--identity", demoProducer, "--key", p("producer.pub")},
+		{"Trust the witness key with its identity, as a co-signer: one witness makes WITNESSED", "policy", "add-witness", p("policy.json"),
+			"--name", "witness", "--identity", demoWitness, "--key", p("witness.pub")},
+	} {
+		if err := step(s[0], 0, s[1:]...); err != nil {
+			return err
+		}
 	}
-	if err := atomicfile.WriteFile(p("policy.json"), policy, 0o644, false); err != nil {
-		return writeFileError(p("policy.json"), err)
-	}
-	fmt.Fprintf(a.stdout, "\n## Write a trust policy trusting both keys with their identities\n%s", policy)
 	if err := step("Sign as the producer", 0, "attest", "sign", p("example.json"),
 		"--key", p("producer.key"), "--identity", demoProducer, "--policy-id", demoPolicyID,
 		"--claim", "SIGNED_WITH_IDENTITY", "--signing-time", evaluatedAt, "-o", p("example.signed.json")); err != nil {
@@ -139,7 +149,7 @@ func (a *app) demo(dir string) error {
 		"--claim", "WITNESSED", "--signing-time", evaluatedAt, "-o", p("example.witnessed.json")); err != nil {
 		return err
 	}
-	if err := step("Verify: two distinct trusted keys", 0, "attest", "verify", "--format", "text",
+	if err := step("Verify: the producer and its witness, both trusted", 0, "attest", "verify", "--format", "text",
 		"--policy", p("policy.json"), "--evaluated-at", evaluatedAt, p("example.witnessed.json")); err != nil {
 		return err
 	}
@@ -190,7 +200,7 @@ func (a *app) demoTransparency(dir string, p func(string) string, step func(stri
 	at := time.Now().UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
 	format := "2006-01-02T15:04:05.000Z"
 	steps = [][]string{
-		{"Start an mcpres.trust-policy/v1 policy", "policy", "init", p("policy-v1.json"), "--id", demoPolicyID,
+		{"Start a second policy, for the producer and the log", "policy", "init", p("policy-v1.json"), "--id", demoPolicyID,
 			"--valid-from", start.Add(-24 * time.Hour).Format(format), "--valid-until", start.Add(24 * time.Hour).Format(format)},
 		{"Trust the producer key with its identity", "policy", "add-signer", p("policy-v1.json"), "--name", "producer",
 			"--identity", demoProducer, "--key", p("producer.pub")},
@@ -243,31 +253,6 @@ const (
 	demoLogOrigin  = "demo.mcpres.example/log"
 	demoLogWitness = "demo.mcpres.example/witness"
 )
-
-func (a *app) demoPolicy(p func(string) string, now time.Time) ([]byte, error) {
-	s := canonjson.NewString
-	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
-	var signers []*canonjson.Value
-	for _, k := range []struct{ file, identity string }{{"producer.pub", demoProducer}, {"witness.pub", demoWitness}} {
-		pub, err := a.loadAnyPublicKey(p(k.file))
-		if err != nil {
-			return nil, err
-		}
-		signers = append(signers, canonjson.NewObject(m("keyFingerprint", s(fingerprint(pub))), m("signerIdentity", s(k.identity))))
-	}
-	format := "2006-01-02T15:04:05.000Z"
-	policy := canonjson.NewObject(
-		m("schemaVersion", s(bundle.SchemaVersionTrustPolicy)),
-		m("id", s(demoPolicyID)),
-		m("version", s("1.0.0")),
-		m("validFrom", s(now.Add(-24*time.Hour).Format(format))),
-		m("validUntil", s(now.Add(24*time.Hour).Format(format))),
-		m("requiredAlgorithm", s("Ed25519")),
-		m("trustedSigners", canonjson.NewArray(signers...)),
-		m("revokedKeyFingerprints", canonjson.NewArray()),
-	)
-	return canonjson.Pretty(policy)
-}
 
 // tamperOneByte copies src to dst with one byte of the first observation's
 // reasonCode changed (to another capital letter, so the document stays

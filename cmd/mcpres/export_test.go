@@ -173,7 +173,7 @@ func TestCLIAttestExportErrors(t *testing.T) {
 			if (tt.stdout == "") != (stdout == "") || !strings.Contains(stdout, tt.stdout) {
 				t.Errorf("stdout %q, want %q", stdout, tt.stdout)
 			}
-			if !strings.Contains(stderr, tt.stderr) || strings.Contains(stderr, "Usage:") != tt.usage {
+			if !strings.Contains(stderr, tt.stderr) || strings.Contains(stderr, usagePointer) != tt.usage {
 				t.Errorf("stderr %q, want it to contain %q (usage text: %t)", stderr, tt.stderr, tt.usage)
 			}
 			if _, err := os.Stat(out); err == nil {

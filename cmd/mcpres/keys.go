@@ -228,5 +228,3 @@ func (a *app) prompt(msg string) ([]byte, error) {
 	}
 	return p, nil
 }
-
-func fingerprint(pub ed25519.PublicKey) string { return attest.KeyID(attest.MarshalSPKI(pub)) }

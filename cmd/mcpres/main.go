@@ -68,7 +68,7 @@ func (a *app) execute(args []string) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, ran, err := cli.Execute(root, func(err error) error { return &usageError{err} })
 	if err == nil {
 		return exitValid
 	}
@@ -77,19 +77,14 @@ func (a *app) execute(args []string) int {
 		return ee.code
 	}
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "mcpres: error: %v\n", err)
-		if cmd != nil {
-			fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
-		}
-		return exitInput
-	}
-	fmt.Fprintf(stderr, "mcpres: error: %v\n", err)
+	cli.PrintError(stderr, "mcpres", cmd, err, errors.As(err, &ue) || !ran)
 	return exitInput
 }
 
 // isCobraUsage recognizes cobra's own flag and argument errors, which are
-// plain errors: every error not produced by a command body is a usage error.
+// plain errors: every error not produced by a command body (failf) is a
+// usage error. run asks cli.Execute instead, which knows whether the body
+// started; the tests' own runners of partial trees use this.
 func isCobraUsage(err error) bool {
 	var ce *commandError
 	return !errors.As(err, &ce)

@@ -12,6 +12,10 @@ import (
 	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 
+// usagePointer ends the message of a usage error (internal/cli
+// PrintError): the cause, then where the usage is, never the usage text.
+const usagePointer = "--help' for usage.\n"
+
 // runCLI runs one command line in-process and returns its streams and exit code.
 func runCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -165,8 +169,13 @@ func TestCLIUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, tt.args...)
-			if code != exitInput || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "Usage:") {
+			if code != exitInput || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, usagePointer) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, usage on stderr naming %q", code, stdout, stderr, tt.want)
+			}
+			// The cause is not buried under the usage text: it is
+			// followed by the one line that says where the usage is.
+			if !strings.HasPrefix(stderr, "mcpres: error: ") || !strings.HasSuffix(stderr, usagePointer) || strings.Contains(stderr, "Usage:") || strings.Contains(stderr, "Flags:") {
+				t.Errorf("stderr %q: want the cause and a pointer to --help, not the usage text", stderr)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 
@@ -28,17 +29,21 @@ command.`
 }
 
 // manPolicyTUF has mcpres-tuf write the pages of `mcpres policy tuf …`,
-// replacing the single page of the pass-through command.
+// replacing the single page of the pass-through command. What mcpres-tuf
+// says is shown only when it fails: `mcpres man` says once where the pages
+// are.
 func (a *app) manPolicyTUF(dir string) error {
 	bin, err := findTUFBinary()
 	if err != nil {
 		a.warnf("no man pages for 'mcpres policy tuf' commands: %v", err)
 		return nil
 	}
+	var out bytes.Buffer
 	c := exec.Command(bin, "man", "--dir", dir)
-	c.Stdout, c.Stderr = a.stderr, a.stderr
+	c.Stdout, c.Stderr = &out, &out
 	c.Env = append(os.Environ(), tufInvokedAs)
 	if err := c.Run(); err != nil {
+		a.stderr.Write(out.Bytes())
 		return failf("%s man: %v", bin, err)
 	}
 	return nil

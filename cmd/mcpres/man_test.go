@@ -15,6 +15,12 @@ func TestCLICompletionAndMan(t *testing.T) {
 			t.Errorf("completion %s: exit %d, %d bytes, stderr %q", shell, code, len(stdout), stderr)
 		}
 	}
+	// bash's script needs the bash-completion package: both helps say so.
+	for _, args := range [][]string{{"completion", "--help"}, {"completion", "bash", "--help"}} {
+		if stdout, _, code := runCLI(t, args...); code != 0 || !strings.Contains(stdout, "bash-completion") {
+			t.Errorf("%q: exit %d, does not name the bash-completion package:\n%s", args, code, stdout)
+		}
+	}
 	dir := t.TempDir()
 	if _, stderr, code := runCLI(t, "man", "--dir", dir); code != 0 {
 		t.Fatalf("man: exit %d: %s", code, stderr)
@@ -44,8 +50,27 @@ func TestCLICompletionAndMan(t *testing.T) {
 func TestCLIManPolicyTUF(t *testing.T) {
 	buildTUFBinary(t)
 	dir := t.TempDir()
-	if _, stderr, code := runCLI(t, "man", "--dir", dir); code != 0 {
+	_, stderr, code := runCLI(t, "man", "--dir", dir)
+	if code != 0 {
 		t.Fatalf("man: exit %d: %s", code, stderr)
+	}
+	// One message, from mcpres (mcpres-tuf's own is not repeated).
+	if want := "mcpres: man pages written to " + dir + "\n"; stderr != want {
+		t.Errorf("man: stderr %q, want %q", stderr, want)
+	}
+	// No page for mcpres-tuf's own man command: `mcpres man` writes them.
+	if _, err := os.Stat(filepath.Join(dir, "mcpres-policy-tuf-man.1")); err == nil {
+		t.Error("mcpres-policy-tuf-man.1 was written")
+	}
+	// Each page's header names the page, not MCPRES(1) for every one.
+	for page, th := range map[string]string{
+		"mcpres.1":                  `.TH "MCPRES" "1" `,
+		"mcpres-attest-verify.1":    `.TH "MCPRES-ATTEST-VERIFY" "1" `,
+		"mcpres-policy-tuf-fetch.1": `.TH "MCPRES-POLICY-TUF-FETCH" "1" `,
+	} {
+		if b, _ := os.ReadFile(filepath.Join(dir, page)); !strings.Contains(string(b), "\n"+th) || !strings.Contains(string(b), `"mcpres" "mcpres manual"`) {
+			t.Errorf("%s: header is not %s... \"mcpres\" \"mcpres manual\":\n%.200s", page, th, b)
+		}
 	}
 	for _, page := range []string{"mcpres.1", "mcpres-policy-tuf.1", "mcpres-policy-tuf-fetch.1", "mcpres-policy-tuf-init.1", "mcpres-policy-tuf-add-target.1", "mcpres-policy-tuf-sign.1", "mcpres-version.1", "mcpres-log-add.1"} {
 		if _, err := os.Stat(filepath.Join(dir, page)); err != nil {
@@ -61,6 +86,37 @@ func TestCLIManPolicyTUF(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "policy", "tuf", "fetchh")
 	if code != exitInput || stdout != "" || !strings.Contains(stderr, `unknown command "fetchh" for "mcpres policy tuf"`) || !strings.Contains(stderr, "\tfetch\n") {
 		t.Errorf("policy tuf fetchh: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// `policy tuf <Tab>` completes mcpres-tuf's commands (not files), and
+	// their flags and values, through mcpres-tuf's own completion.
+	for _, c := range []struct {
+		args      []string
+		want, not []string
+		directive string
+	}{
+		{[]string{"policy", "tuf", ""}, []string{"init", "add-target", "sign", "fetch"}, []string{"man", "help"}, ":4"},
+		{[]string{"policy", "tuf", "fetch", "--policy-t"}, []string{"--policy-target", "--policy-tuf"}, []string{"--policy-repo"}, ":4"},
+		{[]string{"policy", "tuf", "fetch", "--format", ""}, []string{"raw", "json"}, nil, ":4"},
+	} {
+		stdout, stderr, code := runCLI(t, append([]string{"__complete"}, c.args...)...)
+		var names []string
+		for _, l := range strings.Split(stdout, "\n") {
+			name, _, _ := strings.Cut(l, "\t")
+			names = append(names, name)
+		}
+		if code != 0 || !slices.Contains(names, c.directive) {
+			t.Errorf("%q: exit %d, %q, %s; want directive %s", c.args, code, stdout, stderr, c.directive)
+		}
+		for _, w := range c.want {
+			if !slices.Contains(names, w) {
+				t.Errorf("%q: %q not offered: %q", c.args, w, stdout)
+			}
+		}
+		for _, w := range c.not {
+			if slices.Contains(names, w) {
+				t.Errorf("%q: %q offered: %q", c.args, w, stdout)
+			}
+		}
 	}
 	t.Setenv("MCPRES_TUF", filepath.Join(t.TempDir(), "absent"))
 	dir2 := t.TempDir()

@@ -78,6 +78,9 @@ func (a *app) migrateCommand() *cobra.Command {
 					}
 				}
 			}
+			if err := fileOnly("--output", output); err != nil {
+				return err
+			}
 			wd, err := os.Getwd()
 			if err != nil {
 				return failf("cannot determine the working directory: %v", err)

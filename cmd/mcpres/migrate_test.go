@@ -378,9 +378,12 @@ func TestCLIMigrateUsage(t *testing.T) {
 		migrateArgs("--input", "in.json", "--output", "o.json", "extra"),
 		migrateArgs("--input", "in.json", "-o", "o.json"),
 		migrateArgs("--input", "in.json", "--output", "o.json", "--force"),
+		// "-" is not standard output here (the result is a file): no file
+		// named "-" is created (issue 21, item 10).
+		migrateArgs("--input", "in.json", "--output", "-"),
 	} {
 		stdout, stderr, code := runCLI(t, args...)
-		if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "mcpres: error: ") || !strings.Contains(stderr, "Usage:") {
+		if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "mcpres: error: ") || !strings.Contains(stderr, usagePointer) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 with usage", args, code, stdout, stderr)
 		}
 		assertUnchanged(t, dir, before)

@@ -14,6 +14,7 @@ import (
 //   - a.writeOutput for one document given with -o/--output ("-" is
 //     standard output);
 //   - checkOutputs before expensive work, for commands with several outputs;
+//   - fileOnly for an output that cannot be standard output;
 //   - keyPairBase and writeKeyPair for NAME.key + NAME.pub/.vkey pairs,
 //     which cannot go to standard output;
 //   - writeFileError to report any other atomicfile error.
@@ -40,6 +41,17 @@ func (a *app) wrote(path, format string, args ...any) {
 
 // stdoutName is the -o value that means standard output.
 const stdoutName = "-"
+
+// fileOnly refuses "-" for an output that can only be a file (a policy
+// edited in place, a migration result, a report beside the demo's
+// transcript): what names it in the message ("--output", "FILE"). Without
+// it "-" would be taken as a file name and a file named "-" created.
+func fileOnly(what, path string) error {
+	if path == stdoutName {
+		return usagef("%s -: this command writes a file, not standard output; give a file name (./- for a file named -)", what)
+	}
+	return nil
+}
 
 // writeOutput writes one document to out atomically (temporary file in the
 // same directory, then rename), or to standard output when out is "-". It

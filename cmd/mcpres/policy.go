@@ -113,6 +113,9 @@ func (a *app) writePolicy(path string, d *trustpolicy.Document, replace bool, va
 // fails the schema is refused; one with only semantic problems may be
 // repaired by the edit.
 func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string, error)) error {
+	if err := fileOnly("FILE", path); err != nil {
+		return err
+	}
 	doc, err := readPolicyFile(path)
 	if err != nil {
 		return err
@@ -165,6 +168,9 @@ rules. An existing FILE is never overwritten.`,
       --valid-from 2026-01-01T00:00:00.000Z --valid-until 2027-01-01T00:00:00.000Z`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := fileOnly("FILE", args[0]); err != nil {
+				return err
+			}
 			switch {
 			case id == "":
 				return usagef("--id is required")

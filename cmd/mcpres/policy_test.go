@@ -170,7 +170,7 @@ func TestPolicyInit(t *testing.T) {
 		{[]string{"--id", "x", "--valid-from", policyTestFrom, "--valid-until", "2026-12-31T23:59:60Z"}, `--valid-until "2026-12-31T23:59:60Z" is not an RFC 3339 date-time`},
 	} {
 		_, stderr := e.run(exitInput, append([]string{"policy", "init", "@r.json"}, tt.args...)...)
-		if !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "Usage:") {
+		if !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, usagePointer) {
 			t.Errorf("%v: stderr %q, want usage naming %q", tt.args, stderr, tt.want)
 		}
 	}

@@ -42,6 +42,9 @@ func (a *app) policyTLogCommand() *cobra.Command {
 // editTLogPolicy applies edit to the text of path (empty when path does not
 // exist), checks the result with the loader's parser and writes it.
 func (a *app) editTLogPolicy(path string, edit func(text string) (string, error)) error {
+	if err := fileOnly("FILE", path); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failf("%v", err)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
@@ -79,6 +80,10 @@ func (a *app) policyTufCommand() *cobra.Command {
 		Short:              "Publish and fetch trust policies through a TUF repository (runs mcpres-tuf)",
 		Long:               policyTufLong,
 		DisableFlagParsing: true,
+		// Completion is mcpres-tuf's, as the commands are.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return completeTUF(args, toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bin, err := findTUFBinary()
 			if err != nil {
@@ -102,6 +107,41 @@ func (a *app) policyTufCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// completeTUF completes `mcpres policy tuf ARGS… TOCOMPLETE` with what
+// mcpres-tuf's own completion offers for `mcpres-tuf ARGS… TOCOMPLETE`
+// (cobra's __complete protocol: one completion a line, then ":DIRECTIVE"):
+// its commands, their flags and flag values. Commands of mcpres-tuf that
+// are not commands of mcpres (man, help) are left out. Without the binary
+// nothing is offered, not even files.
+func completeTUF(args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	none := cobra.ShellCompDirectiveNoFileComp
+	bin, err := findTUFBinary()
+	if err != nil {
+		return nil, none
+	}
+	var stdout bytes.Buffer
+	c := exec.Command(bin, append(append([]string{cobra.ShellCompRequestCmd}, args...), toComplete)...)
+	c.Stdout = &stdout
+	if err := c.Run(); err != nil {
+		return nil, none
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	last := lines[len(lines)-1]
+	d, err := strconv.Atoi(strings.TrimPrefix(last, ":"))
+	if !strings.HasPrefix(last, ":") || err != nil {
+		return nil, none
+	}
+	var out []cobra.Completion
+	for _, l := range lines[:len(lines)-1] {
+		name, _, _ := strings.Cut(l, "\t")
+		if len(args) == 0 && (name == "man" || name == "help") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, cobra.ShellCompDirective(d)
 }
 
 // fetchPolicyTUF obtains the trust policy target from a TUF repository, as

@@ -78,7 +78,7 @@ func (a *app) reportCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "where to write the HTML report (required)")
+	f.StringVarP(&out, "output", "o", "", "where to write the HTML report (required; - for standard output)")
 	f.StringVar(&policyPath, "policy", "", "trust policy for an attested bundle (as attest verify --policy)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time for an attested bundle as an RFC 3339 date-time (default: now)")
 	f.StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")

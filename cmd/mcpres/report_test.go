@@ -85,7 +85,7 @@ func TestCLIReportExitCodes(t *testing.T) {
 		{"no output", []string{"report", invalid}, "-o/--output is required"},
 		{"no input", []string{"report", "-o", out}, "accepts 1 arg"},
 		{"bad time", []string{"report", invalid, "-o", out + "2", "--evaluated-at", "2026-13-01T00:00:00Z"}, "is not an RFC 3339 date-time"},
-		{"empty time", []string{"report", invalid, "-o", out + "2", "--evaluated-at", ""}, "--evaluated-at is empty"},
+		{"empty time", []string{"report", invalid, "-o", out + "2", "--evaluated-at", ""}, `invalid argument "" for "--evaluated-at" flag: an empty value is refused`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, c.args...)

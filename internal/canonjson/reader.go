@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpres/mcpres/internal/regularfile"
 )
 
 // Reader limits of REFERENCE §1.5. They are constants: every MCP-RES
@@ -83,8 +85,15 @@ func ReadFile(path string) ([]byte, *Value, error) {
 // links, directories, devices and other non-regular files.
 var ErrNotRegular = errors.New("not a regular file")
 
-// ReadFileBytes applies ReadFile's file rules and size limit without parsing.
+// ReadFileBytes applies ReadFile's file rules and size limit without
+// parsing. A file that cannot be opened or read is a
+// *regularfile.ReadError ("cannot read PATH: no such file").
 func ReadFileBytes(path string) ([]byte, error) {
+	data, err := readFileBytes(path)
+	return data, regularfile.AsReadError(err)
+}
+
+func readFileBytes(path string) ([]byte, error) {
 	st, err := os.Lstat(path)
 	if err != nil {
 		return nil, err

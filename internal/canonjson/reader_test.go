@@ -164,8 +164,9 @@ func TestReadFileRules(t *testing.T) {
 	if _, _, err := ReadFile("/dev/null"); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("ReadFile(/dev/null) error = %v, want ErrNotRegular", err)
 	}
-	if _, _, err := ReadFile(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("ReadFile(missing) error = %v, want ErrNotExist", err)
+	missing := filepath.Join(dir, "missing.json")
+	if _, _, err := ReadFile(missing); !errors.Is(err, os.ErrNotExist) || err.Error() != "cannot read "+missing+": no such file" {
+		t.Errorf("ReadFile(missing) error = %v, want ErrNotExist, worded without lstat", err)
 	}
 
 	// Exactly 16 MiB is accepted; one byte more is rejected.

@@ -1,9 +1,11 @@
 // Package cli holds what the three commands (mcpres, mcpres-tuf,
 // mcpres-sigstore) do alike with their cobra command trees: an unknown
-// subcommand is a usage error, enumerated flags complete their values, man
-// pages cover every command, a write that cannot happen or a private key
-// file that others can read is explained the same way, and a renamed flag
-// keeps its old spelling as a deprecated alias.
+// subcommand, an empty flag value and help asked for together with other
+// arguments are usage errors ([Execute]), an error is printed the same way
+// ([PrintError]), enumerated flags complete their values, man pages cover
+// every command, a write that cannot happen or a private key file that
+// others can read is explained the same way, and a renamed flag keeps its
+// old spelling as a deprecated alias.
 package cli
 
 import (
@@ -42,7 +44,10 @@ func RejectUnknownSubcommands(root *cobra.Command, usage func(error) error) {
 	}
 	walk(root)
 	// Cobra's help command prints the root's help and exits 0 for a topic
-	// it does not know (`mcpres help verfy`): it fails the same way instead.
+	// it does not know (`mcpres help verfy`): it fails the same way
+	// instead, and so does a topic followed by anything that is not a
+	// command (`mcpres help attest verify rogue.json`): help together with
+	// arguments is refused, as for -h (Execute).
 	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {
 		if c.Name() != "help" || c.Run == nil {
@@ -55,8 +60,11 @@ func RejectUnknownSubcommands(root *cobra.Command, usage func(error) error) {
 			if err != nil {
 				return usage(err)
 			}
-			if len(rest) > 0 && target.HasSubCommands() {
-				return usage(UnknownCommandError(target, rest[0]))
+			if len(rest) > 0 {
+				if target.HasSubCommands() {
+					return usage(UnknownCommandError(target, rest[0]))
+				}
+				return usage(fmt.Errorf("%q has no commands, and help takes a command only, not %q: nothing was run", target.CommandPath(), rest[0]))
 			}
 			show(cmd, args)
 			return nil

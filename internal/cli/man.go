@@ -33,8 +33,11 @@ text as --help and named after the command (mcpres-attest-verify.1, ...).
 Existing pages in DIR are replaced.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
+			switch dir {
+			case "":
 				return usage(fmt.Errorf("--dir is required"))
+			case "-":
+				return usage(fmt.Errorf("--dir -: man pages are files in a directory, not standard output; give a directory"))
 			}
 			if err := WriteMan(top(), dir); err != nil {
 				return fail(err)
@@ -53,14 +56,19 @@ Existing pages in DIR are replaced.`,
 }
 
 // WriteMan writes the man pages of top and every command below it to dir.
+// Each page's header names the page (MCPRES\-ATTEST\-VERIFY(1),
+// MCPRES\-SIGSTORE\-ATTEST\-VERIFY(1)) and its source the binary it
+// documents (the root's name: mcpres, mcpres-sigstore, mcpres-tuf, or
+// mcpres for the pages of `mcpres policy tuf`).
 func WriteMan(top *cobra.Command, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for c := top; c != nil; c = c.Parent() {
-		c.DisableAutoGenTag = true // reproducible pages: no generation date
+		c.DisableAutoGenTag = true // reproducible pages: no "Auto generated" footer
 	}
-	header := &doc.GenManHeader{Title: "MCPRES", Section: "1", Source: "mcpres", Manual: "mcpres manual"}
+	// No Title: doc.GenMan names each page after its command path.
+	header := &doc.GenManHeader{Section: "1", Source: top.Root().Name(), Manual: "mcpres manual"}
 	return writeManTree(top, header, dir)
 }
 

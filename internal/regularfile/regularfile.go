@@ -21,6 +21,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // ErrNotRegular is matched (errors.Is) by the error for an input that is
@@ -78,19 +79,66 @@ func Kind(m fs.FileMode) string {
 	}
 }
 
+// A ReadError is an input that could not be opened or read, worded for
+// people: "cannot read PATH: no such file", not Go's "lstat PATH: no such
+// file or directory". It unwraps to the file system's *fs.PathError, so
+// errors.Is(err, fs.ErrNotExist) still holds.
+type ReadError struct {
+	Path string
+	Err  *fs.PathError
+}
+
+func (e *ReadError) Error() string { return "cannot read " + e.Path + ": " + reason(e.Err.Err) }
+
+// Unwrap returns the *fs.PathError.
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// reason words the cause of a failed read.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.EISDIR):
+		return "it is a directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "a part of the path is not a directory"
+	}
+	return err.Error()
+}
+
+// AsReadError returns err as a [ReadError] when it is an *fs.PathError of
+// opening or reading a file (the operations lstat, stat, open and read),
+// and err unchanged otherwise. The readers of inputs (this package, the
+// strict JSON reader) return their file system errors through it, and the
+// binaries word any other such error with it before printing.
+func AsReadError(err error) error {
+	pe, ok := err.(*fs.PathError)
+	if !ok {
+		return err
+	}
+	switch pe.Op {
+	case "lstat", "stat", "open", "read":
+		return &ReadError{Path: pe.Path, Err: pe}
+	}
+	return err
+}
+
 // Open opens path for reading if it is (or a symbolic link leads to) a
 // regular file, without ever blocking on a FIFO; otherwise the error
-// matches [ErrNotRegular]. Errors of the file system are returned as
-// *fs.PathError with the operation "open" (never "lstat" or "stat").
+// matches [ErrNotRegular]. Errors of the file system are returned as a
+// *ReadError, which unwraps to an *fs.PathError with the operation "open"
+// (never "lstat" or "stat").
 func Open(path string) (*os.File, error) {
 	f, err := openNonblocking(path)
 	if err != nil {
-		return nil, err
+		return nil, AsReadError(err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errors.Unwrap(err)}
+		return nil, AsReadError(&fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)})
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
@@ -98,7 +146,7 @@ func Open(path string) (*os.File, error) {
 	}
 	if err := clearNonblocking(f); err != nil {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, AsReadError(&fs.PathError{Op: "open", Path: path, Err: err})
 	}
 	return f, nil
 }
@@ -128,7 +176,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: unwrapPath(err)}
+			return nil, AsReadError(&fs.PathError{Op: "read", Path: path, Err: unwrapPath(err)})
 		}
 	}
 	if int64(len(buf)) > limit {

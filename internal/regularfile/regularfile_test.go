@@ -42,6 +42,34 @@ func TestReadFile(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe.Op != "open" {
 		t.Errorf("missing file: %v, want an open error matching fs.ErrNotExist", err)
 	}
+	if want := "cannot read " + filepath.Join(dir, "missing") + ": no such file"; err == nil || err.Error() != want {
+		t.Errorf("missing file: %q, want %q", err, want)
+	}
+}
+
+// AsReadError words the file system errors of reads, and only those.
+func TestAsReadError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&fs.PathError{Op: "lstat", Path: "a.json", Err: syscall.ENOENT}, "cannot read a.json: no such file"},
+		{&fs.PathError{Op: "open", Path: "a.json", Err: syscall.EACCES}, "cannot read a.json: permission denied"},
+		{&fs.PathError{Op: "read", Path: "d", Err: syscall.EISDIR}, "cannot read d: it is a directory"},
+		{&fs.PathError{Op: "stat", Path: "f/x", Err: syscall.ENOTDIR}, "cannot read f/x: a part of the path is not a directory"},
+		{&fs.PathError{Op: "open", Path: "a", Err: syscall.EIO}, "cannot read a: " + syscall.EIO.Error()},
+		// Controls: a write, and an error that is not a path error, are unchanged.
+		{&fs.PathError{Op: "write", Path: "a", Err: syscall.ENOSPC}, "write a: " + syscall.ENOSPC.Error()},
+		{errors.New("lstat x: no"), "lstat x: no"},
+	} {
+		got := AsReadError(c.err)
+		if got.Error() != c.want {
+			t.Errorf("AsReadError(%q) = %q, want %q", c.err, got, c.want)
+		}
+		if !errors.Is(got, c.err) {
+			t.Errorf("AsReadError(%q) does not unwrap to it", c.err)
+		}
+	}
 }
 
 // A FIFO, a link to one, a directory and a device are refused at once

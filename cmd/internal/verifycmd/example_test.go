@@ -24,6 +24,6 @@ func ExampleCommand() {
 	fmt.Println(cmd.Execute())
 	// Output:
 	// example: warning: no trust policy (--policy or --key): no signer was trusted, so at most SIGNED is derived
-	// missing.attested.json: INPUT INVALID MCP_RES_INPUT_INVALID: lstat missing.attested.json: no such file or directory
+	// missing.attested.json: INPUT INVALID MCP_RES_INPUT_INVALID: cannot read missing.attested.json: no such file
 	// exit status 2
 }

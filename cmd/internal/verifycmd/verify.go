@@ -165,7 +165,7 @@ func Command(c Config) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&a.Quiet, "quiet", "q", false, QuietUsage)
-	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL")
+	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL ("+LevelsStrongestFirst()+")")
 	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+StrongestFirst()+")")
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
@@ -292,6 +292,16 @@ func AttestReport(path string, r attest.Result) Report {
 		rep.Text = append(rep.Text, "  note: "+n)
 	}
 	return rep
+}
+
+// LevelsStrongestFirst lists the authenticity levels as
+// "TRANSPARENCY_RECORDED > … > UNSIGNED_INTEGRITY_ONLY".
+func LevelsStrongestFirst() string {
+	var names []string
+	for l := attest.TransparencyRecorded; l >= attest.UnsignedIntegrityOnly; l-- {
+		names = append(names, l.String())
+	}
+	return strings.Join(names, " > ")
 }
 
 // StrongestFirst lists the evidence classes as "GENUINE_RUNTIME > … >
