@@ -103,3 +103,27 @@ func TestVerifySigned(t *testing.T) {
 		t.Error("VerifySigned took a policy")
 	}
 }
+
+// FuzzParseTransparencyReference: no input makes the parser panic; what it
+// accepts has a proof whose digest is the one it carries, and reads back
+// the same from its Marshal.
+func FuzzParseTransparencyReference(f *testing.F) {
+	// Seeds: testdata/fuzz/FuzzParseTransparencyReference.
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ref, proof, err := attest.ParseTransparencyReference(data)
+		if err != nil {
+			return
+		}
+		if canonjson.BytesDigest(proof) != ref.InclusionProofSha256 {
+			t.Fatal("accepted a reference whose digest does not match")
+		}
+		out, err := ref.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, proof2, err := attest.ParseTransparencyReference(out)
+		if err != nil || *again != *ref || !bytes.Equal(proof, proof2) {
+			t.Fatalf("Marshal does not read back: %v", err)
+		}
+	})
+}
