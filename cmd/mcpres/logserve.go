@@ -127,7 +127,7 @@ func (a *app) logServeCommand() *cobra.Command {
 		Short: "Serve the log (tlog-tiles reads, POST /add submissions) over HTTP",
 		Long:  logServeLong,
 		Example: `  mcpres log serve --dir /var/lib/mcpres/log --key env:MCPRES_LOG_KEY --token-file /etc/mcpres/log.token
-  mcpres log add --server https://log.example.org bundle.json -o bundle.ref.json`,
+  mcpres log add --server https://log.example.org --log-key log.vkey bundle.json -o bundle.ref.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {

@@ -259,13 +259,16 @@ func TestRetries(t *testing.T) {
 		switch step {
 		case "503", "429":
 			w.Header().Set("Retry-After", "0")
-			code := map[string]int{"503": 503, "429": 429}[step]
+			code := http.StatusServiceUnavailable
+			if step == "429" {
+				code = http.StatusTooManyRequests
+			}
 			http.Error(w, "busy", code)
 		case "drop":
 			c, _, _ := w.(http.Hijacker).Hijack()
 			c.Close()
 		case "422":
-			http.Error(w, `{"valid":false}`, 422)
+			http.Error(w, `{"valid":false}`, http.StatusUnprocessableEntity)
 		default:
 			w.Write(l.answer(t, 3))
 		}
