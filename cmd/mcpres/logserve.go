@@ -84,9 +84,9 @@ back once it is validated. A submission whose next bytes do not fit is
 answered 503 with Retry-After at once, and a body past its first 64 KiB may
 use only three quarters of the budget, so small submissions go through
 while large ones wait their turn. Unless $GOMEMLIMIT is set, the Go
-runtime's memory limit is --max-memory + 128 MiB: the process stays under
-about that (32 bodies of 16 MiB at once: 131 MiB at the default; 1.1 GiB
-before the budget).
+runtime's memory limit is --max-memory + 128 MiB, and the process stays
+under that (32 bodies of 16 MiB at once: 131 MiB at the default, where
+they took 0.7 to 1.1 GiB before the budget).
 
 Concurrency: a body is read completely before the submission takes one of
 the --max-concurrent slots, so a slow client holds no slot (and only the
