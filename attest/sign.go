@@ -159,10 +159,8 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 		o.Validator = validator.New()
 	}
 	claim := o.Claim
-	probe := Signed
 	envs := wrapper.Path("authenticity", "envelopes")
 	if envs.Is(canonjson.Array) && len(envs.Items) == 0 {
-		probe = UnsignedIntegrityOnly
 		if claim == nil {
 			signed := Signed
 			claim = &signed
@@ -171,10 +169,9 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 		return nil, &SignError{Refusal: RefusedFull, Envelopes: len(envs.Items)}
 	}
 	v := &verification{}
-	if err := v.init(wrapper, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator}); err != nil {
+	if err := v.initSigned(wrapper, Options{EvaluatedAt: o.SigningTime, Validator: o.Validator}); err != nil {
 		return nil, err
 	}
-	v.claim = &probe
 	if err := v.run(); err != nil {
 		return nil, &SignError{Refusal: RefusedInput, Err: err}
 	}

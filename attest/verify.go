@@ -193,6 +193,44 @@ func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
 	return v.res, nil
 }
 
+// VerifySigned is [Verify] without judging the claimed classification,
+// which only a trust policy can: everything any verifier can check
+// without a policy is checked, in Verify's order (the wrapper's schema,
+// the embedded bundle's core validity, and each envelope's signature,
+// canonical statement, binding and identity, E1–E14), with the claim
+// read as SIGNED (UNSIGNED_INTEGRITY_ONLY when there is no envelope). It
+// is what Cosign checks before adding an envelope, and what a
+// transparency log checks before it logs an attested bundle. A claim above
+// SIGNED is left to the verifier's policy; the result's notes say so. o
+// must carry no policy. Errors are Verify's.
+func VerifySigned(wrapper *canonjson.Value, o Options) (Result, error) {
+	if o.Policy != nil || o.LoadedPolicy != nil {
+		return Result{}, errors.New("attest: VerifySigned takes no policy")
+	}
+	var v verification
+	if err := v.initSigned(wrapper, o); err != nil {
+		return Result{}, err
+	}
+	if err := v.run(); err != nil {
+		return Result{}, err
+	}
+	return v.res, nil
+}
+
+// initSigned is init for VerifySigned: the claim is SIGNED, or
+// UNSIGNED_INTEGRITY_ONLY for a wrapper whose envelopes are an empty array.
+func (v *verification) initSigned(wrapper *canonjson.Value, o Options) error {
+	if err := v.init(wrapper, o); err != nil {
+		return err
+	}
+	probe := Signed
+	if envs := wrapper.Path("authenticity", "envelopes"); envs.Is(canonjson.Array) && len(envs.Items) == 0 {
+		probe = UnsignedIntegrityOnly
+	}
+	v.claim = &probe
+	return nil
+}
+
 // init prepares the verification of wrapper. (A method on a value the
 // caller declares, so that Verify keeps it off the heap.)
 func (v *verification) init(wrapper *canonjson.Value, o Options) error {
@@ -254,6 +292,9 @@ func (v *verification) checks() error {
 	auth := v.wrapper.Get("authenticity")
 	claim, _ := ParseLevel(auth.Get("claimedClassification").Str) // schema-checked enum
 	if v.claim != nil {
+		if claim != *v.claim {
+			v.res.Evaluation.Notes = append(v.res.Evaluation.Notes, fmt.Sprintf("the claim %s was not judged (that needs a trust policy): verified as %s", claim, *v.claim))
+		}
 		claim = *v.claim
 	}
 	envelopes := auth.Get("envelopes").Items

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/transparency-dev/formats/proof"
 	mproof "github.com/transparency-dev/merkle/proof"
@@ -362,3 +363,11 @@ func (p *Proof) Marshal() []byte { return p.TLogProof().Marshal() }
 // EntryID returns the reference's entry identifier: the leaf index in
 // decimal.
 func (p *Proof) EntryID() string { return strconv.FormatUint(p.Index, 10) }
+
+// Reference returns the transparency reference of p: logId the checkpoint
+// origin, entryUuid the leaf index, and the proof bytes (Marshal) with
+// their SHA-256. Its Marshal is what `mcpres log add -o` writes and `mcpres
+// log serve` answers.
+func (p *Proof) Reference() *attest.TransparencyReference {
+	return attest.NewTransparencyReference(p.Checkpoint.Origin, p.EntryID(), p.Marshal())
+}

@@ -21,10 +21,26 @@ type Validator struct {
 	once    sync.Once
 	schemas *schema.Set
 	loadErr error
+	max     int
 }
 
 // New returns a Validator.
 func New() *Validator { return &Validator{} }
+
+// Options configure a Validator made by [NewWith].
+type Options struct {
+	// MaxSchemaErrors, when ≥ 1, is the most schema errors a result lists
+	// (schema.Set.ValidateMax: the first ones evaluation meets, in
+	// document order), so that an invalid document costs memory bounded by
+	// the limit, not by its number of errors. Validity is unchanged; only
+	// the list is shorter. A service that validates untrusted documents
+	// (the log's admission, package tlog/admit) sets it; `mcpres validate`
+	// does not.
+	MaxSchemaErrors int
+}
+
+// NewWith returns a Validator configured by o.
+func NewWith(o Options) *Validator { return &Validator{max: o.MaxSchemaErrors} }
 
 // Schemas returns the compiled embedded schema set, loading it on first
 // use. It is the one lazy schema loader of the module.
@@ -38,9 +54,10 @@ func (v *Validator) Schemas() *schema.Set {
 }
 
 // SchemaErrors checks doc against the named embedded schema and returns
-// every violation in document order (nil when doc is valid).
+// every violation in document order (nil when doc is valid), or the first
+// Options.MaxSchemaErrors of them.
 func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []SchemaError {
-	errs := v.Schemas().Validate(name, doc)
+	errs := v.Schemas().ValidateMax(name, doc, v.max)
 	if len(errs) == 0 {
 		return nil
 	}

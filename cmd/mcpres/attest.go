@@ -150,22 +150,15 @@ func (a *app) attestSignCommand() *cobra.Command {
 }
 
 func (a *app) readTransparency(path string) (*attest.TransparencyReference, error) {
-	_, v, err := canonjson.ReadFile(path)
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		return nil, failf("transparency reference %s: %v", path, err)
 	}
-	var ref attest.TransparencyReference
-	if err := canonjson.Unmarshal(v, &ref); err != nil {
-		return nil, failf("transparency reference %s: %v", path, err)
-	}
-	proof, err := attest.DecodeStrictBase64(ref.InclusionProofBase64)
+	ref, _, err := attest.ParseTransparencyReference(data)
 	if err != nil {
-		return nil, failf("transparency reference %s: inclusionProofBase64: %v", path, err)
+		return nil, failf("%s: %v", path, err)
 	}
-	if canonjson.BytesDigest(proof) != ref.InclusionProofSha256 {
-		return nil, failf("transparency reference %s: inclusionProofSha256 is not the SHA-256 of the proof bytes", path)
-	}
-	return &ref, nil
+	return ref, nil
 }
 
 // checkTransparency checks before signing that a tlog-proof reference binds

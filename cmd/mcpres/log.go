@@ -19,16 +19,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/signednote"
-	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/admit"
 	"github.com/mcpres/mcpres/tlog/posix"
-	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
@@ -397,6 +394,10 @@ const logAddLong = `Append a bundle's log entry to the log and write a transpare
 
 BUNDLE is a conformance bundle, or an attested bundle whose embedded bundle
 is logged. It is validated first: invalid evidence is never logged (exit 1).
+An attested bundle is verified whole, as 'mcpres attest verify' without a
+policy does, except that its claimed classification is not judged (that
+needs the verifier's trust policy): the wrapper must be schema-valid and
+every envelope's signature must verify, or nothing is logged (exit 1).
 The entry is the canonical mcpres.transparency-entry/v1 document (subject,
 bundle digest, scenario fingerprint, execution instance digest). The
 command waits until a signed checkpoint covers it, then writes REF, the
@@ -428,15 +429,19 @@ The log key (--key PATH, file:PATH or env:NAME; default $MCPRES_LOG_KEY)
 must be the key of the log in DIR: it signs the new checkpoint.
 
 With --server URL instead of --dir, the bundle is submitted to a 'mcpres
-log serve' (POST URL/add) and REF is the reference the server answers,
-byte for byte what a local add writes. The bundle is validated here first.
-Answers 429 and 5xx and connection errors are retried with exponential
-backoff and jitter (honouring Retry-After), up to --attempts within
---timeout; this is safe because the server answers a bundle it already
-logged with that entry. The bearer token comes from --token-file or
-$MCPRES_LOG_TOKEN; with --log-key the answer's checkpoint must be signed by
-that key. The reference is checked to prove this bundle before it is
-written.
+log serve' (POST URL/add). The bundle is validated here first. Answers 429
+and 5xx and connection errors are retried with exponential backoff and
+jitter (honouring Retry-After), up to --attempts within --timeout; this is
+safe because the server answers a bundle it already logged with that
+entry. A redirect is never followed: it is an error naming where it
+pointed. The bearer token comes from --token-file or $MCPRES_LOG_TOKEN,
+and is never sent over plain http:// to a host other than the loopback
+interface (use https). --log-key (required) is the log's verifier key: the
+answer is written only once it verifies as a verifier will check it
+(package offline): a strict reference whose proof includes this bundle's
+entry in a checkpoint signed by that key, with the log's origin as logId
+and the proof's digest. REF is rebuilt from the verified proof, byte for
+byte what a local add writes, never copied from the server.
 
 Outputs are written atomically and never replaced without --force; they
 are checked before anything is appended.`
@@ -465,6 +470,10 @@ func (a *app) logAddCommand() *cobra.Command {
 				return usagef("--rekor-url and --rekor-key go together")
 			case serverURL != "" && wp.policy != "":
 				return usagef("--witness-policy goes with --dir: a 'log serve' asks its own witnesses")
+			case serverURL != "" && client.logKey == "":
+				return usagef("--log-key is required with --server: the server's answer is verified against the log's key before a reference is written")
+			case serverURL != "" && client.attempts < 1:
+				return usagef("--attempts must be at least 1")
 			}
 			outputs := []string{out}
 			if proofOut != "" {
@@ -476,19 +485,19 @@ func (a *app) logAddCommand() *cobra.Command {
 			if err := checkOutputs(outputs, []string{args[0], keyPath}, force); err != nil {
 				return err
 			}
-			entry, b, err := a.bundleEntry(args[0])
+			raw, adm, err := a.bundleEntry(args[0])
 			if err != nil {
 				return err
 			}
 			if serverURL != "" {
-				if err := a.submit(serverURL, args[0], b, client, out, proofOut, force); err != nil {
+				if err := a.submit(serverURL, args[0], raw, adm, client, out, proofOut, force); err != nil {
 					return err
 				}
-			} else if err := a.addLocal(dir, keyPath, args[0], entry, out, proofOut, force, wp); err != nil {
+			} else if err := a.addLocal(dir, keyPath, args[0], adm.Entry, out, proofOut, force, wp); err != nil {
 				return err
 			}
 			if rekorURL != "" {
-				sum := sha256.Sum256(entry)
+				sum := sha256.Sum256(adm.Entry)
 				return a.runSigstore("rekor", "upload", "--rekor-url="+rekorURL, "--key="+rekorKey,
 					"--expect-entry-sha256="+hex.EncodeToString(sum[:]), "--output="+out+".rekor.json",
 					"--force="+strconv.FormatBool(force), "--", args[0])
@@ -568,56 +577,41 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// bundleEntry reads and validates a conformance bundle (or the bundle of
-// an attested bundle) and returns its log entry bytes and the bundle.
-// Invalid evidence is reported like 'mcpres validate' does and refused
-// with exit 1.
-func (a *app) bundleEntry(path string) ([]byte, *canonjson.Value, error) {
-	_, doc, err := canonjson.ReadFile(path)
-	entry, b, rep := admitBundle(validator.New(), path, doc, err)
-	if rep != nil {
-		a.render(*rep, "text", false, true)
-		if rep.Code == exitInvalid {
-			fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
+// bundleEntry reads a conformance bundle or an attested bundle and admits
+// it (tlog/admit: a valid bundle, or an attested bundle whose every
+// signature verifies). It returns the file's bytes, exactly what was
+// admitted, and the admission. A refusal is reported like 'mcpres
+// validate' reports the document (exit 1 for invalid evidence, 2 for
+// unreadable input).
+func (a *app) bundleEntry(path string) ([]byte, *admit.Admission, error) {
+	raw, doc, err := canonjson.ReadFile(path)
+	if err == nil {
+		var adm *admit.Admission
+		if adm, err = admit.New().Admit(doc, nowMillis()); err == nil {
+			return raw, adm, nil
 		}
-		return nil, nil, &exitError{rep.Code}
 	}
-	return entry, b, nil
+	rep := refusalReport(path, err)
+	a.render(rep, "text", false, true)
+	if rep.Code == exitInvalid {
+		fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
+	}
+	return nil, nil, &exitError{rep.Code}
 }
 
-// admitBundle is what may be logged: doc (read with the strict reader,
-// which failed with readErr) is a conformance bundle or an attested
-// bundle, whose bundle is valid. It returns the log entry and the bundle,
-// or the report refusing it (exit 2 for unreadable input, 1 for invalid
-// evidence). 'log add' and 'log serve' (POST /add) both admit with it.
-func admitBundle(val *validator.Validator, path string, doc *canonjson.Value, readErr error) ([]byte, *canonjson.Value, *report) {
-	if readErr != nil {
-		rep := inputInvalidReport(path, readErr)
-		return nil, nil, &rep
+// refusalReport is the report of a document that was not admitted: its
+// validation result (an *admit.Refusal: exit 1), or why it could not be
+// read or evaluated (exit 2). 'log add' and 'log serve' (POST /add) both
+// report with it.
+func refusalReport(path string, err error) report {
+	var r *admit.Refusal
+	switch {
+	case !errors.As(err, &r):
+		return inputInvalidReport(path, err)
+	case r.Result.Attestation != nil:
+		return attestReport(path, *r.Result.Attestation)
 	}
-	b := document.CoreBundle(doc)
-	if document.Detect(doc) == document.AttestedBundle {
-		if !b.Is(canonjson.Object) {
-			rep := inputInvalidReport(path, errors.New("the attested bundle has no bundle object"))
-			return nil, nil, &rep
-		}
-	}
-	r, err := val.Bundle(b)
-	if err != nil {
-		rep := inputInvalidReport(path, err)
-		return nil, nil, &rep
-	}
-	if !r.Valid {
-		rep := resultReport(path, r)
-		return nil, nil, &rep
-	}
-	entry, err := offline.EntryFor(b).Marshal()
-	if err != nil {
-		// A valid bundle always has an entry; never log without one.
-		rep := inputInvalidReport(path, fmt.Errorf("encoding the log entry: %v", err))
-		return nil, nil, &rep
-	}
-	return entry, b, nil
+	return resultReport(path, r.Result.Result)
 }
 
 // writeReference writes the reference JSON for p to out (stdout when out
@@ -632,14 +626,7 @@ func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []strin
 
 // referenceJSON is the transparency reference of p as 'log add -o' writes
 // it and 'log serve' answers it.
-func referenceJSON(p *tlog.Proof) ([]byte, error) {
-	ref := attest.NewTransparencyReference(p.Checkpoint.Origin, p.EntryID(), p.Marshal())
-	v, err := canonjson.FromGo(ref)
-	if err != nil {
-		return nil, err
-	}
-	return canonjson.Pretty(v)
-}
+func referenceJSON(p *tlog.Proof) ([]byte, error) { return p.Reference().Marshal() }
 
 func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string, inputs []string, force bool) error {
 	if out == "" {

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
+	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -21,11 +18,12 @@ import (
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/admit"
+	"github.com/mcpres/mcpres/tlog/client"
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
-	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -52,6 +50,12 @@ const (
 	// submission may wait for the witnessing of the checkpoint before its
 	// own, then of its own, within server.DefaultAddTimeout.
 	maxServeWitnessTimeout = server.DefaultAddTimeout / 3
+	// serveMemoryHeadroom is what log serve needs beyond the submissions'
+	// memory budget: the runtime, the compiled schemas, Tessera, and the
+	// submissions waiting for their checkpoint.
+	serveMemoryHeadroom = 128 << 20
+	// maxServeMemoryMiB bounds --max-memory (1 TiB).
+	maxServeMemoryMiB = 1 << 20
 )
 
 const logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
@@ -63,14 +67,32 @@ answers 200 while the published checkpoint verifies.
 
 Submissions: POST /add with a conformance bundle or an attested bundle as
 the body, as 'log add' takes it. The body is read with the strict reader
-and validated before anything is logged: unreadable input is answered 400,
-invalid evidence 422, each with the diagnostic JSON of
-'mcpres validate --format json'; a body over 16 MiB 413. Once a published
-checkpoint covers the entry, the answer (200, application/json) is the
-transparency reference 'log add -o' writes. A bundle already in the log is
-answered with its existing entry, so clients may retry safely. Beyond
---max-concurrent submissions in flight the answer is 429, when Tessera is
-behind 503, both with Retry-After.
+and validated before anything is logged (an attested bundle whole: its
+wrapper's schema and every envelope's signature): unreadable input is
+answered 400, invalid evidence 422, each with the diagnostic JSON of
+'mcpres validate --format json' (at most 100 schema errors listed); a
+body over 16 MiB 413. Once a published checkpoint covers the entry, the
+answer (200, application/json) is the transparency reference 'log add -o'
+writes. A bundle already in the log is answered with its existing entry,
+so clients may retry safely.
+
+Memory: the submissions being read and admitted share --max-memory MiB
+(default 256). Each holds, for the n bytes of its body read so far, what
+reading, parsing and validating them can cost (2n + min(48n, 48 MiB) +
+256 KiB; 80.25 MiB for a 16 MiB body), taken as the bytes arrive and given
+back once it is validated. A submission whose next bytes do not fit is
+answered 503 with Retry-After at once, and a body past its first 64 KiB may
+use only three quarters of the budget, so small submissions go through
+while large ones wait their turn. Unless $GOMEMLIMIT is set, the Go
+runtime's memory limit is --max-memory + 128 MiB, and the process stays
+under that (32 bodies of 16 MiB at once: 131 MiB at the default, where
+they took 0.7 to 1.1 GiB before the budget).
+
+Concurrency: a body is read completely before the submission takes one of
+the --max-concurrent slots, so a slow client holds no slot (and only the
+memory of what it sent, for at most the 30 s read timeout); beyond them the
+answer is 429 with Retry-After. When Tessera is behind the answer is 503
+with Retry-After.
 
 With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
 "Authorization: Bearer TOKEN". The server listens on 127.0.0.1 unless
@@ -98,14 +120,14 @@ quorum decides whether what was obtained is enough.`
 
 func (a *app) logServeCommand() *cobra.Command {
 	var dir, dsn, keyPath, listen, tokenFile string
-	var maxConcurrent int
+	var maxConcurrent, maxMemoryMiB int
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
 		Use:   "serve (--dir DIR | --mysql DSN) [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE] [--witness-policy FILE]",
 		Short: "Serve the log (tlog-tiles reads, POST /add submissions) over HTTP",
 		Long:  logServeLong,
 		Example: `  mcpres log serve --dir /var/lib/mcpres/log --key env:MCPRES_LOG_KEY --token-file /etc/mcpres/log.token
-  mcpres log add --server https://log.example.org bundle.json -o bundle.ref.json`,
+  mcpres log add --server https://log.example.org --log-key log.vkey bundle.json -o bundle.ref.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
@@ -118,6 +140,10 @@ func (a *app) logServeCommand() *cobra.Command {
 			token, err := loadToken(tokenFile)
 			if err != nil {
 				return err
+			}
+			minMiB := int((server.MinMemory(server.DefaultMaxBody, admit.Cost) + 1<<20 - 1) >> 20)
+			if maxMemoryMiB < minMiB || maxMemoryMiB > maxServeMemoryMiB {
+				return usagef("--max-memory %d: between %d MiB (what one %d MiB submission may need) and %d MiB", maxMemoryMiB, minMiB, server.DefaultMaxBody>>20, maxServeMemoryMiB)
 			}
 			if wp.timeout > maxServeWitnessTimeout {
 				return usagef("--witness-timeout %v: at most %v with log serve (a submission waits for its checkpoint's witnesses within %v)", wp.timeout, maxServeWitnessTimeout, server.DefaultAddTimeout)
@@ -148,7 +174,7 @@ func (a *app) logServeCommand() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return a.serveLog(ctx, store, signer, listen, token, maxConcurrent, wc)
+			return a.serveLog(ctx, store, signer, listen, token, limits{maxConcurrent, int64(maxMemoryMiB) << 20}, wc)
 		},
 	}
 	wp.register(cmd)
@@ -158,14 +184,27 @@ func (a *app) logServeCommand() *cobra.Command {
 	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
 	f.StringVar(&listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port; port 0 picks one)")
 	f.StringVar(&tokenFile, "token-file", "", "a file holding the bearer token submissions need (default: $"+logTokenEnv+"; none: open submissions)")
-	f.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "submissions in flight beyond which the answer is 429")
+	f.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "submissions in flight (admitted, waiting for their checkpoint) beyond which the answer is 429")
+	f.IntVar(&maxMemoryMiB, "max-memory", server.DefaultMaxMemory>>20, "MiB of memory the submissions being read and admitted may take together; beyond, the answer is 503 (see 'Memory' above)")
 	return cmd
+}
+
+// limits are the submission limits of log serve.
+type limits struct {
+	maxConcurrent int
+	maxMemory     int64 // bytes
 }
 
 // serveLog runs the service on store until ctx is done; with wc, the
 // witnesses cosign each new checkpoint before the submissions it covers
-// are answered.
-func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signednote.LogSigner, listen, token string, maxConcurrent int, wc *witnessclient.Client) error {
+// are answered. Unless $GOMEMLIMIT is set, the Go runtime's memory limit
+// is set to the submissions' budget plus serveMemoryHeadroom, so that the
+// collector keeps the process near what is live instead of letting the
+// heap grow to twice it.
+func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signednote.LogSigner, listen, token string, lim limits, wc *witnessclient.Client) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(lim.maxMemory + serveMemoryHeadroom)
+	}
 	lg := tlog.Open(store, signer.Verifier())
 	age := serveBatchAge
 	if _, ok := store.(*mysql.Storage); ok {
@@ -216,7 +255,8 @@ func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signedno
 	h := server.New(server.Config{
 		Log: lg, Storage: store, Appender: ap,
 		Admit: newAdmitter(), Reference: referenceJSON,
-		Token: token, MaxConcurrent: maxConcurrent,
+		Token: token, MaxConcurrent: lim.maxConcurrent,
+		MaxMemory: lim.maxMemory, Cost: admit.Cost,
 		Logf: func(format string, args ...any) { fmt.Fprintf(a.stderr, "mcpres: log serve: "+format+"\n", args...) },
 	})
 	fmt.Fprintf(a.stderr, "mcpres: serving log %s on http://%s\n", lg.Origin(), ln.Addr())
@@ -235,20 +275,23 @@ func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signedno
 }
 
 // newAdmitter returns the admission of POST /add bodies, as 'log add'
-// admits a file: 400 for unreadable input, 422 for invalid evidence, with
-// the diagnostic JSON object of 'mcpres validate --format json'. One
-// validator (its compiled schemas) serves every submission.
+// admits a file (tlog/admit): 400 for unreadable input, 422 for invalid
+// evidence, with the diagnostic JSON object of 'mcpres validate --format
+// json'. One admitter (its compiled schemas) serves every submission.
 func newAdmitter() func([]byte) ([]byte, *server.Rejection) {
-	val := validator.New()
-	return func(body []byte) ([]byte, *server.Rejection) { return admitSubmission(val, body) }
+	ad := admit.New()
+	return func(body []byte) ([]byte, *server.Rejection) { return admitSubmission(ad, body) }
 }
 
-func admitSubmission(val *validator.Validator, body []byte) ([]byte, *server.Rejection) {
+func admitSubmission(ad *admit.Admitter, body []byte) ([]byte, *server.Rejection) {
 	doc, err := canonjson.Parse(body)
-	entry, _, rep := admitBundle(val, "submission", doc, err)
-	if rep == nil {
-		return entry, nil
+	if err == nil {
+		var adm *admit.Admission
+		if adm, err = ad.Admit(doc, nowMillis()); err == nil {
+			return adm.Entry, nil
+		}
 	}
+	rep := refusalReport("submission", err)
 	out, err := canonjson.Compact(rep.Obj)
 	if err != nil {
 		out, _ = canonjson.Compact(validUTF8(rep.Obj))
@@ -257,7 +300,7 @@ func admitSubmission(val *validator.Validator, body []byte) ([]byte, *server.Rej
 	if rep.Code == exitInput {
 		status = http.StatusBadRequest
 	}
-	return entry, &server.Rejection{Status: status, JSON: append(out, '\n')}
+	return nil, &server.Rejection{Status: status, JSON: append(out, '\n')}
 }
 
 // loadToken reads the bearer token: --token-file, else $MCPRES_LOG_TOKEN,
@@ -273,9 +316,7 @@ func loadToken(file string) (string, error) {
 	return t, nil
 }
 
-// submitClient is the client of 'log add --server': bounded attempts with
-// exponential backoff (honouring Retry-After) on 429, 5xx and connection
-// errors; other answers are final.
+// submitClient holds the flags of 'log add --server' (tlog/client).
 type submitClient struct {
 	tokenFile string
 	logKey    string
@@ -285,139 +326,53 @@ type submitClient struct {
 
 func (c *submitClient) flags(f *pflag.FlagSet) {
 	f.StringVar(&c.tokenFile, "token-file", "", "with --server: a file holding the server's bearer token (default: $"+logTokenEnv+")")
-	f.StringVar(&c.logKey, "log-key", "", "with --server: the log's verifier key; the answer's checkpoint must be signed by it")
+	f.StringVar(&c.logKey, "log-key", "", "with --server (required): the log's verifier key; the answer must verify against it before anything is written")
 	f.DurationVar(&c.timeout, "timeout", logTimeout, "with --server: give up after this long, retries included")
-	f.IntVar(&c.attempts, "attempts", 8, "with --server: at most this many attempts")
+	f.IntVar(&c.attempts, "attempts", client.DefaultAttempts, "with --server: at most this many attempts")
 }
 
-// Backoff of the client: backoffBase doubling up to backoffMax, with
-// jitter; one request waits at most requestTimeout.
-const (
-	backoffBase    = 250 * time.Millisecond
-	backoffMax     = 8 * time.Second
-	requestTimeout = time.Minute
-	maxAnswerBytes = 1 << 20
-)
-
-// submit posts the bundle file to the server and writes the reference it
-// answers, after checking that it binds the bundle (and, with --log-key,
-// that its checkpoint is the log's).
-func (a *app) submit(base, path string, b *canonjson.Value, c submitClient, out, proofOut string, force bool) error {
-	body, err := os.ReadFile(path)
-	if err != nil {
-		return failf("%v", err)
-	}
+// submit posts body, the bytes of the bundle file path that adm admitted,
+// to the log service at base, and writes the reference the client
+// verified (tlog/client).
+func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c submitClient, out, proofOut string, force bool) error {
 	if int64(len(body)) > server.DefaultMaxBody {
 		return failf("%s: %d bytes, more than a log server takes (%d)", path, len(body), server.DefaultMaxBody)
 	}
-	var trust *offline.Trust
-	if c.logKey != "" {
-		v, err := loadVerifierKey("log key", c.logKey, signednote.ParseLogVerifier)
-		if err != nil {
-			return err
-		}
-		trust = &offline.Trust{Logs: []offline.Log{{Origin: v.Name(), Key: v}}}
+	v, err := loadVerifierKey("log key", c.logKey, signednote.ParseLogVerifier)
+	if err != nil {
+		return err
 	}
+	trust := offline.Trust{Logs: []offline.Log{{Origin: v.Name(), Key: v}}}
 	token, err := loadToken(c.tokenFile)
 	if err != nil {
 		return err
 	}
-	if c.attempts < 1 {
-		return usagef("--attempts must be at least 1")
+	cl, err := client.New(base, client.Options{Token: token, Attempts: c.attempts, OnRetry: func(attempt int, err error, wait time.Duration) {
+		fmt.Fprintf(a.stderr, "mcpres: %s: attempt %d: %v; retrying in %v\n", path, attempt, err, wait.Round(time.Millisecond))
+	}})
+	if errors.Is(err, client.ErrTokenOverHTTP) {
+		return failf("--server %s: %v", base, err)
+	} else if err != nil {
+		return usagef("--server: %v", err)
 	}
-	url := strings.TrimSuffix(base, "/") + "/add"
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	hc := &http.Client{Timeout: requestTimeout}
-	var last error
-	for attempt := 1; ; attempt++ {
-		status, answer, retryAfter, err := post(ctx, hc, url, token, body)
-		switch {
-		case err == nil && status == http.StatusOK:
-			return a.acceptAnswer(path, answer, b, trust, out, proofOut, force)
-		case err == nil && status != http.StatusTooManyRequests && status < 500:
-			fmt.Fprintf(a.stderr, "mcpres: error: %s: the log server refused the submission (HTTP %d): %s\n", path, status, bytes.TrimSpace(answer))
-			if status == http.StatusUnprocessableEntity {
-				return &exitError{exitInvalid}
-			}
-			return &exitError{exitInput}
-		case err != nil:
-			last = err
-		default:
-			last = fmt.Errorf("HTTP %d: %s", status, bytes.TrimSpace(answer))
+	ref, err := cl.Submit(ctx, body, offline.EntryFor(adm.Bundle), trust)
+	var refused *client.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, err)
+		if refused.Status == http.StatusUnprocessableEntity {
+			return &exitError{exitInvalid}
 		}
-		if attempt >= c.attempts {
-			return failf("%s: submitting to %s: giving up after %d attempts: %v", path, base, attempt, last)
-		}
-		wait := min(backoffBase<<(attempt-1), backoffMax)
-		wait = wait/2 + rand.N(wait/2+1) // jitter: many pipelines retry at once
-		if retryAfter > wait {
-			wait = retryAfter
-		}
-		fmt.Fprintf(a.stderr, "mcpres: %s: attempt %d: %v; retrying in %v\n", path, attempt, last, wait.Round(time.Millisecond))
-		select {
-		case <-ctx.Done():
-			return failf("%s: submitting to %s: %v (last: %v)", path, base, ctx.Err(), last)
-		case <-time.After(wait):
-		}
+		return &exitError{exitInput}
+	case err != nil:
+		return failf("%s: submitting to %s: %v", path, cl.URL(), err)
 	}
-}
-
-// post sends one submission. A transport error is returned as err; an
-// answer with its status, body (bounded) and Retry-After.
-func post(ctx context.Context, hc *http.Client, url, token string, body []byte) (int, []byte, time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, nil, 0, err
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
-	if err != nil {
-		return 0, nil, 0, fmt.Errorf("reading the answer: %w", err)
-	}
-	var ra time.Duration
-	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 && s < 300 {
-		ra = time.Duration(s) * time.Second
-	}
-	return resp.StatusCode, answer, ra, nil
-}
-
-// acceptAnswer checks the server's reference before writing it: a strict
-// JSON transparencyReference whose proof binds the bundle, whose ids are
-// the proof's, and, with trust, whose checkpoint the log signed.
-func (a *app) acceptAnswer(path string, answer []byte, b *canonjson.Value, trust *offline.Trust, out, proofOut string, force bool) error {
-	ref, err := canonjson.Parse(answer)
-	if err != nil {
-		return failf("%s: the log server's answer is not a reference: %v", path, err)
-	}
-	logID, uuid, proofB64 := ref.Get("logId"), ref.Get("entryUuid"), ref.Get("inclusionProofBase64")
-	if !logID.Is(canonjson.String) || !uuid.Is(canonjson.String) || !proofB64.Is(canonjson.String) {
-		return failf("%s: the log server's answer is not a transparency reference", path)
-	}
-	proofBytes, err := base64.StdEncoding.Strict().DecodeString(proofB64.Str)
-	if err != nil {
-		return failf("%s: the log server's reference: inclusionProofBase64: %v", path, err)
-	}
-	if err := offline.CheckReference(logID.Str, uuid.Str, proofBytes, b); err != nil {
-		return failf("%s: the log server's reference does not prove this bundle: %v", path, err)
-	}
-	if trust != nil {
-		if _, err := offline.VerifyClaimed(proofBytes, offline.EntryFor(b), offline.Claim{LogID: logID.Str, EntryUUID: uuid.Str}, *trust); err != nil {
-			return failf("%s: the log server's reference: %v", path, err)
-		}
-	}
-	if err := a.writeReferenceBytes(answer, proofBytes, out, proofOut, []string{path}, force); err != nil {
+	if err := a.writeReferenceBytes(ref.JSON, ref.Proof, out, proofOut, []string{path, c.logKey}, force); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %s of %s\n", path, uuid.Str, logID.Str)
+	fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %s of %s (tree size %d, verified with the log key %s)\n", path, ref.Verified.EntryUUID, ref.Verified.LogID, ref.Verified.Checkpoint.Size, ref.Verified.Checkpoint.LogKey)
 	return nil
 }
 

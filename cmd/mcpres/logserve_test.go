@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
@@ -133,23 +134,23 @@ func TestCLILogServe(t *testing.T) {
 	if !strings.Contains(stderr, "logged as entry 0 of "+testLogOrigin) {
 		t.Errorf("stderr %q", stderr)
 	}
-	e.run("log", "add", "--server", srv.url+"/", "--token-file", e.p("token"), b2, "-o", e.p("b2.ref.json"), "--proof", e.p("b2.proof"))
+	e.run("log", "add", "--server", srv.url+"/", "--log-key", e.p("log.vkey"), "--token-file", e.p("token"), b2, "-o", e.p("b2.ref.json"), "--proof", e.p("b2.proof"))
 	checkReference(t, e.p("b2.ref.json"), b2, e.vkey("log"), 1, 2)
 
 	// No token, a wrong one: refused at once (no retry), exit 2.
-	e.fail(exitInput, "HTTP 401", "log", "add", "--server", srv.url, b2, "-o", e.p("x.json"))
+	e.fail(exitInput, "HTTP 401", "log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b2, "-o", e.p("x.json"))
 	t.Setenv(logTokenEnv, "wrong")
-	stderr = e.fail(exitInput, "HTTP 401", "log", "add", "--server", srv.url, b2, "-o", e.p("x.json"))
+	stderr = e.fail(exitInput, "HTTP 401", "log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b2, "-o", e.p("x.json"))
 	if strings.Contains(stderr, "retrying") {
 		t.Errorf("a 401 was retried: %q", stderr)
 	}
 	t.Setenv(logTokenEnv, "test-only-token")
-	e.run("log", "add", "--server", srv.url, b2, "-o", e.p("x.json"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b2, "-o", e.p("x.json"))
 	// Invalid evidence is refused before it is sent.
 	bad := bundletest.Example(t)
 	bad.Get("evidence").Get("run").Get("environment").Get("os").Str = "tampered"
 	badFile := writePretty(t, e.dir, "bad.json", bad)
-	e.fail(exitInvalid, "refusing to log invalid evidence", "log", "add", "--server", srv.url, badFile, "-o", e.p("bad.ref.json"))
+	e.fail(exitInvalid, "refusing to log invalid evidence", "log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), badFile, "-o", e.p("bad.ref.json"))
 	// The same invalid bundle posted directly: 422, the diagnostics.
 	body, _ := os.ReadFile(badFile)
 	resp, err := http.Post(srv.url+"/add", "application/json", bytes.NewReader(body))
@@ -243,7 +244,7 @@ func TestCLISubmitRetries(t *testing.T) {
 	defer fake.Close()
 
 	script = []string{"503", "429", "drop"}
-	_, stderr := e.run("log", "add", "--server", fake.URL, b1, "-o", e.p("ref.json"))
+	_, stderr := e.run("log", "add", "--server", fake.URL, "--log-key", e.p("log.vkey"), b1, "-o", e.p("ref.json"))
 	if calls.Load() != 4 || strings.Count(stderr, "retrying in") != 3 || !strings.Contains(stderr, "attempt 1: HTTP 503") {
 		t.Errorf("%d calls, stderr %q", calls.Load(), stderr)
 	}
@@ -251,23 +252,199 @@ func TestCLISubmitRetries(t *testing.T) {
 
 	calls.Store(0)
 	script = []string{"400"}
-	e.fail(exitInput, "HTTP 400", "log", "add", "--server", fake.URL, b1, "-o", e.p("ref2.json"))
+	e.fail(exitInput, "HTTP 400", "log", "add", "--server", fake.URL, "--log-key", e.p("log.vkey"), b1, "-o", e.p("ref2.json"))
 	if calls.Load() != 1 {
 		t.Errorf("a 400 was retried: %d calls", calls.Load())
 	}
 	calls.Store(0)
 	script = []string{"503", "503", "503"}
-	e.fail(exitInput, "giving up after 3 attempts", "log", "add", "--server", fake.URL, "--attempts", "3", b1, "-o", e.p("ref2.json"))
+	e.fail(exitInput, "giving up after 3 attempts", "log", "add", "--server", fake.URL, "--log-key", e.p("log.vkey"), "--attempts", "3", b1, "-o", e.p("ref2.json"))
 	calls.Store(0)
 	script = []string{"garbage"}
-	e.fail(exitInput, "does not prove this bundle", "log", "add", "--server", fake.URL, b1, "-o", e.p("ref2.json"))
+	e.fail(exitInput, "the log server's answer: transparency reference", "log", "add", "--server", fake.URL, "--log-key", e.p("log.vkey"), b1, "-o", e.p("ref2.json"))
 	if fileExists(e.p("ref2.json")) {
 		t.Error("a reference was written for a bad answer")
 	}
 	// --log-key: an answer signed by another log is refused.
 	calls.Store(0)
 	script = nil
-	e.fail(exitInput, "log server's reference", "log", "add", "--server", fake.URL, "--log-key", e.p("other-log.vkey"), b1, "-o", e.p("ref3.json"))
+	e.fail(exitInput, "the log server's answer", "log", "add", "--server", fake.URL, "--log-key", e.p("other-log.vkey"), b1, "-o", e.p("ref3.json"))
+}
+
+// realServer serves the log in dir (signed by the key in keyFile) with
+// the log service's handler, in process, on 127.0.0.1.
+func realServer(t *testing.T, dir, keyFile string, token string) http.Handler {
+	t.Helper()
+	signer, err := signednote.ParseLogSigner(strings.TrimSpace(string(mustRead(t, keyFile))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := posix.New(dir)
+	lg := tlog.Open(store, signer.Verifier())
+	ap, err := lg.NewAppender(context.Background(), signer, tlog.AppenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ap.Close(context.Background()) })
+	return server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: newAdmitter(), Reference: referenceJSON, Token: token})
+}
+
+// TestCLISubmitHostileServer: a log server cannot make 'log add --server'
+// write a reference that does not verify, follow it elsewhere with the
+// token, or get the token over plain HTTP: --log-key is required; a log
+// signed by another key with the log's origin is refused; an answer with a
+// wrong or missing digest or an extra member is refused; a redirect (to
+// another loopback port) is an error naming it, and the other port gets
+// nothing. Nothing is written for any of them. Control: the honest server's
+// answer is written, the reference a local add writes.
+func TestCLISubmitHostileServer(t *testing.T) {
+	e := newLogEnv(t)
+	b1 := exampleBundleFile(t, e.dir)
+	out := e.p("ref.json")
+	noOutput := func(what string) {
+		t.Helper()
+		if fileExists(out) {
+			t.Fatalf("%s: a reference was written", what)
+		}
+	}
+	// An impostor: a real log whose key carries the log's origin.
+	impDir := e.p("impostor")
+	e.run("log", "init", "--dir", impDir, "--key", e.p("other-log.key"))
+	impostor := httptest.NewServer(realServer(t, impDir, e.p("other-log.key"), ""))
+	defer impostor.Close()
+	e.fail(exitInput, "--log-key is required with --server", "log", "add", "--server", impostor.URL, b1, "-o", out)
+	noOutput("without --log-key")
+	e.fail(exitInput, "the log server's answer", "log", "add", "--server", impostor.URL, "--log-key", e.p("log.vkey"), b1, "-o", out)
+	noOutput("the impostor")
+
+	dir := e.initLog("log")
+	honest := realServer(t, dir, e.p("log.key"), "test-only-token")
+	var edit func([]byte) []byte
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		honest.ServeHTTP(rec, r)
+		mu.Lock()
+		f := edit
+		mu.Unlock()
+		body := rec.Body.Bytes()
+		if f != nil && rec.Code == 200 {
+			body = f(body)
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	t.Setenv(logTokenEnv, "test-only-token")
+	digest := regexp.MustCompile(`"inclusionProofSha256": "[0-9a-f]{64}"`)
+	for _, tt := range []struct {
+		name, want string
+		edit       func([]byte) []byte
+	}{
+		{"a wrong digest", "inclusionProofSha256 is not the SHA-256", func(b []byte) []byte {
+			return digest.ReplaceAll(b, []byte(`"inclusionProofSha256": "`+strings.Repeat("0", 64)+`"`))
+		}},
+		{"no digest", "no inclusionProofSha256", func(b []byte) []byte {
+			return regexp.MustCompile(`,\s*"inclusionProofSha256": "[0-9a-f]{64}"`).ReplaceAll(b, nil)
+		}},
+		{"an extra member", `unknown member "witnessed"`, func(b []byte) []byte {
+			return bytes.Replace(b, []byte("{"), []byte(`{"witnessed": true,`), 1)
+		}},
+	} {
+		mu.Lock()
+		edit = tt.edit
+		mu.Unlock()
+		e.fail(exitInput, tt.want, "log", "add", "--server", srv.URL, "--log-key", e.p("log.vkey"), b1, "-o", out)
+		noOutput(tt.name)
+	}
+	mu.Lock()
+	edit = nil
+	mu.Unlock()
+
+	// A redirect to another port of the same host: refused, and that
+	// port receives nothing (the token least of all).
+	var otherRequests atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		otherRequests.Add(1)
+		honest.ServeHTTP(w, r)
+	}))
+	defer other.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/add", http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	e.fail(exitInput, "a redirect to "+other.URL+"/add", "log", "add", "--server", redirect.URL, "--log-key", e.p("log.vkey"), b1, "-o", out)
+	noOutput("the redirect")
+	if otherRequests.Load() != 0 {
+		t.Fatalf("the redirect's target got %d requests", otherRequests.Load())
+	}
+	// The token over plain HTTP to a host that is not loopback: refused
+	// before anything is sent (no connection is attempted).
+	e.fail(exitInput, "never sent over plain HTTP", "log", "add", "--server", "http://192.0.2.1:8080", "--log-key", e.p("log.vkey"), b1, "-o", out)
+	noOutput("plain HTTP")
+
+	// Control: the honest answer is written, as a local add writes it.
+	e.run("log", "add", "--server", srv.URL, "--log-key", e.p("log.vkey"), b1, "-o", out)
+	checkReference(t, out, b1, e.vkey("log"), 0, 1)
+	local, _ := e.run("log", "proof", "--dir", dir, "--index", "0")
+	if local != string(mustRead(t, out)) {
+		t.Errorf("the reference differs from the local one:\n%s\n%s", mustRead(t, out), local)
+	}
+}
+
+// TestCLILogAttestedWrapper: an attested bundle is logged only when its
+// whole wrapper verifies (signatures included; the claim is not judged):
+// 'log add' refuses a garbage signature, a signature by another key, an
+// envelope over another bundle and a schema-invalid wrapper with exit 1,
+// and POST /add answers them 422 with the attested bundle's result; the
+// bundle inside each is logged alone (the wrapper is at fault), and a
+// valid wrapper claiming WITNESSED is logged.
+func TestCLILogAttestedWrapper(t *testing.T) {
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	served := e.initLog("served")
+	srv := httptest.NewServer(realServer(t, served, e.p("log.key"), ""))
+	defer srv.Close()
+	key := writeTestKey(t, e.dir, "one.pem", attesttest.TestOnlyKeyOne())
+	b1 := exampleBundleFile(t, e.dir)
+	e.run(signArgs(b1, key, attesttest.IdentityOne, e.p("signed.json"))...)
+	schemaBad := readJSON(t, e.p("signed.json"))
+	schemaBad.Get("authenticity").Set("comment", canonjson.NewString("not in the schema"))
+	writePretty(t, e.dir, "schema-invalid.json", schemaBad)
+	garbage := readJSON(t, e.p("signed.json"))
+	garbage.Path("authenticity", "envelopes").Items[0].Get("signatures").Items[0].Set("sig", canonjson.NewString(strings.Repeat("A", 86)+"=="))
+	writePretty(t, e.dir, "garbage-signature.json", garbage)
+	for _, tt := range []struct{ file, code string }{
+		{e.p("garbage-signature.json"), "MCP_RES_ATTESTATION_SIGNATURE_INVALID"},
+		{e.p("schema-invalid.json"), "MCP_RES_ATTESTATION_SCHEMA_INVALID"},
+		{filepath.Join(attestFixtures, "wrong-key.json"), ""},
+		{filepath.Join(attestFixtures, "altered-payload.json"), ""},
+		{filepath.Join(attestFixtures, "signature-over-different-bundle.json"), ""},
+	} {
+		stdout, stderr, code := runLogCLI(t, "log", "add", "--dir", dir, "--key", e.p("log.key"), tt.file, "-o", e.p("x.ref.json"))
+		if code != exitInvalid || !strings.Contains(stderr, "refusing to log invalid evidence") || !strings.Contains(stdout, "INVALID "+tt.code) || fileExists(e.p("x.ref.json")) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and %s", tt.file, code, stdout, stderr, tt.code)
+		}
+		resp, err := http.Post(srv.URL+"/add", "application/json", bytes.NewReader(mustRead(t, tt.file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity || !bytes.Contains(answer, []byte(`"evaluation":`)) || !bytes.Contains(answer, []byte(tt.code)) {
+			t.Errorf("%s: POST /add %d %s", tt.file, resp.StatusCode, answer)
+		}
+		// Control: the bundle inside is valid evidence, logged alone.
+		inner := writePretty(t, e.dir, "inner.json", readJSON(t, tt.file).Get("bundle"))
+		e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), inner, "-o", e.p("inner.ref.json"), "--force")
+	}
+	if n := readCheckpointSize(t, dir, e.vkey("log")); n != 1 {
+		t.Fatalf("log size %d, want 1 (every wrapper here holds the example bundle)", n)
+	}
+	// A valid wrapper whose claim (WITNESSED) needs a policy is logged.
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), filepath.Join(attestFixtures, "witnessed.json"), "-o", e.p("w.ref.json"))
+	e.run("log", "add", "--server", srv.URL, "--log-key", e.p("log.vkey"), e.p("signed.json"), "-o", e.p("s.ref.json"))
+	checkReference(t, e.p("s.ref.json"), b1, e.vkey("log"), 0, 1)
 }
 
 // FuzzAdmitSubmission: no body makes admission panic; an admitted body's
@@ -513,7 +690,7 @@ func TestCLILogServeMySQL(t *testing.T) {
 	if !bytes.Equal(mustRead(t, e.p("p2.json")), mustRead(t, e.p("m2.json"))) {
 		t.Error("MySQL and POSIX references for the same second entry differ")
 	}
-	e.run("log", "add", "--server", srv.url, b1, "-o", e.p("m1b.json"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), b1, "-o", e.p("m1b.json"))
 	p1b, _ := e.run("log", "proof", "--dir", dir, "--index", "0")
 	if p1b != string(mustRead(t, e.p("m1b.json"))) {
 		t.Error("MySQL and POSIX references for the first entry at size 2 differ")

@@ -145,8 +145,8 @@ func TestCLILogProofMySQL(t *testing.T) {
 	bundles := distinctBundles(t, 2)
 	f0 := writeTestFile(t, e.dir, "b0.json", bundles[0], 0o644)
 	f1 := writeTestFile(t, e.dir, "b1.json", bundles[1], 0o644)
-	e.run("log", "add", "--server", srv.url, f0, "-o", e.p("s0.json"))
-	e.run("log", "add", "--server", srv.url, f1, "-o", e.p("s1.json"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), f0, "-o", e.p("s0.json"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), f1, "-o", e.p("s1.json"))
 
 	// The recorded key authenticates the log; the proof is the server's.
 	stdout, _ := e.run("log", "proof", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--index", "1")
@@ -160,7 +160,7 @@ func TestCLILogProofMySQL(t *testing.T) {
 	e.run("witness", "cosign", "--log", srv.url, "--log-key", e.p("log.vkey"), "--key", e.p("w2.key"), "--state", e.p("w2.state.json"), "--init", "-o", e.p("w2.cosig"))
 	bundles = distinctBundles(t, 3)
 	f2 := writeTestFile(t, e.dir, "b2.json", bundles[2], 0o644)
-	e.run("log", "add", "--server", srv.url, f2, "-o", e.p("s2.json"))
+	e.run("log", "add", "--server", srv.url, "--log-key", e.p("log.vkey"), f2, "-o", e.p("s2.json"))
 	e.fail(exitInvalid, "", "log", "add-cosignature", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--witness-key", e.p("w2.vkey"), e.p("w2.cosig"))
 	e.run("witness", "cosign", "--log", srv.url, "--log-key", e.p("log.vkey"), "--key", e.p("w1.key"), "--state", e.p("w1.state.json"), "-o", e.p("w1.cosig"), "--force")
 	_, stderr := e.run("log", "add-cosignature", "--mysql", "env:MCPRES_TEST_LOG_DSN", "--witness-key", e.p("w1.vkey"), e.p("w1.cosig"))

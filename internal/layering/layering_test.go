@@ -46,6 +46,7 @@ var layout = []row{
 	{"migrate/...", []string{"internal/...", "bundle/...", "validator/...", "migrate/..."}, "v0.1 → v0.2 migration"},
 	{"witness/witnesshttp", []string{"internal/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
 	{"witness/...", []string{"internal/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
+	{"tlog/admit", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document", "offline"}, "the log's admission rule: a document is validated (an attested bundle verified) before it is logged"},
 	{"tlog/witnessclient", []string{"internal/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
 	{"tlog/...", []string{"internal/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
 	{"cmd/internal/verifycmd", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},

@@ -108,7 +108,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	defer cancel()
 	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, Timeout: time.Minute}
+	// A redirect is a failed submission, never followed: it could lead
+	// off the loopback interface, with the token.
+	hc := &http.Client{Transport: tr, Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	target := cfg.URL + "/add"
 	var (
 		next    atomic.Int64

@@ -70,3 +70,23 @@ func TestRunCountsAndBounds(t *testing.T) {
 		t.Fatal("ran against a non-loopback server")
 	}
 }
+
+// TestRunNoRedirects: a redirect is counted as a failure and not
+// followed, so the token stays with the server it was meant for.
+func TestRunNoRedirects(t *testing.T) {
+	var other atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { other.Add(1) }))
+	defer target.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/add", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Config{URL: srv.URL, Token: "tok", Clients: 1, Requests: 3, Duration: time.Minute,
+		Body: func(int) ([]byte, error) { return []byte("x"), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK != 0 || r.Failed[http.StatusTemporaryRedirect] != 3 || other.Load() != 0 {
+		t.Fatalf("%+v; the redirect target got %d requests", r, other.Load())
+	}
+}

@@ -21,12 +21,32 @@
 //
 // # Limits
 //
-// A body over Config.MaxBody (16 MiB by default) is refused with 413 before
-// it is read further; more than Config.MaxConcurrent submissions in flight
-// with 429 and Retry-After; Tessera's pushback with 503. A submission is
-// answered only once a published checkpoint covers its entry, so an
-// acknowledged entry is durable. With Config.Token, submissions need
-// "Authorization: Bearer TOKEN"; reads stay public.
+// With Config.Token, submissions need "Authorization: Bearer TOKEN",
+// checked before the body is read; reads stay public. A body over
+// Config.MaxBody (16 MiB by default) is refused with 413 before it is
+// read further.
+//
+// Memory: the submissions being read and admitted share a budget of
+// Config.MaxMemory bytes (256 MiB by default). A body holds Config.Cost(n)
+// of it for the n bytes read so far (the body, its parse and its
+// admission, package tlog/admit's Cost in the log service), reserved as
+// the bytes arrive, so a slow client holds only what it has sent; the
+// admission's fixed share is reserved once the body is complete, and all
+// of it is released when Admit returns. A submission whose next bytes do
+// not fit is answered 503 with Retry-After at once — nothing waits for
+// memory, so partly read bodies never hold each other up — and a body past
+// its first 64 KiB may only use three quarters of the budget: the last
+// quarter stays free for small bodies, so honest small submissions go
+// through while large ones fill the rest. MaxMemory is raised, if need
+// be, to what one body of MaxBody needs ([MinMemory]).
+//
+// Concurrency: a body is read completely before the submission takes one
+// of Config.MaxConcurrent slots (2048 by default), so slow bodies hold no
+// slot; beyond them the answer is 429 with Retry-After. A slot is held
+// while the entry is admitted and until its checkpoint is published.
+// Tessera's pushback is answered 503. A submission is answered only once a
+// published checkpoint covers its entry, so an acknowledged entry is
+// durable.
 package server
 
 import (
@@ -41,6 +61,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpres/mcpres/tlog"
@@ -51,6 +72,7 @@ import (
 const (
 	DefaultMaxBody       = 16 << 20
 	DefaultMaxConcurrent = 2048
+	DefaultMaxMemory     = 256 << 20
 	// DefaultAddTimeout bounds how long one submission waits for its
 	// checkpoint.
 	DefaultAddTimeout = 30 * time.Second
@@ -87,10 +109,16 @@ type Config struct {
 	Reference func(p *tlog.Proof) ([]byte, error)
 	// Token, if not empty, is the bearer token submissions must carry.
 	Token string
-	// MaxBody, MaxConcurrent and AddTimeout default to the constants.
+	// MaxBody, MaxConcurrent, MaxMemory and AddTimeout default to the
+	// constants; MaxMemory is at least MinMemory(MaxBody, Cost).
 	MaxBody       int64
 	MaxConcurrent int
+	MaxMemory     int64
 	AddTimeout    time.Duration
+	// Cost is the memory that reading a body of n bytes and admitting it
+	// take together, body included (see the package documentation); it
+	// must be non-decreasing. The default, n, counts the body alone.
+	Cost func(n int64) int64
 	// Logf, if set, receives one line per failed request (server side).
 	Logf func(format string, args ...any)
 }
@@ -99,7 +127,19 @@ type Config struct {
 type Handler struct {
 	cfg Config
 	sem chan struct{}
+	mem budget
 	mux *http.ServeMux
+}
+
+// smallBody is the size up to which a body may use the part of the memory
+// budget kept for small bodies.
+const smallBody = 64 << 10
+
+// MinMemory is the smallest Config.MaxMemory with which a body of maxBody
+// bytes can be admitted: the part of the budget a large body may use
+// (three quarters) must hold its cost.
+func MinMemory(maxBody int64, cost func(int64) int64) int64 {
+	return (cost(maxBody)*4 + 2) / 3
 }
 
 // New returns the handler for cfg.
@@ -113,7 +153,14 @@ func New(cfg Config) *Handler {
 	if cfg.AddTimeout <= 0 {
 		cfg.AddTimeout = DefaultAddTimeout
 	}
-	h := &Handler{cfg: cfg, sem: make(chan struct{}, cfg.MaxConcurrent), mux: http.NewServeMux()}
+	if cfg.Cost == nil {
+		cfg.Cost = func(n int64) int64 { return n }
+	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory
+	}
+	cfg.MaxMemory = max(cfg.MaxMemory, MinMemory(cfg.MaxBody, cfg.Cost))
+	h := &Handler{cfg: cfg, sem: make(chan struct{}, cfg.MaxConcurrent), mem: budget{max: cfg.MaxMemory}, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /checkpoint", h.checkpoint)
 	h.mux.HandleFunc("GET /tile/", h.tile)
 	h.mux.HandleFunc("GET /healthz", h.healthz)
@@ -271,6 +318,29 @@ func (h *Handler) add(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.ContentLength > h.cfg.MaxBody {
+		jsonError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a submission is at most %d bytes", h.cfg.MaxBody))
+		return
+	}
+	// The body is read before a slot is taken (a slow body holds none),
+	// its memory reserved as it arrives.
+	res := &reservation{h: h}
+	defer res.release()
+	body, err := res.read(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		jsonError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a submission is at most %d bytes", h.cfg.MaxBody))
+		return
+	case errors.Is(err, errNoMemory):
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Connection", "close")
+		jsonError(w, http.StatusServiceUnavailable, "the log's memory for submissions is in use, retry later")
+		return
+	case err != nil:
+		jsonError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		return
+	}
 	select {
 	case h.sem <- struct{}{}:
 		defer func() { <-h.sem }()
@@ -279,21 +349,9 @@ func (h *Handler) add(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusTooManyRequests, "too many submissions in flight, retry later")
 		return
 	}
-	if r.ContentLength > h.cfg.MaxBody {
-		jsonError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a submission is at most %d bytes", h.cfg.MaxBody))
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		jsonError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a submission is at most %d bytes", h.cfg.MaxBody))
-		return
-	}
-	if err != nil {
-		jsonError(w, http.StatusBadRequest, "reading the body: "+err.Error())
-		return
-	}
 	entry, rej := h.cfg.Admit(body)
+	body = nil
+	res.release() // what is left is the entry: the checkpoint may take a while
 	if rej != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -325,6 +383,99 @@ func (h *Handler) add(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Mcpres-Existing", strconv.FormatBool(p.Existing))
 	w.Header().Set("Cache-Control", "no-store")
 	serve(w, "application/json", ref)
+}
+
+// errNoMemory: the memory budget cannot hold the next bytes of a body.
+var errNoMemory = errors.New("the memory budget for submissions is in use")
+
+// A budget is the memory shared by the submissions being read and
+// admitted.
+type budget struct {
+	mu        sync.Mutex
+	used, max int64
+}
+
+// take reserves n bytes for a body of which read bytes have been read,
+// unless that would exceed the budget (three quarters of it once read
+// passes smallBody).
+func (b *budget) take(n, read int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	limit := b.max
+	if read > smallBody {
+		limit -= b.max / 4
+	}
+	if b.used+n > limit {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= n
+}
+
+// A reservation is the memory one submission holds.
+type reservation struct {
+	h    *Handler
+	held int64
+}
+
+// read reads the body. The memory reserved follows the bytes as they
+// arrive: for n bytes read into a buffer of capacity c, max(c, Cost(n) −
+// Cost(0)), reserved before the buffer grows (by a quarter, at least
+// 4 KiB) and after each read; once the body is complete, max(c, Cost(n)),
+// which adds the admission's fixed share. A slow client thus holds about
+// what it has sent. It fails with errNoMemory when a reservation does not
+// fit.
+func (res *reservation) read(r io.Reader) ([]byte, error) {
+	cost := res.h.cfg.Cost
+	var body []byte
+	for {
+		n := int64(len(body))
+		if len(body) == cap(body) {
+			c := min(max(cap(body)+cap(body)/4, 4<<10), int(res.h.cfg.MaxBody)+1)
+			if err := res.reserve(max(int64(c), cost(n)-cost(0)), n); err != nil {
+				return nil, err
+			}
+			body = append(make([]byte, 0, c), body...)
+		}
+		m, err := r.Read(body[len(body):cap(body)])
+		body = body[:len(body)+m]
+		if rerr := res.reserve(max(int64(cap(body)), cost(int64(len(body)))-cost(0)), int64(len(body))); rerr != nil {
+			return nil, rerr
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := res.reserve(max(int64(cap(body)), cost(int64(len(body)))), int64(len(body))); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// reserve raises what res holds to total.
+func (res *reservation) reserve(total, read int64) error {
+	if total <= res.held {
+		return nil
+	}
+	if !res.h.mem.take(total-res.held, read) {
+		return errNoMemory
+	}
+	res.held = total
+	return nil
+}
+
+func (res *reservation) release() {
+	res.h.mem.give(res.held)
+	res.held = 0
 }
 
 // NewHTTPServer returns an http.Server for h with this package's timeouts.

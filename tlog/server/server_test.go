@@ -56,6 +56,12 @@ func admitOK(body []byte) ([]byte, *server.Rejection) {
 	return nil, &server.Rejection{Status: http.StatusUnprocessableEntity, JSON: []byte(`{"valid":false}` + "\n")}
 }
 
+// admitShort is admitOK of the first 64 bytes: large bodies, short
+// entries (an entry bundle holds entries of at most 64 KiB).
+func admitShort(body []byte) ([]byte, *server.Rejection) {
+	return admitOK(body[:min(len(body), 64)])
+}
+
 func reference(p *tlog.Proof) ([]byte, error) {
 	return fmt.Appendf(nil, "%d %v\n", p.Index, p.Existing), nil
 }
@@ -360,5 +366,118 @@ func TestSlowClient(t *testing.T) {
 	_, err = io.ReadAll(c)
 	if took := time.Since(start); err != nil || took > server.ReadHeaderTimeout+5*time.Second {
 		t.Fatalf("the connection stayed open %v (%v)", took, err)
+	}
+}
+
+// TestMemoryBudget: bodies hold Cost of what they have read until Admit
+// returns; a large body that does not fit in the three quarters of the
+// budget large bodies may use is answered 503 with Retry-After at once,
+// although the whole budget would hold it, while a small one still fits
+// in the quarter kept for small bodies; once memory is released, the
+// large one is taken.
+func TestMemoryBudget(t *testing.T) {
+	release := make(chan struct{})
+	var entered sync.WaitGroup
+	entered.Add(3)
+	e := newEnv(t, func(c *server.Config) {
+		c.MaxBody = 1 << 20
+		c.Cost = func(n int64) int64 { return 4 * n }
+		c.MaxMemory = 8 << 20 // large bodies may use 6 MiB of it
+		c.Admit = func(b []byte) ([]byte, *server.Rejection) {
+			if bytes.HasPrefix(b, []byte("ok:big-held")) {
+				entered.Done()
+				<-release
+			}
+			return admitShort(b)
+		}
+	})
+	big := func(name string) []byte { // 500 KB: 1.95 MiB of the budget
+		return append([]byte("ok:"+name), bytes.Repeat([]byte("x"), 500_000)...)
+	}
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			if resp, _ := e.do("POST", "/add", "", big(fmt.Sprintf("big-held-%d", i))); resp.StatusCode != 200 {
+				t.Errorf("held body %d: %d", i, resp.StatusCode)
+			}
+		})
+	}
+	entered.Wait() // 5.7 MiB held: a fourth would need 7.6 of the 8
+	resp, data := e.do("POST", "/add", "", big("big-fourth"))
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !bytes.Contains(data, []byte("memory")) {
+		t.Errorf("a fourth large body: %d %q, Retry-After %q", resp.StatusCode, data, resp.Header.Get("Retry-After"))
+	}
+	if resp, data := e.do("POST", "/add", "", append([]byte("ok:small"), bytes.Repeat([]byte("s"), 60_000)...)); resp.StatusCode != 200 {
+		t.Errorf("a small body meanwhile: %d %q", resp.StatusCode, data)
+	}
+	close(release)
+	wg.Wait()
+	// Control: with the memory released, the same large body is taken.
+	if resp, data := e.do("POST", "/add", "", big("big-fourth")); resp.StatusCode != 200 {
+		t.Errorf("the fourth large body afterwards: %d %q", resp.StatusCode, data)
+	}
+}
+
+// TestMinMemory: a budget too small for one body of MaxBody is raised to
+// what it needs, so the largest body is still taken.
+func TestMinMemory(t *testing.T) {
+	cost := func(n int64) int64 { return 3 * n }
+	if got := server.MinMemory(1<<20, cost); got != 4<<20 {
+		t.Errorf("MinMemory = %d", got)
+	}
+	e := newEnv(t, func(c *server.Config) {
+		c.MaxBody, c.Cost, c.MaxMemory, c.Admit = 1<<20, cost, 1<<20, admitShort
+	})
+	body := append([]byte("ok:"), bytes.Repeat([]byte("y"), 1<<20-3)...)
+	if resp, data := e.do("POST", "/add", "", body); resp.StatusCode != 200 {
+		t.Errorf("a body of MaxBody: %d %q", resp.StatusCode, data)
+	}
+}
+
+// slowBody opens a connection to addr and sends a submission's headers
+// and the first bytes of its body, and no more; closing it ends it.
+func slowBody(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "POST /add HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nok:slow"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestSlowBodies: clients that send their bodies slowly hold no slot and
+// next to no memory: with more of them than MaxConcurrent, and a budget
+// that fits one large body, honest submissions, a large one included,
+// are answered 200 meanwhile.
+func TestSlowBodies(t *testing.T) {
+	e := newEnv(t, func(c *server.Config) {
+		c.MaxConcurrent = 2
+		c.MaxBody = 1 << 20
+		c.Cost = func(n int64) int64 { return 4 * n }
+		c.MaxMemory = 6 << 20
+		c.Admit = admitShort
+	})
+	addr := strings.TrimPrefix(e.srv.URL, "http://")
+	var slow []net.Conn
+	for range 40 {
+		slow = append(slow, slowBody(t, addr))
+	}
+	defer func() {
+		for _, c := range slow {
+			c.Close()
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // the server reads what they sent
+	for i := range 5 {
+		if resp, data := e.do("POST", "/add", "", fmt.Appendf(nil, "ok:honest %d", i)); resp.StatusCode != 200 {
+			t.Errorf("honest submission %d: %d %q", i, resp.StatusCode, data)
+		}
+	}
+	large := append([]byte("ok:large"), bytes.Repeat([]byte("z"), 900<<10)...)
+	if resp, data := e.do("POST", "/add", "", large); resp.StatusCode != 200 {
+		t.Errorf("a large honest submission: %d %q", resp.StatusCode, data)
 	}
 }

@@ -388,3 +388,53 @@ func TestValidAllocations(t *testing.T) {
 		t.Errorf("Validate of a valid bundle allocates %.0f times, want at most 1", n)
 	}
 }
+
+// TestValidateMax: ValidateMax keeps the first max errors evaluation meets
+// (here the first six of TestMultipleErrorsInBundle's, cut at 3, 1 and
+// every one), in Validate's order, and never changes validity; 20,000
+// empty operations, each missing every required member, are bounded too.
+func TestValidateMax(t *testing.T) {
+	s := loadEmbedded(t)
+	v := readVector(t, baseVector)
+	v = mutate(t, v, "/integrity/bundleDigest", `"x"`)
+	v = mutate(t, v, "/evidence/run/startedAt", `"2026-12-31T23:59:60Z"`)
+	v = mutate(t, v, "/evidence/subject/version", "")
+	v = mutate(t, v, "/evidence/observations/2/durationMs", `-5`)
+	v = mutate(t, v, "/statement/result", `"OK"`)
+	v = mutate(t, v, "/zzz", `1`)
+	all := s.Validate(ConformanceBundle, v)
+	if len(all) != 6 {
+		t.Fatalf("%d errors", len(all))
+	}
+	for _, max := range []int{0, 1, 3, 6, 7} {
+		got := s.ValidateMax(ConformanceBundle, v, max)
+		want := max
+		if max < 1 || max > len(all) {
+			want = len(all)
+		}
+		if len(got) != want {
+			t.Errorf("max %d: %d errors, want %d", max, len(got), want)
+		}
+		for _, e := range got {
+			if !slices.Contains(all, e) {
+				t.Errorf("max %d: error %v is not one of Validate's", max, e)
+			}
+		}
+	}
+	// Control: a valid document stays valid under any limit.
+	if errs := s.ValidateMax(ConformanceBundle, readVector(t, baseVector), 1); errs != nil {
+		t.Errorf("the valid vector under a limit: %v", errs)
+	}
+	ops := readVector(t, baseVector)
+	empty := make([]*canonjson.Value, 20_000)
+	for i := range empty {
+		empty[i] = canonjson.NewObject()
+	}
+	ops.Get("evidence").Set("operations", canonjson.NewArray(empty...))
+	if n := len(s.Validate(ConformanceBundle, ops)); n < 20_000 {
+		t.Fatalf("unlimited: %d errors", n)
+	}
+	if errs := s.ValidateMax(ConformanceBundle, ops, 100); len(errs) != 100 {
+		t.Errorf("limited to 100: %d errors", len(errs))
+	}
+}

@@ -94,6 +94,9 @@ type evaluator struct {
 	path    []segment
 	pathBuf [24]segment
 	errs    []located
+	// max, when ≥ 1, is the most errors recorded: at the max-th, collect
+	// mode ends and evaluation returns at the next failure.
+	max int
 }
 
 func (e *evaluator) push(s segment) { e.path = append(e.path, s) }
@@ -111,6 +114,9 @@ func (e *evaluator) add(rank int, msg string) {
 		rank: rank,
 		err:  Error{InstancePath: e.pointer(), Keyword: keywordName(rank), Message: msg},
 	})
+	if e.max > 0 && len(e.errs) >= e.max {
+		e.collect = false
+	}
 }
 
 // pointer renders the current path as an RFC 6901 JSON Pointer.

@@ -175,6 +175,21 @@ func (s *Set) Validate(name string, v *canonjson.Value) []Error {
 	return sch.Validate(v)
 }
 
+// ValidateMax is Validate keeping at most max errors (max ≥ 1; below 1,
+// every error): evaluation stops at the max-th error it meets, and those
+// are returned in Validate's order. Validate renders every error (an
+// instance path and a message each), so its memory grows with the number
+// of errors, which a small document can make large (each of 250,000
+// empty objects misses every required member); ValidateMax bounds it.
+// Validity is the same as Validate's.
+func (s *Set) ValidateMax(name string, v *canonjson.Value, max int) []Error {
+	sch := s.schemas[name]
+	if sch == nil {
+		panic("schema: unknown schema " + name)
+	}
+	return sch.validate(v, max)
+}
+
 // Name returns the schema's name in its Set.
 func (sch *Schema) Name() string { return sch.name }
 
@@ -191,8 +206,11 @@ func (sch *Schema) ID() string { return sch.id }
 // maxLength, pattern, format, minimum, maximum, oneOf. Errors of one keyword
 // at one location keep evaluation order (missing members in the order of
 // "required", extra members in input order).
-func (sch *Schema) Validate(v *canonjson.Value) []Error {
-	e := evaluator{collect: true, seed: sch.seed}
+func (sch *Schema) Validate(v *canonjson.Value) []Error { return sch.validate(v, 0) }
+
+// validate is Validate keeping at most max errors when max ≥ 1.
+func (sch *Schema) validate(v *canonjson.Value, max int) []Error {
+	e := evaluator{collect: true, seed: sch.seed, max: max}
 	e.path = e.pathBuf[:0]
 	if e.eval(sch.root, v) {
 		return nil
