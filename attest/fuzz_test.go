@@ -287,6 +287,9 @@ func checkResult(t *testing.T, doc, pol *canonjson.Value, r attest.Result, at st
 		}
 		trusted = trusted && ev[i].Trusted
 		tlog = tlog || ev[i].Transparency == attest.TransparencyDigestOnly
+		if (ev[i].Reference != nil) != (ev[i].Transparency != attest.TransparencyNone) || (ev[i].Verified != nil) != (ev[i].Transparency == attest.TransparencyVerifiedOffline) {
+			t.Fatalf("envelope %d: transparency %s with reference %v and verified %v", i, ev[i].Transparency, ev[i].Reference, ev[i].Verified)
+		}
 		sigs := env.Get("signatures").Items
 		if len(sigs) != 1 {
 			t.Fatalf("envelope %d has %d signatures", i, len(sigs))

@@ -65,10 +65,10 @@ type VerifiedTransparency struct {
 	// signature order (distinct keys).
 	Witnesses []CountedWitness
 	Quorum    string // the rule that was satisfied ("none" when none is required)
-	// NotCounted describes cosignatures that verified but were not counted
+	// NotCounted are cosignatures that verified but were not counted
 	// (dated after the evaluation time, or older than the policy's maximum
 	// cosignature age); empty when every verified cosignature counted.
-	NotCounted string
+	NotCounted []UncountedWitness
 }
 
 // A CountedWitness is a witness whose checkpoint cosignature verified and
@@ -76,6 +76,15 @@ type VerifiedTransparency struct {
 type CountedWitness struct {
 	Name        string // the policy's name for the witness
 	Fingerprint string // its key's NAME+HASH
+	Time        uint64 // the cosignature's timestamp, Unix seconds, as the witness wrote it
+}
+
+// An UncountedWitness is a witness whose checkpoint cosignature verified
+// but did not count toward the quorum because of its timestamp.
+type UncountedWitness struct {
+	Name   string // the policy's name for the witness
+	Time   uint64 // the cosignature's timestamp, Unix seconds
+	Reason string // why it did not count, e.g. "dated after the evaluation time …"
 }
 
 // A TrustPolicy decides trust for Verify. Verify calls InForce once (step

@@ -73,6 +73,11 @@ type EnvelopeEvaluation struct {
 	// when Transparency is VERIFIED_OFFLINE, else nil. It is not part of
 	// the result object.
 	Verified *VerifiedTransparency `json:"-"`
+	// Reference is the statement's transparency reference as signed, once
+	// its proof digest matched (DIGEST_ONLY or VERIFIED_OFFLINE), else nil;
+	// its logId and entryUuid are the signer's claim unless Verified says
+	// otherwise. It is not part of the result object.
+	Reference *TransparencyReference `json:"-"`
 }
 
 // Evaluation records what a verification evaluated, for the result.
@@ -542,7 +547,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		if canonjson.BytesDigest(proof) != ref.InclusionProofSha256 {
 			return v.fail(CodeTransparencyInvalid, where+"inclusionProofSha256 is not the SHA-256 of the proof bytes")
 		}
-		ev.Transparency = TransparencyDigestOnly
+		ev.Transparency, ev.Reference = TransparencyDigestOnly, ref
 		if v.policy != nil {
 			verified, f := v.policy.Transparency(&facts, proof)
 			if f != nil {

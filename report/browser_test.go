@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
 // The browser tests load reports in headless Chromium (Debian's chromium
@@ -171,27 +175,34 @@ func TestBrowserHostileReports(t *testing.T) {
 	}
 }
 
-// TestBrowserScreenshots renders the witnessed attested report (every
-// section) as a desktop and a phone screenshot and prints it to PDF, and
-// screenshots a report with a larger operation graph (richGraph). They
-// are kept in $MCPRES_TEST_ARTIFACTS when set (otherwise a temporary
-// directory): look at them after a change to the page.
+// TestBrowserScreenshots renders an attested report with a transparency
+// reference verified offline (transparentInput: every section) as a
+// desktop and a phone screenshot and prints it to PDF, and screenshots a
+// report with a larger operation graph (richGraph). They are kept in
+// $MCPRES_TEST_ARTIFACTS when set (otherwise a temporary directory): look
+// at them after a change to the page. The phone screenshot shows the
+// report in a 412 px frame (headless windows are at least 500 px wide).
 func TestBrowserScreenshots(t *testing.T) {
 	bin := chromiumBinary(t)
 	out := artifactDir(t)
-	in := witnessedInput(t)
-	in.Name, in.PolicyName = "testdata/attestation/witnessed.json", "testdata/attestation/witnessed.trust-policy.json"
+	in := transparentInput(t)
+	in.Name, in.PolicyName = "witnessed-with-tlog.json", "witnessed-with-tlog.trust-policy.json"
 	page := render(t, in)
 	src := filepath.Join(out, "report-witnessed.html")
 	if err := os.WriteFile(src, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ file, flag string }{
-		{"report-desktop.png", "--window-size=1280,4200"},
-		{"report-phone.png", "--window-size=390,5200"},
+	phone := filepath.Join(out, "report-phone-frame.html")
+	frame := `<!DOCTYPE html><html><body style="margin:0"><iframe width="412" height="7000" style="border:0;display:block" srcdoc="` + html.EscapeString(string(page)) + `"></iframe></body></html>`
+	if err := os.WriteFile(phone, []byte(frame), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, flag, src string }{
+		{"report-desktop.png", "--window-size=1280,4600", src},
+		{"report-phone.png", "--window-size=412,7000", phone},
 	} {
 		dst := filepath.Join(out, c.file)
-		chromium(t, bin, "--screenshot="+dst, c.flag, "file://"+src)
+		chromium(t, bin, "--screenshot="+dst, c.flag, "file://"+c.src)
 		checkMagic(t, dst, "\x89PNG\r\n\x1a\n")
 	}
 	graph := render(t, validate(t, richGraph(t)))
@@ -215,5 +226,184 @@ func checkMagic(t *testing.T, path, magic string) {
 	}
 	if len(b) < 1000 || !bytes.HasPrefix(b, []byte(magic)) {
 		t.Fatalf("%s: %d bytes, not a %q file", path, len(b), magic)
+	}
+}
+
+// Layout frames: a desktop, a phone and an A4 page with the print style
+// sheet's 12 mm margins (186 mm at 96 px per inch). Headless Chromium
+// does not make windows narrower than 500 px, so the harness lays each
+// report out in frames of these widths.
+var layoutFrames = []struct {
+	mode  string
+	width int
+}{{"desktop", 1280}, {"phone", 412}, {"print", 703}}
+
+// layoutHarness is a test-only page (not a report: it has a script) that
+// holds one report in a frame per layoutFrames entry, the report's own
+// CSP in force inside it. For the print frame it swaps the report's print
+// and screen media rules, so the frame is laid out as the page is
+// printed. It writes what it measured into <pre id="layout"> as JSON,
+// which --dump-dom returns.
+const layoutHarness = `<!DOCTYPE html>
+<html><head><meta charset="utf-8"/><style>body{margin:0} iframe{display:block;border:0;height:1000px}</style></head><body>
+%s
+<pre id="layout"></pre>
+<script>
+window.addEventListener('load', function () {
+  var out = [];
+  document.querySelectorAll('iframe').forEach(function (f) {
+    var d = f.contentDocument, w = f.contentWindow, mode = f.dataset.mode;
+    if (mode === 'print') { // print rules apply, screen rules do not
+      for (var s of d.styleSheets) for (var r of s.cssRules) if (r.media) {
+        r.media.mediaText = r.media.mediaText.replace(/\bscreen\b/g, '%%s').replace(/\bprint\b/g, 'screen').replace(/%%s/g, 'print');
+      }
+    }
+    var vw = d.documentElement.clientWidth;
+    var name = function (e) {
+      var n = e.tagName.toLowerCase();
+      if (e.id) n += '#' + e.id;
+      if (typeof e.className === 'string' && e.className) n += '.' + e.className.trim().split(/\s+/).join('.');
+      var sec = e.closest('section');
+      if (sec && sec !== e) n = (sec.id || 'section') + ' > ' + n;
+      return n + ' "' + (e.textContent || '').trim().slice(0, 40) + '"';
+    };
+    var wide = [], clipped = [];
+    var clips = function (e) { return w.getComputedStyle(e).overflowX !== 'visible'; };
+    var insideClip = function (e) {
+      for (var a = e.parentElement; a && a !== d.body; a = a.parentElement) if (clips(a)) return true;
+      return false;
+    };
+    var overflows = function (e) { return !clips(e) && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1; };
+    d.querySelectorAll('body *').forEach(function (e) {
+      var r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
+      if (!insideClip(e)) {
+        if (r.right > vw + 0.5 && p.right <= vw + 0.5) wide.push(name(e) + ' reaches ' + Math.round(r.right) + ' px');
+        if (overflows(e) && !Array.prototype.some.call(e.children, overflows)) wide.push(name(e) + ' holds ' + e.scrollWidth + ' px of content in ' + e.clientWidth + ' px');
+      }
+      if (clips(e) && e.scrollWidth > e.clientWidth + 1) {
+        clipped.push({what: name(e) + ' shows ' + e.clientWidth + ' of ' + e.scrollWidth + ' px', drawing: e.children.length === 1 && e.children[0].tagName.toLowerCase() === 'svg'});
+      }
+    });
+    out.push({mode: mode, width: vw, frame: f.clientWidth, scrollWidth: d.documentElement.scrollWidth, loaded: !!d.getElementById('limits'),
+      printed: w.getComputedStyle(d.querySelector('main')).maxWidth === 'none', wide: wide, clipped: clipped});
+  });
+  document.getElementById('layout').textContent = JSON.stringify(out);
+});
+</script>
+</body></html>`
+
+// frameLayout is what the harness measured of a report in one frame.
+type frameLayout struct {
+	Mode        string   `json:"mode"`
+	Width       int      `json:"width"`       // the report's viewport
+	Frame       int      `json:"frame"`       // the frame's own width
+	ScrollWidth int      `json:"scrollWidth"` // the report document's
+	Loaded      bool     `json:"loaded"`
+	Printed     bool     `json:"printed"` // the print style sheet's rules apply
+	Wide        []string `json:"wide"`    // what sticks out of the viewport
+	Clipped     []struct {
+		What    string `json:"what"`
+		Drawing bool   `json:"drawing"` // a frame around an SVG drawing and nothing else
+	} `json:"clipped"`
+}
+
+// measureLayout lays page out in every layout frame and returns what the
+// harness measured.
+func measureLayout(t *testing.T, bin, dir, name string, page []byte) []frameLayout {
+	t.Helper()
+	var frames strings.Builder
+	for _, f := range layoutFrames {
+		fmt.Fprintf(&frames, `<iframe data-mode="%s" width="%d" srcdoc="%s"></iframe>`+"\n", f.mode, f.width, html.EscapeString(string(page)))
+	}
+	path := filepath.Join(dir, name+".layout.html")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(layoutHarness, frames.String())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(chromium(t, bin, "--window-size=1400,1200", "--dump-dom", "file://"+path))
+	_, rest, ok := strings.Cut(dom, `<pre id="layout">`)
+	js, _, ok2 := strings.Cut(rest, "</pre>")
+	if !ok || !ok2 || js == "" {
+		t.Fatalf("%s: the layout harness wrote no measurement:\n%.2000s", name, dom)
+	}
+	var got []frameLayout
+	v, err := canonjson.Parse([]byte(html.UnescapeString(js)))
+	if err == nil {
+		err = canonjson.Unmarshal(v, &got)
+	}
+	if err != nil {
+		t.Fatalf("%s: layout measurement: %v\n%s", name, err, js)
+	}
+	if len(got) != len(layoutFrames) {
+		t.Fatalf("%s: %d frames measured, want %d", name, len(got), len(layoutFrames))
+	}
+	for i, f := range got {
+		if f.Mode != layoutFrames[i].mode || f.Width != layoutFrames[i].width || f.Frame != layoutFrames[i].width || !f.Loaded || f.Printed != (f.Mode == "print") {
+			t.Fatalf("%s: frame %d measured %+v, want a loaded %s frame %d px wide", name, i, f, layoutFrames[i].mode, layoutFrames[i].width)
+		}
+	}
+	return got
+}
+
+// layoutFaults are what a person would see as a broken layout: a page
+// that scrolls sideways, or anything cut off at its frame's edge. On a
+// screen a drawing (the operation graph, the timeline, the trial chart)
+// may scroll within its own frame; in print nothing may, and no table
+// ever may.
+func layoutFaults(f frameLayout) []string {
+	var bad []string
+	if f.ScrollWidth > f.Width {
+		bad = append(bad, fmt.Sprintf("the page scrolls sideways: %d px of content in a %d px viewport; sticking out: %v", f.ScrollWidth, f.Width, f.Wide))
+	}
+	for _, c := range f.Clipped {
+		if !c.Drawing || f.Mode == "print" {
+			bad = append(bad, "cut off: "+c.What)
+		}
+	}
+	return bad
+}
+
+// TestBrowserReportLayout lays reports out at 1280 and 412 px and as printed on
+// A4, and fails when a page scrolls sideways or a table is cut off. Two
+// controls show the measurement can fail: a report with a wide block
+// scrolls sideways in every frame, and one with a table wider than its
+// frame is cut off in every frame.
+func TestBrowserReportLayout(t *testing.T) {
+	bin := chromiumBinary(t)
+	dir := t.TempDir()
+	witnessed := witnessedInput(t)
+	witnessed.Name, witnessed.PolicyName = "testdata/attestation/witnessed.json", "testdata/attestation/witnessed.trust-policy.json"
+	pages := map[string][]byte{
+		"witnessed":   render(t, witnessed),
+		"transparent": render(t, transparentInput(t)),
+		"example":     render(t, exampleInput(t)),
+		"graph":       render(t, validate(t, richGraph(t))),
+		"long":        render(t, hostileInputs(t, "http://127.0.0.1:9")["long"]),
+	}
+	inject := func(html string) []byte {
+		return bytes.Replace(pages["example"], []byte("<main>"), []byte("<main>"+html), 1)
+	}
+	controls := map[string][]byte{
+		"control-wide-block": inject(`<div style="width:1600px">wide</div>`),
+		"control-cut-table":  inject(`<div class="scroll"><table style="min-width:1600px"><tr><td>cut</td></tr></table></div>`),
+	}
+	for name, page := range pages {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, f := range measureLayout(t, bin, dir, name, page) {
+				for _, fault := range layoutFaults(f) {
+					t.Errorf("%s, %d px: %s", f.Mode, f.Width, fault)
+				}
+			}
+		})
+	}
+	for name, page := range controls {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, f := range measureLayout(t, bin, dir, name, page) {
+				if len(layoutFaults(f)) == 0 {
+					t.Errorf("control: %s, %d px: no fault found in %+v", f.Mode, f.Width, f)
+				}
+			}
+		})
 	}
 }

@@ -10,18 +10,15 @@ import (
 
 type bundleView struct {
 	Subject, Scenario, Run, Manifest []kv
-	Faults, Policies                 [][]string
+	Faults, Policies                 *table
 	Graph                            graphView
-	Operations                       [][]string
-	OperationsNote                   string
+	Operations                       *table
 	Negatives                        []negView
 	Timeline                         timelineView
-	Coverage                         [][]string
-	CoverageClass                    []string
+	Coverage                         *table
 	Trial                            []kv
 	Chart                            *chartView
-	Artifacts                        [][]string
-	ArtifactsNote                    string
+	Artifacts                        *table
 }
 
 type negView struct {
@@ -65,22 +62,26 @@ func buildBundle(b *canonjson.Value, r validator.Result) *bundleView {
 		fact("OS / architecture", joinFacts(run.Path("environment", "os"), run.Path("environment", "architecture"))),
 		digestFact("Environment digest", run.Path("environment", "environmentDigest")),
 	}
-	for i, f := range items(desc.Get("faults")) {
-		if i == maxRows {
+	faults := newTable(mono("Fault"), col("Version"), col("Method"), col("Target"), col("Expected effect"), col("Seed"))
+	for _, f := range items(desc.Get("faults")) {
+		if faults.full() {
 			break
 		}
-		v.Faults = append(v.Faults, []string{cell(f.Get("id")), cell(f.Get("version")), cell(f.Get("method")), cell(f.Get("targetOperationClass")), cell(f.Get("expectedEffect")), cell(f.Get("seed"))})
+		faults.add(cell(f.Get("id")), cell(f.Get("version")), cell(f.Get("method")), cell(f.Get("targetOperationClass")), cell(f.Get("expectedEffect")), cell(f.Get("seed")))
 	}
-	for i, p := range items(desc.Get("recoveryPolicies")) {
-		if i == maxRows {
+	v.Faults = faults.orNil()
+	policies := newTable(mono("Policy"), col("Retry limit"), col("Max backoff (ms)"), col("Time limit (ms)"), col("Cancellation"), col("Side effects"), col("Safety mechanism"))
+	for _, p := range items(desc.Get("recoveryPolicies")) {
+		if policies.full() {
 			break
 		}
-		v.Policies = append(v.Policies, []string{cell(p.Get("id")), cell(p.Get("retryLimit")), cell(p.Get("maxBackoffMs")), cell(p.Get("timeLimitMs")), cell(p.Get("cancellationBoundary")), cell(p.Get("sideEffectModel")), cell(p.Get("safetyMechanism"))})
+		policies.add(cell(p.Get("id")), cell(p.Get("retryLimit")), cell(p.Get("maxBackoffMs")), cell(p.Get("timeLimitMs")), cell(p.Get("cancellationBoundary")), cell(p.Get("sideEffectModel")), cell(p.Get("safetyMechanism")))
 	}
+	v.Policies = policies.orNil()
 
 	ops := operations(ev, firedNames(r.Detail))
 	v.Graph = buildGraph(ops)
-	v.Operations, v.OperationsNote = operationRows(ev, ops, v.Graph.Collapsed)
+	v.Operations = operationRows(ev, ops, v.Graph.Collapsed).orNil()
 	for _, it := range items(ev.Get("operations")) {
 		if len(v.Negatives) == 20 {
 			break
@@ -99,18 +100,19 @@ func buildBundle(b *canonjson.Value, r validator.Result) *bundleView {
 	}
 	v.Timeline = buildTimeline(ev)
 
-	surfaces := items(ev.Path("coverage", "surfaces"))
-	for i, s := range surfaces {
-		if i == maxRows {
+	coverage := newTable(col("Surface"), col("Required"), chip("Status"), mono("Observations"))
+	for _, s := range items(ev.Path("coverage", "surfaces")) {
+		if coverage.full() {
 			break
 		}
 		var refs []string
 		for _, ref := range items(s.Get("observationRefs")) {
 			refs = append(refs, cell(ref))
 		}
-		v.Coverage = append(v.Coverage, []string{cell(s.Get("surface")), required(s.Get("required")), cell(s.Get("status")), strings.Join(refs, ", ")})
-		v.CoverageClass = append(v.CoverageClass, statusClass(str(s.Get("status")), s.Get("required").Is(canonjson.Bool) && !s.Get("required").Bool))
+		coverage.addClass(statusClass(str(s.Get("status")), s.Get("required").Is(canonjson.Bool) && !s.Get("required").Bool),
+			cell(s.Get("surface")), required(s.Get("required")), cell(s.Get("status")), strings.Join(refs, ", "))
 	}
+	v.Coverage = coverage.orNil()
 
 	ts := ev.Get("trialSummary")
 	v.Trial = []kv{
@@ -135,13 +137,15 @@ func buildBundle(b *canonjson.Value, r validator.Result) *bundleView {
 		digestFact("Evidence SHA-256 (statement)", st.Get("evidenceSha256")),
 	}
 	arts := items(in.Get("artifacts"))
+	artifacts := newTable(mono("Path"), col("Media type"), col("Bytes"), mono("SHA-256"))
 	for i, a := range arts {
-		if i == maxRows {
-			v.ArtifactsNote = fmt.Sprintf("%d more artifacts are not listed.", len(arts)-i)
+		if artifacts.full() {
+			artifacts.Note = fmt.Sprintf("%d more artifacts are not listed.", len(arts)-i)
 			break
 		}
-		v.Artifacts = append(v.Artifacts, []string{cell(a.Get("path")), cell(a.Get("mediaType")), cell(a.Get("bytes")), cell(a.Get("sha256"))})
+		artifacts.add(cell(a.Get("path")), cell(a.Get("mediaType")), cell(a.Get("bytes")), cell(a.Get("sha256")))
 	}
+	v.Artifacts = artifacts.orNil()
 	return v
 }
 
@@ -155,9 +159,9 @@ func firedNames(detail string) map[string]bool {
 	return m
 }
 
-func operationRows(ev *canonjson.Value, ops []*op, collapsed bool) ([][]string, string) {
+func operationRows(ev *canonjson.Value, ops []*op, collapsed bool) *table {
 	raw := items(ev.Get("operations"))
-	var rows [][]string
+	t := newTable(mono("Operation"), mono("Parent"), col("Kind"), col("Outcome"), mono("Fault"), mono("Recovery policy"), col("Attempt"), col("Start (ms)"), col("Duration (ms)"))
 	skipped := 0
 	k := 0
 	for _, it := range raw {
@@ -170,21 +174,20 @@ func operationRows(ev *canonjson.Value, ops []*op, collapsed bool) ([][]string, 
 			skipped++
 			continue
 		}
-		if len(rows) == maxRows {
+		if t.full() {
 			skipped++
 			continue
 		}
-		rows = append(rows, []string{cell(it.Get("operationId")), cell(it.Get("parentOperationId")), cell(it.Get("kind")), cell(it.Get("outcome")),
-			cell(it.Get("faultId")), cell(it.Get("recoveryPolicyId")), cell(it.Get("attempt")), cell(it.Get("startedOffsetMs")), cell(it.Get("durationMs"))})
+		t.add(cell(it.Get("operationId")), cell(it.Get("parentOperationId")), cell(it.Get("kind")), cell(it.Get("outcome")),
+			cell(it.Get("faultId")), cell(it.Get("recoveryPolicyId")), cell(it.Get("attempt")), cell(it.Get("startedOffsetMs")), cell(it.Get("durationMs")))
 	}
-	note := ""
 	switch {
 	case collapsed && skipped > 0:
-		note = fmt.Sprintf("Listed: negative controls, failing operations and operations with a fault or recovery policy (at most %d); %d other operations are not listed.", maxRows, skipped)
+		t.Note = fmt.Sprintf("Listed: negative controls, failing operations and operations with a fault or recovery policy (at most %d); %d other operations are not listed.", maxRows, skipped)
 	case skipped > 0:
-		note = fmt.Sprintf("%d more operations are not listed.", skipped)
+		t.Note = fmt.Sprintf("%d more operations are not listed.", skipped)
 	}
-	return rows, note
+	return t
 }
 
 func joinFacts(vs ...*canonjson.Value) *canonjson.Value {

@@ -12,10 +12,16 @@
 //
 // The verdict first (valid or not; each diagnostic with what its check
 // means and where in the document it looks, the detail of the first failing
-// check, the schema errors with their JSON Pointers); the evidence class and
-// the passing integrity-bound observations it rests on; for an attested
-// bundle the authenticity level and how it was derived (envelopes, keys,
-// identities, policy id and version, evaluation time, transparency checks).
+// check, the schema errors with their JSON Pointers); for an attested
+// bundle the authenticity level; the evidence class and, for a valid
+// document only, the passing integrity-bound observations it rests on; for
+// an attested bundle how the level was derived (envelopes, keys,
+// identities, policy id and version, evaluation time) and a table of each
+// envelope's transparency check (log, entry, tree size, quorum) and of
+// each witness cosignature (its time, whether it counted). Absent values
+// are shown as "—". Tables wrap their cells so that no page scrolls
+// sideways or is cut off in print; on a narrow screen each row becomes a
+// card.
 // For a v0.2 conformance bundle, on its own or inside an attested bundle:
 // subject and scenario, the operation graph as an SVG DAG (parents, faults,
 // recovery policies, retries; negative controls and failing operations

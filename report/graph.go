@@ -47,7 +47,7 @@ type graphView struct {
 	Total     int
 	Chain     int // length of the longest chain
 	Elided    int // chain operations not drawn
-	Summary   [][]string
+	Summary   *table
 	Roots     int
 }
 
@@ -364,7 +364,7 @@ func kindLabel(kind string) string {
 }
 
 // summary counts operations by kind and outcome, in first-seen order.
-func summary(ops []*op) [][]string {
+func summary(ops []*op) *table {
 	type key struct{ kind, outcome string }
 	counts := map[key]int{}
 	var order []key
@@ -375,13 +375,13 @@ func summary(ops []*op) [][]string {
 		}
 		counts[k]++
 	}
-	rows := make([][]string, 0, len(order))
+	t := newTable(col("Kind"), col("Outcome"), col("Operations"))
 	for _, k := range order {
-		if len(rows) == 64 {
-			rows = append(rows, []string{"(more combinations)", "", ""})
+		if len(t.Rows) == 64 {
+			t.add("(more combinations)", "", "")
 			break
 		}
-		rows = append(rows, []string{show(k.kind, 64), show(k.outcome, 64), fmt.Sprint(counts[k])})
+		t.add(show(k.kind, 64), show(k.outcome, 64), fmt.Sprint(counts[k]))
 	}
-	return rows
+	return t
 }

@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -13,9 +15,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/report"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
@@ -79,6 +84,55 @@ func exampleInput(t testing.TB) report.Input { return validate(t, bundletest.Exa
 
 func witnessedInput(t testing.TB) report.Input {
 	return verify(t, repoFile(t, "attestation/witnessed.json"), repoFile(t, "attestation/witnessed.trust-policy.json"))
+}
+
+// tlogOrigin is the test log of transparentInput.
+const tlogOrigin = "log.example.org/mcpres-report-test"
+
+// transparentInput is the witnessed corpus bundle signed by both test
+// keys, the first envelope's statement carrying a tlog-proof of the
+// bundle's entry (leaf 1 of a 3-leaf test log) cosigned by witnesses WA
+// and WB before the evaluation time and by WC after it, the second none;
+// verified under a policy trusting both signers, the log and 2 of WA, WB,
+// WC: TRANSPARENCY_RECORDED, with WC not counted.
+func transparentInput(t testing.TB) report.Input {
+	b := repoFile(t, "attestation/witnessed.json").Get("bundle")
+	lg := offlinetest.NewLog(tlogOrigin, "report log")
+	wa := offlinetest.NewWitness("WA", "witness-a.example.org", "report witness a", 1767225600)
+	wb := offlinetest.NewWitness("WB", "witness-b.example.org", "report witness b", 1767225601)
+	wc := offlinetest.NewWitness("WC", "witness-c.example.org", "report witness c", 4102444800) // 2100
+	entry, err := offline.EntryFor(b).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Append([]byte("leaf 0"), entry, []byte("leaf 2"))
+	one, two := attesttest.TestOnlyKeyOne(), attesttest.TestOnlyKeyTwo()
+	sign := func(priv ed25519.PrivateKey, identity string, ref *attest.TransparencyReference) *canonjson.Value {
+		o := attesttest.Options(identity)
+		o.Transparency = ref
+		env, err := attest.Sign(b, priv, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	ref := attest.NewTransparencyReference(tlogOrigin, "1", lg.Proof(1, wa, wb, wc).Marshal())
+	w := attest.Wrap(b, attest.TransparencyRecorded, sign(one, attesttest.IdentityOne, ref), sign(two, attesttest.IdentityTwo, nil))
+	d := trustpolicy.New(attesttest.TrustPolicyID, "2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")
+	for _, s := range []struct {
+		name, identity string
+		priv           ed25519.PrivateKey
+	}{{"signer-one", attesttest.IdentityOne, one}, {"signer-two", attesttest.IdentityTwo, two}} {
+		d.AddSigner(trustpolicy.Signer{Name: s.name, Identity: s.identity, Roles: []string{trustpolicy.RoleSigner},
+			PublicKey: base64.StdEncoding.EncodeToString(attest.MarshalSPKI(s.priv.Public().(ed25519.PublicKey)))})
+	}
+	d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + lg.VKey + "\nwitness WA " + wa.VKey + "\nwitness WB " + wb.VKey +
+		"\nwitness WC " + wc.VKey + "\ngroup witnesses 2 WA WB WC\nquorum witnesses\n"}
+	in := verify(t, w, d.Value())
+	if in.Attestation == nil || !in.Attestation.Valid || in.Attestation.Level != attest.TransparencyRecorded {
+		t.Fatalf("transparent fixture does not verify as TRANSPARENCY_RECORDED: %+v", in.Attestation)
+	}
+	return in
 }
 
 // The page may hold only these elements and attributes: no script, no
@@ -236,7 +290,12 @@ func hostileInputs(t testing.TB, base string) map[string]report.Input {
 	res := attest.Result{EvaluatedAt: p[2], Level: attest.Signed, EvidenceClass: p[3]}
 	res.Valid, res.Diagnostics, res.Detail = true, []string{}, p[4]
 	res.Evaluation = attest.Evaluation{EvaluatedAt: p[5], PolicySupplied: true, PolicyID: &pol, PolicyVersion: &p[6], DistinctKeys: 1,
-		Envelopes: []attest.EnvelopeEvaluation{{KeyFingerprint: p[7], SignerIdentity: p[8], Transparency: p[9]}}, Notes: p}
+		Envelopes: []attest.EnvelopeEvaluation{{KeyFingerprint: p[7], SignerIdentity: p[8], Transparency: p[9]},
+			{Index: 1, Transparency: attest.TransparencyVerifiedOffline, Reference: &attest.TransparencyReference{LogID: p[10], EntryUUID: p[11]},
+				Verified: &attest.VerifiedTransparency{Kind: p[0], Origin: p[1], LogKey: p[2], Quorum: p[3], TreeSize: 1 << 63, LeafIndex: 1<<64 - 1,
+					Witnesses:  []attest.CountedWitness{{Name: p[4], Fingerprint: p[5], Time: 1<<64 - 1}},
+					NotCounted: []attest.UncountedWitness{{Name: p[6], Time: 0, Reason: p[7]}}}},
+			{Index: 2, Transparency: attest.TransparencyDigestOnly, Reference: &attest.TransparencyReference{LogID: p[8], EntryUUID: p[9]}}}, Notes: p}
 	in["results"] = report.Input{Name: p[1], Document: attested, Attestation: &res, PolicyName: p[10], Generator: p[11]}
 	vr := validator.Result{Diagnostics: []string{p[0], "MCP_RES_SCHEMA_INVALID"}, Detail: p[1],
 		Extra: []canonjson.Member{{Key: p[2], Value: canonjson.NewString(p[3])}}}

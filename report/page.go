@@ -18,7 +18,7 @@ const pageHTML = `<!DOCTYPE html>
   --clean: #2f6fb3; --fault: #c07a00; --neg: #7446b8; --rec: #13808a; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--ink); background: var(--bg); }
-main { max-width: 1120px; margin: 0 auto; padding: 20px 18px 40px; }
+main { max-width: 1120px; margin: 0 auto; padding: 20px 18px 40px; overflow-wrap: anywhere; }
 header.top { display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 16px; margin-bottom: 12px; }
 header.top h1 { font-size: 20px; margin: 0; }
 header.top .file { color: var(--muted); overflow-wrap: anywhere; }
@@ -42,11 +42,11 @@ dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 dd.big { font-weight: 700; font-size: 17px; }
 .mono, code, td.mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
 .scroll { overflow-x: auto; max-width: 100%; }
-.scroll > table { min-width: 560px; }
-td.mono { word-break: normal; overflow-wrap: break-word; }
-table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
-th { background: #eef1f5; font-weight: 600; }
+td.mono { word-break: normal; }
+table { border-collapse: collapse; width: 100%; font-size: 13.5px; margin: 4px 0; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th { background: #eef1f5; font-weight: 600; overflow-wrap: normal; }
+td .lbl { display: none; }
 .note { color: var(--muted); font-size: 13px; margin: 6px 0; }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; margin: 14px 0; }
 .grid2 > section { margin: 0; }
@@ -89,7 +89,7 @@ ul.tree.root { padding-left: 0; border-left: 0; }
 .tree summary { cursor: default; }
 .tree .sum { color: var(--muted); font-size: 12px; }
 footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top: 20px; }
-@media (max-width: 720px) {
+@media screen and (max-width: 720px) {
   main { padding: 10px 8px 30px; }
   section { padding: 10px 10px; border-radius: 8px; }
   dl.kv { grid-template-columns: 1fr; gap: 0 0; }
@@ -97,11 +97,18 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
   .grid2 { grid-template-columns: 1fr; }
   .status { font-size: 18px; }
   body { font-size: 14px; }
+  table.data, table.data tbody, table.data tr { display: block; width: 100%; }
+  table.data thead { display: none; }
+  table.data tr { border-bottom: 1px solid var(--line); padding: 4px 0; }
+  table.data td { display: grid; grid-template-columns: minmax(80px, 32%) minmax(0, 1fr); gap: 0 10px; width: 100%; border: 0; padding: 1px 2px; }
+  table.data td .lbl { display: block; color: var(--muted); font: 12.5px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; word-break: normal; }
 }
+@page { margin: 12mm; }
 @media print {
   body { background: #fff; font-size: 11pt; }
   main { max-width: none; padding: 0; }
   section { border: 1px solid #999; break-inside: avoid; page-break-inside: avoid; }
+  .grid2 { grid-template-columns: 1fr; }
   .scroll { overflow: visible; }
   svg { max-width: 100%; height: auto; }
   .verdict.ok, .verdict.bad { background: #fff; }
@@ -119,25 +126,21 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 {{if .Verdict.Detail}}<p class="detail">{{.Verdict.Detail}}</p>{{end}}
 {{range .Verdict.Diagnostics}}<div class="diag"><code>{{.Code}}</code><p>{{.Meaning}}</p><p class="where">Where the check looks: {{.Where}}</p></div>
 {{end}}
-{{if .Verdict.SchemaErrors}}<h3>Schema errors</h3><div class="scroll"><table><thead><tr><th>Where (JSON Pointer)</th><th>Keyword</th><th>Message</th></tr></thead><tbody>
-{{range .Verdict.SchemaErrors}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td></tr>
-{{end}}</tbody></table></div>{{if .Verdict.SchemaErrorsMore}}<p class="note">{{.Verdict.SchemaErrorsMore}} more schema errors are not listed.</p>{{end}}{{end}}
+{{with .Verdict.SchemaErrors}}<h3>Schema errors</h3>{{template "table" .}}{{end}}
 {{if .Verdict.Extra}}<h3>Result members</h3><dl class="kv">{{range .Verdict.Extra}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>{{end}}
+{{if .Verdict.Authenticity}}<h3>Authenticity level</h3><dl class="kv">{{range .Verdict.Authenticity}}<dt>{{.K}}</dt><dd class="{{.Class}}">{{.V}}</dd>{{end}}</dl>{{end}}
 {{if .Verdict.EvidenceClass}}<h3>Evidence class</h3><dl class="kv">{{range .Verdict.EvidenceClass}}<dt>{{.K}}</dt><dd class="{{.Class}}">{{.V}}</dd>{{end}}</dl>
-{{if .Verdict.RestsOn}}<p class="note">The class rests on these passing, integrity-bound observations:</p>
-<div class="scroll"><table><thead><tr><th>Type</th><th>Observation</th><th>Operation</th><th>Reason code</th></tr></thead><tbody>
-{{range .Verdict.RestsOn}}<tr><td>{{index . 0}}</td><td class="mono">{{index . 1}}</td><td class="mono">{{index . 2}}</td><td>{{index . 3}}</td></tr>
-{{end}}</tbody></table></div>{{else if .Bundle}}<p class="note">No observation is both integrity-bound and passing: the class can only be DOCUMENTED_ONLY.</p>{{end}}
-{{if .Verdict.RestsOnNote}}<p class="note">{{.Verdict.RestsOnNote}}</p>{{end}}{{end}}
+{{with .Verdict.RestsOn}}<p class="note">The class rests on these passing, integrity-bound observations:</p>{{template "table" .}}{{end}}
+{{with .Verdict.RestsOnNone}}<p class="note">{{.}}</p>{{end}}{{end}}
 </section>
 
 {{with .Auth}}<section id="authenticity">
 <h2>Authenticity</h2>
 <dl class="kv">{{range .Facts}}<dt>{{.K}}</dt><dd class="{{if .Mono}}mono {{end}}{{.Class}}">{{.V}}</dd>{{end}}</dl>
-{{if .Envelopes}}<h3>Envelopes</h3><div class="scroll"><table><thead><tr><th>#</th><th>Key (SPKI SHA-256)</th><th>Signer identity</th><th>Signature</th><th>Trusted</th><th>Revoked</th><th>Transparency</th></tr></thead><tbody>
-{{range .Envelopes}}<tr><td>{{index . 0}}</td><td class="mono">{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td><td>{{index . 6}}</td></tr>
-{{end}}</tbody></table></div>
-<p class="note">Transparency: NONE (no reference), DIGEST_ONLY (only the SHA-256 of the proof bytes was checked; no log was consulted) or VERIFIED_OFFLINE (inclusion, signed checkpoint and witness cosignatures verified against a log the policy trusts).</p>{{end}}
+{{with .Envelopes}}<h3>Envelopes</h3>{{template "table" .}}{{end}}
+{{with .Transparency}}<h3 id="transparency">Transparency</h3>{{template "table" .}}
+<p class="note">NONE: no reference. DIGEST_ONLY: only the SHA-256 of the proof bytes was checked; no log was consulted, so the log and entry are the signer's claim. VERIFIED_OFFLINE: the entry's inclusion in the log, the log's signed checkpoint and the witness cosignatures were verified offline against a log the policy trusts.</p>{{end}}
+{{with .Witnesses}}<h3>Witness cosignatures</h3>{{template "table" .}}{{end}}
 {{if .Notes}}<h3>How the level was derived</h3><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Detail}}<details><summary>Everything the verification recorded</summary>{{template "tree" .Detail}}</details>{{end}}
 </section>{{end}}
@@ -151,20 +154,16 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 
 <section id="graph"><h2>Operation graph</h2>
 {{with .Graph}}{{if .Collapsed}}<p class="note">{{.Total}} operations ({{.Roots}} roots): too many to draw. Summary by kind and outcome; the longest parent chain ({{.Chain}} operations) is drawn{{if .Elided}}, its middle {{.Elided}} elided{{end}}.</p>
-<div class="scroll"><table><thead><tr><th>Kind</th><th>Outcome</th><th>Operations</th></tr></thead><tbody>{{range .Summary}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td></tr>{{end}}</tbody></table></div>
+{{with .Summary}}{{template "table" .}}{{end}}
 {{else}}<p class="note">{{.Total}} operations, {{.Roots}} roots, longest parent chain {{.Chain}}. Arrows run from parent to child; hover a node for its details.</p>{{end}}
 <div class="legend"><span class="lg-clean">clean control</span><span class="lg-fault">fault case</span><span class="lg-neg">negative control</span><span class="lg-rec">recovery attempt (dashed edge: retry under a recovery policy)</span><span class="lg-fail">failing outcome ✗</span><span class="lg-fired">named by the diagnostic</span></div>
 {{if .Nodes}}<div class="scroll"><svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="operation graph">
 {{range .Edges}}<path class="{{.Class}}" d="{{.D}}"/>
 {{end}}{{range .Nodes}}<g class="{{.Class}}" transform="translate({{.X}} {{.Y}})">{{if not .Elision}}<title>{{.Tooltip}}</title>{{end}}<rect class="box" width="216" height="62" rx="7"/>{{if not .Elision}}<rect class="bar" width="6" height="62" rx="2"/>{{end}}<text class="id" x="14" y="20">{{.Label}}</text><text class="sub" x="14" y="37">{{.Kind}}</text><text class="sub" x="14" y="53">{{.Line2}}</text></g>
 {{end}}</svg></div>{{end}}{{end}}
-{{if .Operations}}<h3>Operations</h3><div class="scroll"><table><thead><tr><th>Operation</th><th>Parent</th><th>Kind</th><th>Outcome</th><th>Fault</th><th>Recovery policy</th><th>Attempt</th><th>Start (ms)</th><th>Duration (ms)</th></tr></thead><tbody>
-{{range .Operations}}<tr><td class="mono">{{index . 0}}</td><td class="mono">{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td><td>{{index . 6}}</td><td>{{index . 7}}</td><td>{{index . 8}}</td></tr>
-{{end}}</tbody></table></div>{{end}}{{if .OperationsNote}}<p class="note">{{.OperationsNote}}</p>{{end}}
-{{if .Faults}}<h3>Faults</h3><div class="scroll"><table><thead><tr><th>Fault</th><th>Version</th><th>Method</th><th>Target</th><th>Expected effect</th><th>Seed</th></tr></thead><tbody>
-{{range .Faults}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td></tr>{{end}}</tbody></table></div>{{end}}
-{{if .Policies}}<h3>Recovery policies</h3><div class="scroll"><table><thead><tr><th>Policy</th><th>Retry limit</th><th>Max backoff (ms)</th><th>Time limit (ms)</th><th>Cancellation</th><th>Side effects</th><th>Safety mechanism</th></tr></thead><tbody>
-{{range .Policies}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td><td>{{index . 6}}</td></tr>{{end}}</tbody></table></div>{{end}}
+{{with .Operations}}<h3>Operations</h3>{{template "table" .}}{{end}}
+{{with .Faults}}<h3>Faults</h3>{{template "table" .}}{{end}}
+{{with .Policies}}<h3>Recovery policies</h3>{{template "table" .}}{{end}}
 {{range .Negatives}}<h3>Negative control {{.Op}}</h3><dl class="kv">{{range .Facts}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>{{end}}
 </section>
 
@@ -176,18 +175,14 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 <p class="note">Monotonic time from the start of the run ({{.Span}} ms). Green: PASS, red: FAIL, amber: INCOMPLETE or NOT_OBSERVED.</p>{{else}}<p class="note">No observations.</p>{{end}}{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{end}}
 </section>
 
-<section id="coverage"><h2>Coverage surfaces</h2>{{if .Coverage}}<div class="scroll"><table><thead><tr><th>Surface</th><th>Required</th><th>Status</th><th>Observations</th></tr></thead><tbody>
-{{range $i, $r := .Coverage}}<tr class="{{index $.Bundle.CoverageClass $i}}"><td>{{index $r 0}}</td><td>{{index $r 1}}</td><td><span class="chip">{{index $r 2}}</span></td><td class="mono">{{index $r 3}}</td></tr>
-{{end}}</tbody></table></div>{{else}}<p class="note">No coverage surfaces.</p>{{end}}</section>
+<section id="coverage"><h2>Coverage surfaces</h2>{{with .Coverage}}{{template "table" .}}{{else}}<p class="note">No coverage surfaces.</p>{{end}}</section>
 <section id="trials"><h2>Trial summary</h2><dl class="kv">{{range .Trial}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>
-{{with .Chart}}<h3>Trial durations</h3><svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="trial durations">
+{{with .Chart}}<h3>Trial durations</h3><div class="scroll"><svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="trial durations">
 {{range .Bars}}<text x="0" y="{{.Y}}" dy="17">{{.Label}}</text><rect class="{{.Class}}" x="80" y="{{.Y}}" width="{{.W}}" height="24" rx="3"/><text class="sub" x="{{.W}}" dx="88" y="{{.Y}}" dy="17">{{.Value}}</text>
-{{end}}</svg>{{else}}<p class="note">No duration statistics (durationMs is null).</p>{{end}}</section>
+{{end}}</svg></div>{{else}}<p class="note">No duration statistics recorded (trialSummary.durationMs is absent).</p>{{end}}</section>
 
 <section id="integrity"><h2>Integrity manifest</h2><dl class="kv">{{range .Manifest}}<dt>{{.K}}</dt><dd{{if .Mono}} class="mono"{{end}}>{{.V}}</dd>{{end}}</dl>
-{{if .Artifacts}}<h3>Artifacts</h3><div class="scroll"><table><thead><tr><th>Path</th><th>Media type</th><th>Bytes</th><th>SHA-256</th></tr></thead><tbody>
-{{range .Artifacts}}<tr><td class="mono">{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td class="mono">{{index . 3}}</td></tr>
-{{end}}</tbody></table></div>{{end}}{{if .ArtifactsNote}}<p class="note">{{.ArtifactsNote}}</p>{{end}}</section>
+{{with .Artifacts}}<h3>Artifacts</h3>{{template "table" .}}{{end}}</section>
 {{end}}
 
 {{if .Tree}}<section id="document"><h2>Document</h2>{{template "tree" .Tree}}{{if .TreeNote}}<p class="note">{{.TreeNote}}</p>{{end}}</section>{{end}}
@@ -197,4 +192,7 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 </main>
 </body>
 </html>
+{{define "table"}}<table class="data"><thead><tr>{{range .Cols}}<th>{{.Head}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr{{with .Class}} class="{{.}}"{{end}}>{{range $i, $c := .Cells}}{{with index $.Cols $i}}<td{{if .Mono}} class="mono"{{end}}><span class="lbl">{{.Head}}</span>{{if .Chip}}<span class="chip">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody></table>{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{define "tree"}}<ul class="tree">{{range .}}<li>{{if .Children}}<details open="open"><summary><span class="k">{{.Key}}</span> <span class="sum">{{.Summary}}</span></summary>{{template "tree" .Children}}</details>{{else if .Summary}}<span class="k">{{.Key}}</span> <span class="sum">{{.Summary}}</span>{{else}}<span class="k">{{.Key}}</span>: <span class="{{.Class}}">{{.Value}}</span>{{end}}</li>{{end}}</ul>{{end}}`

@@ -76,21 +76,28 @@ type page struct {
 type verdict struct {
 	Class, Status, Detail string
 	Diagnostics           []diagView
-	SchemaErrors          [][]string
-	SchemaErrorsMore      int
+	SchemaErrors          *table
 	Extra                 []kv
-	EvidenceClass         []kv
-	RestsOn               [][]string
-	RestsOnNote           string
+	// Authenticity is the derived authenticity level of an attested
+	// bundle; EvidenceClass the evidence class facts of a v0.2 bundle.
+	Authenticity  []kv
+	EvidenceClass []kv
+	// RestsOn lists the passing, integrity-bound observations the class
+	// rests on, only for a valid document; RestsOnNone says why none is
+	// listed.
+	RestsOn     *table
+	RestsOnNone string
 }
 
 type diagView struct{ Code, Meaning, Where string }
 
 type authView struct {
-	Facts     []kv
-	Envelopes [][]string
-	Notes     []string
-	Detail    []*treeNode
+	Facts        []kv
+	Envelopes    *table
+	Transparency *table
+	Witnesses    *table
+	Notes        []string
+	Detail       []*treeNode
 }
 
 func build(in Input) *page {
@@ -162,61 +169,80 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 		}
 		v.Diagnostics = append(v.Diagnostics, diagView{show(c, 200), e.Meaning, e.Where})
 	}
+	se := newTable(mono("Where (JSON Pointer)"), col("Keyword"), col("Message"))
 	for i, e := range r.SchemaErrors {
-		if i == maxRows {
-			v.SchemaErrorsMore = len(r.SchemaErrors) - i
+		if se.full() {
+			se.Note = fmt.Sprintf("%d more schema errors are not listed.", len(r.SchemaErrors)-i)
 			break
 		}
 		path := e.InstancePath
 		if path == "" {
 			path = "(root)"
 		}
-		v.SchemaErrors = append(v.SchemaErrors, []string{show(path, 500), show(e.Keyword, 64), show(e.Message, maxCell)})
+		se.add(show(path, 500), show(e.Keyword, 64), show(e.Message, maxCell))
 	}
+	v.SchemaErrors = se.orNil()
 	for _, m := range r.Extra {
 		v.Extra = append(v.Extra, kv{K: show(m.Key, 200), V: cell(m.Value)})
 	}
-	if in.Attestation != nil && in.Attestation.Valid {
-		v.EvidenceClass = append(v.EvidenceClass, kv{K: "Authenticity level (derived)", V: in.Attestation.Level.String(), Class: "big"})
-		if in.Attestation.EvidenceClass != "" {
-			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class (echoed from the signed bundle)", V: show(in.Attestation.EvidenceClass, 64), Class: "big"})
+	if a := in.Attestation; a != nil {
+		if a.Valid {
+			v.Authenticity = []kv{{K: "Derived from the signatures and the trust policy", V: a.Level.String(), Class: "big"}}
+		} else {
+			v.Authenticity = []kv{{K: "Derived from the signatures and the trust policy", V: "none: verification failed"}}
+		}
+		if a.Valid && a.EvidenceClass != "" {
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class (echoed from the signed bundle)", V: show(a.EvidenceClass, 64), Class: "big"})
 		}
 	}
 	if b != nil {
 		st := b.Get("statement")
 		v.EvidenceClass = append(v.EvidenceClass, fact("Evidence class in the statement", st.Get("evidenceClass")),
 			fact("Evidence class claimed by the evidence", b.Path("evidence", "evidenceClassClaim")))
-		if dec, err := bundle.Decode(b); err == nil {
-			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive (REFERENCE §4.1)", V: validator.DeriveClass(dec)})
-		} else {
+		dec, err := bundle.Decode(b)
+		switch {
+		case err != nil:
 			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive", V: "not derivable: the bundle does not have the schema's shape"})
+		case r.Valid:
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive (REFERENCE §4.1)", V: validator.DeriveClass(dec)})
+		default:
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive (REFERENCE §4.1)",
+				V: "not established: the document failed verification (as written, the observations would derive " + validator.DeriveClass(dec) + ")"})
 		}
-		v.RestsOn, v.RestsOnNote = passingObservations(b.Path("evidence", "observations"))
+		switch {
+		case !r.Valid:
+			v.RestsOnNone = "The document failed verification, so no observation in it is established as integrity-bound and passing: the class rests on none of them. (Every observation, as written, is in the timeline below.)"
+		default:
+			v.RestsOn = passingObservations(b.Path("evidence", "observations")).orNil()
+			if v.RestsOn == nil {
+				v.RestsOnNone = "No observation is both integrity-bound and passing: the class can only be DOCUMENTED_ONLY."
+			}
+		}
 	}
 	return v
 }
 
 // passingObservations lists the observations class derivation counts
 // (REFERENCE §4.1: strength INTEGRITY_BOUND and outcome PASS, the filter
-// validator.DeriveClass applies).
-func passingObservations(obs *canonjson.Value) ([][]string, string) {
-	var rows [][]string
+// validator.DeriveClass applies). It is shown for a valid document only:
+// in any other the digests that bind these observations may not hold.
+func passingObservations(obs *canonjson.Value) *table {
+	t := newTable(col("Type"), mono("Observation"), mono("Operation"), col("Reason code"))
 	more := 0
 	for _, o := range items(obs) {
 		if str(o.Get("strength")) != bundle.StrengthIntegrityBound || str(o.Get("outcome")) != "PASS" {
 			continue
 		}
-		if len(rows) == maxRows {
+		if t.full() {
 			more++
 			continue
 		}
-		rows = append(rows, []string{cell(o.Get("type")), cell(o.Get("id")), cell(o.Get("operationRef")), cell(o.Get("reasonCode"))})
+		t.add(cell(o.Get("type")), cell(o.Get("id")), cell(o.Get("operationRef")), cell(o.Get("reasonCode")))
 	}
-	note := ""
 	if more > 0 {
-		note = fmt.Sprintf("%d more passing observations are not listed.", more)
+		t.Note = fmt.Sprintf("%d more passing observations are not listed.", more)
 	}
-	return rows, note
+	return t
 }
 
 func buildAuth(in Input, doc *canonjson.Value) *authView {
@@ -242,14 +268,16 @@ func buildAuth(in Input, doc *canonjson.Value) *authView {
 		a.Facts = append(a.Facts, kv{K: "Policy file", V: show(in.PolicyName, 300)})
 	}
 	a.Facts = append(a.Facts, kv{K: "Distinct signing keys (by SPKI fingerprint)", V: fmt.Sprint(ev.DistinctKeys)})
+	envs := newTable(col("#"), mono("Key (SPKI SHA-256)"), col("Signer identity"), col("Signature"), col("Trusted"), col("Revoked"))
 	for _, e := range ev.Envelopes {
 		sig := "not verified"
 		if e.SignatureValid {
 			sig = "valid"
 		}
-		a.Envelopes = append(a.Envelopes, []string{fmt.Sprint(e.Index), show(e.KeyFingerprint, 100), show(e.SignerIdentity, 300), sig,
-			yesNo(e.Trusted), yesNo(e.Revoked), show(e.Transparency, 40)})
+		envs.add(fmt.Sprint(e.Index), show(e.KeyFingerprint, 100), show(e.SignerIdentity, 300), sig, yesNo(e.Trusted), yesNo(e.Revoked))
 	}
+	a.Envelopes = envs.orNil()
+	a.Transparency, a.Witnesses = transparencyTables(ev.Envelopes)
 	for _, n := range ev.Notes {
 		a.Notes = append(a.Notes, show(n, maxCell))
 	}

@@ -2,7 +2,10 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/xml"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -296,7 +299,7 @@ func ExampleRender() {
 // neutral, the same surface required is marked (and fails validation).
 func TestRenderCoverageColours(t *testing.T) {
 	page := render(t, exampleInput(t))
-	mustContain(t, page, `<tr class="st-na"><td>TRANSPORT_DISCONNECTS</td><td>optional</td>`)
+	mustContain(t, page, `<tr class="st-na"><td><span class="lbl">Surface</span>TRANSPORT_DISCONNECTS</td><td><span class="lbl">Required</span>optional</td>`)
 	doc := bundletest.Example(t)
 	for _, s := range doc.Path("evidence", "coverage", "surfaces").Items {
 		if s.Get("surface").Str == "TRANSPORT_DISCONNECTS" {
@@ -305,7 +308,7 @@ func TestRenderCoverageColours(t *testing.T) {
 	}
 	in := validate(t, doc)
 	page = render(t, in)
-	mustContain(t, page, `<tr class="st-bad"><td>TRANSPORT_DISCONNECTS</td><td>required</td>`, "<code>MCP_RES_REQUIRED_SURFACE_UNOBSERVED</code>")
+	mustContain(t, page, `<tr class="st-bad"><td><span class="lbl">Surface</span>TRANSPORT_DISCONNECTS</td><td><span class="lbl">Required</span>required</td>`, "<code>MCP_RES_REQUIRED_SURFACE_UNOBSERVED</code>")
 }
 
 // TestRenderGraphLayout: eleven operations in seven root trees wrap into
@@ -324,4 +327,254 @@ func TestRenderGraphLayout(t *testing.T) {
 	if !strings.Contains(in.Result.Detail, "op-retry-1") {
 		t.Fatalf("detail %q does not name op-retry-1", in.Result.Detail)
 	}
+}
+
+// section returns the page from the element with id to the end of its
+// section, or fails.
+func section(t *testing.T, page []byte, id string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(string(page), `id="`+id+`"`)
+	if !ok {
+		t.Fatalf("report has no element %q", id)
+	}
+	body, _, _ := strings.Cut(rest, "</section>")
+	return body
+}
+
+// between returns the text of s after from up to the next to, or "".
+func between(s, from, to string) string {
+	_, rest, ok := strings.Cut(s, from)
+	if !ok {
+		return ""
+	}
+	body, _, _ := strings.Cut(rest, to)
+	return body
+}
+
+// tablesOf parses page (well-formed XML) and returns the text of every
+// table's body cells, without the phone labels, keyed by the heading
+// (h3) or note (p) just before it.
+func tablesOf(t *testing.T, page []byte) map[string][][]string {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(page))
+	d.Strict, d.Entity = true, map[string]string{}
+	out := map[string][][]string{}
+	var last, text strings.Builder
+	var rows [][]string
+	inBody, inCell, inLabel, inHeading := false, false, false, false
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch x := tok.(type) {
+		case xml.StartElement:
+			switch x.Name.Local {
+			case "h3", "p":
+				inHeading = true
+				last.Reset()
+			case "tbody":
+				inBody, rows = true, nil
+			case "tr":
+				if inBody {
+					rows = append(rows, nil)
+				}
+			case "td":
+				inCell = true
+				text.Reset()
+			case "span":
+				for _, a := range x.Attr {
+					inLabel = inLabel || a.Name.Local == "class" && a.Value == "lbl"
+				}
+			}
+		case xml.EndElement:
+			switch x.Name.Local {
+			case "h3", "p":
+				inHeading = false
+			case "tbody":
+				inBody = false
+				out[last.String()] = rows
+			case "td":
+				inCell = false
+				rows[len(rows)-1] = append(rows[len(rows)-1], text.String())
+			case "span":
+				inLabel = false
+			}
+		case xml.CharData:
+			switch {
+			case inCell && !inLabel:
+				text.Write(x)
+			case inHeading:
+				last.Write(x)
+			}
+		}
+	}
+}
+
+func hasRow(rows [][]string, want ...string) bool {
+	return slices.ContainsFunc(rows, func(r []string) bool { return slices.Equal(r, want) })
+}
+
+// TestRenderTransparency: each envelope's transparency check has its own
+// table row (log, entry, tree size, quorum), each witness cosignature its
+// own row with its time and whether it counted; a digest-only reference
+// shows its log and entry as claimed. Controls: without references the
+// table says NONE and there is no witness table; the envelopes table no
+// longer carries a transparency column.
+func TestRenderTransparency(t *testing.T) {
+	in := transparentInput(t)
+	page := render(t, in)
+	if err := checkPage(page); err != nil {
+		t.Fatal(err)
+	}
+	tables := tablesOf(t, page)
+	refs, wit := tables["Transparency"], tables["Witness cosignatures"]
+	v := in.Attestation.Evaluation.Envelopes[0].Verified
+	if !hasRow(refs, "0", "VERIFIED_OFFLINE: c2sp.org/tlog-proof@v1 verified against a log the policy trusts",
+		tlogOrigin+" (log key "+v.LogKey+")", "leaf 1 (entryUuid 1)", "3", "witnesses (satisfied)") {
+		t.Errorf("transparency table lacks the verified reference: %q", refs)
+	}
+	if !hasRow(refs, "1", "NONE: the statement carries no transparency reference", "—", "—", "—", "—") || len(refs) != 2 {
+		t.Errorf("transparency table lacks the envelope without a reference: %q", refs)
+	}
+	for _, want := range [][]string{
+		{"0", "WA", v.Witnesses[0].Fingerprint, "2026-01-01T00:00:00Z", "yes"},
+		{"0", "WB", v.Witnesses[1].Fingerprint, "2026-01-01T00:00:01Z", "yes"},
+		{"0", "WC", "—", "2100-01-01T00:00:00Z", "no: dated after the evaluation time 2026-08-27T18:05:00Z"},
+	} {
+		if !hasRow(wit, want...) {
+			t.Errorf("witness table lacks %q: %q", want, wit)
+		}
+	}
+	if len(wit) != 3 {
+		t.Errorf("witness table: %q", wit)
+	}
+	// The envelopes table: signature and trust only.
+	envs := tables["Envelopes"]
+	if !hasRow(envs, "0", in.Attestation.Evaluation.Envelopes[0].KeyFingerprint, "test://mcp-res/disposable/signer-one", "valid", "yes", "no") {
+		t.Errorf("envelopes table: %q", envs)
+	}
+	if e := between(string(page), "<h3>Envelopes</h3>", "</table>"); strings.Contains(e, "Transparency") || strings.Contains(e, "VERIFIED_OFFLINE") {
+		t.Errorf("envelopes table holds transparency: %s", e)
+	}
+
+	// A digest-only reference: the log and entry as claimed.
+	page = render(t, verify(t, repoFile(t, "attestation/transparency-recorded.json"), repoFile(t, "attestation/transparency-recorded.trust-policy.json")))
+	if refs := tablesOf(t, page)["Transparency"]; !hasRow(refs, "0", "DIGEST_ONLY: only the SHA-256 of the proof bytes was checked; no log was consulted",
+		"test-log (claimed, not verified)", "test-entry-0001 (claimed, not verified)", "not verified", "not verified") {
+		t.Errorf("transparency table lacks the digest-only reference: %q", refs)
+	}
+	// Control: no references.
+	page = render(t, witnessedInput(t))
+	tables = tablesOf(t, page)
+	none := []string{"NONE: the statement carries no transparency reference", "—", "—", "—", "—"}
+	if refs := tables["Transparency"]; !hasRow(refs, append([]string{"0"}, none...)...) || !hasRow(refs, append([]string{"1"}, none...)...) {
+		t.Errorf("witnessed (no references): %q", refs)
+	}
+	if _, ok := tables["Witness cosignatures"]; ok || bytes.Contains(page, []byte("Witness cosignatures")) {
+		t.Error("witnessed (no references) has a witness table")
+	}
+}
+
+// TestRenderHeadings: the authenticity level has its own heading in the
+// verdict, and the evidence class heading holds evidence classes only.
+// Control: a bundle that is not attested has no authenticity heading.
+func TestRenderHeadings(t *testing.T) {
+	page := render(t, witnessedInput(t))
+	v := section(t, page, "verdict")
+	level := between(v, "<h3>Authenticity level</h3>", "</dl>")
+	class := between(v, "<h3>Evidence class</h3>", "</dl>")
+	if !strings.Contains(level, `<dd class="big">WITNESSED</dd>`) || strings.Contains(level, "FIXTURE_BACKED_PROTOCOL") {
+		t.Errorf("authenticity level:\n%s", level)
+	}
+	if !strings.Contains(class, "FIXTURE_BACKED_PROTOCOL") || strings.Contains(class, "WITNESSED") || strings.Contains(class, "uthenticity") {
+		t.Errorf("evidence class:\n%s", class)
+	}
+	if strings.Index(v, "<h3>Authenticity level</h3>") > strings.Index(v, "<h3>Evidence class</h3>") {
+		t.Error("the authenticity level comes after the evidence class")
+	}
+	// A failed verification has no level.
+	v = section(t, render(t, verify(t, repoFile(t, "attestation/witnessed.json"), nil)), "verdict")
+	if level := between(v, "<h3>Authenticity level</h3>", "</dl>"); !strings.Contains(level, "none: verification failed") || strings.Contains(level, "WITNESSED") {
+		t.Errorf("failed verification, authenticity level:\n%s", level)
+	}
+	v = section(t, render(t, exampleInput(t)), "verdict")
+	if strings.Contains(v, "Authenticity") || !strings.Contains(v, "<h3>Evidence class</h3>") {
+		t.Errorf("bare bundle verdict:\n%s", v)
+	}
+}
+
+// TestRenderTamperedObservation: an observation changed after sealing
+// (its observationSha256 no longer matches) is not listed as a passing,
+// integrity-bound observation the class rests on, in a bundle or in an
+// attested bundle; the derived class is marked not established. Control:
+// the untampered bundle lists it.
+func TestRenderTamperedObservation(t *testing.T) {
+	const heading = "passing, integrity-bound observations"
+	v := section(t, render(t, exampleInput(t)), "verdict")
+	if rests := between(v, heading, "</table>"); !strings.Contains(rests, "obs-privacy-sweep") {
+		t.Fatalf("control: the valid example does not list obs-privacy-sweep:\n%s", v)
+	}
+	tamper := func(b *canonjson.Value) {
+		for _, o := range b.Path("evidence", "observations").Items {
+			if o.Get("id").Str == "obs-privacy-sweep" {
+				o.Set("reasonCode", canonjson.NewString("TAMPERED_AFTER_SEALING"))
+			}
+		}
+	}
+	doc := bundletest.Example(t)
+	tamper(doc)
+	bare := validate(t, doc)
+	wrapper := repoFile(t, "attestation/witnessed.json")
+	tamper(wrapper.Get("bundle"))
+	attested := verify(t, wrapper, repoFile(t, "attestation/witnessed.trust-policy.json"))
+	for name, in := range map[string]report.Input{"bundle": bare, "attested": attested} {
+		t.Run(name, func(t *testing.T) {
+			r := in.Result
+			if in.Attestation != nil {
+				r = in.Attestation.Result
+			}
+			if r.Valid {
+				t.Fatal("the tampered document verifies")
+			}
+			page := render(t, in)
+			v := section(t, page, "verdict")
+			if strings.Contains(v, heading) || strings.Contains(v, "TAMPERED_AFTER_SEALING") {
+				t.Errorf("the tampered observation is listed as one the class rests on:\n%s", v)
+			}
+			mustContain(t, []byte(v), "not established: the document failed verification", "the class rests on none of them")
+			// The observation is still shown, in the timeline.
+			mustContain(t, []byte(section(t, page, "timeline")), "obs-privacy-sweep")
+		})
+	}
+}
+
+// TestRenderAbsentValues: JSON null and missing members are shown as
+// "—", never as "null". Control: the example has null members (an
+// observation's operationRef, an operation's parent and fault).
+func TestRenderAbsentValues(t *testing.T) {
+	ex := bundletest.Example(t)
+	nulls := 0
+	for _, o := range ex.Path("evidence", "observations").Items {
+		if o.Get("operationRef").Is(canonjson.Null) {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		t.Fatal("control: the example has no null operationRef")
+	}
+	for name, in := range map[string]report.Input{"example": exampleInput(t), "witnessed": witnessedInput(t), "transparent": transparentInput(t),
+		"official": validate(t, repoFile(t, "official/clean.json"))} {
+		t.Run(name, func(t *testing.T) {
+			page := render(t, in)
+			if n := bytes.Count(page, []byte("null")); n > 0 {
+				i := bytes.Index(page, []byte("null"))
+				t.Errorf("%d times null, first at …%s…", n, page[max(0, i-200):i+10])
+			}
+		})
+	}
+	mustContain(t, render(t, exampleInput(t)), `<td class="mono"><span class="lbl">Operation</span>—</td>`)
 }

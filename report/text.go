@@ -57,12 +57,13 @@ func label(s string, max int) string {
 }
 
 // cell is the display text of a value: a string as itself, a missing
-// member as "—", anything else as compact JSON.
+// member or JSON null as "—" (both mean absent), anything else as compact
+// JSON.
 func cell(v *canonjson.Value) string { return valueText(v, maxCell) }
 
 func valueText(v *canonjson.Value, max int) string {
 	switch {
-	case v == nil:
+	case v == nil, v.Kind == canonjson.Null:
 		return "—"
 	case v.Kind == canonjson.String:
 		return show(v.Str, max)
@@ -70,8 +71,6 @@ func valueText(v *canonjson.Value, max int) string {
 		return fmt.Sprint(v.Int)
 	case v.Kind == canonjson.Bool:
 		return fmt.Sprint(v.Bool)
-	case v.Kind == canonjson.Null:
-		return "null"
 	}
 	if len(v.Items)+len(v.Members) > 64 {
 		return fmt.Sprintf("(%s of %d)", v.Kind, len(v.Items)+len(v.Members))

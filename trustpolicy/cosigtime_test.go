@@ -26,6 +26,13 @@ func TestCosignatureTimes(t *testing.T) {
 	if !r.Valid || !strings.Contains(note, "cosigned by WB") || !strings.Contains(note, "not counted: WA (cosigned 2100-01-01T00:00:00Z: dated after the evaluation time") {
 		t.Fatalf("1 of 2: valid %t %s\n%s", r.Valid, r.Detail, note)
 	}
+	// The evaluation records both, with their times, for the report.
+	v := r.Evaluation.Envelopes[0].Verified
+	if v == nil || len(v.Witnesses) != 1 || v.Witnesses[0].Name != "WB" || v.Witnesses[0].Time != 1767225601 ||
+		len(v.NotCounted) != 1 || v.NotCounted[0].Name != "WA" || v.NotCounted[0].Time != 4102444800 ||
+		!strings.HasPrefix(v.NotCounted[0].Reason, "dated after the evaluation time") {
+		t.Fatalf("1 of 2: verified %+v", v)
+	}
 	// 2 of 2: fails, naming WA's time.
 	r = verify(t, w, withTLog(testPolicy(), f.text("2")), attesttest.EvaluatedAt)
 	if r.Valid || r.Diagnostics[0] != attest.CodeTransparencyInvalid || !strings.Contains(r.Detail, "not counted: WA (cosigned 2100-01-01T00:00:00Z: dated after the evaluation time") {

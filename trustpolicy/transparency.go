@@ -110,10 +110,10 @@ func verifiedTransparency(v *offline.Verified) *attest.VerifiedTransparency {
 	cp := &v.Checkpoint
 	t := &attest.VerifiedTransparency{Kind: v.Kind.String(), Origin: cp.Origin, TreeSize: cp.Size, LeafIndex: v.Index, LogKey: cp.LogKey, Quorum: cp.Quorum}
 	for _, c := range cp.Witnesses {
-		t.Witnesses = append(t.Witnesses, attest.CountedWitness{Name: c.Name, Fingerprint: c.Fingerprint})
+		t.Witnesses = append(t.Witnesses, attest.CountedWitness{Name: c.Name, Fingerprint: c.Fingerprint, Time: c.Time})
 	}
-	if len(cp.NotCounted) > 0 {
-		t.NotCounted = offline.FormatNotCounted(cp.NotCounted)
+	for _, n := range cp.NotCounted {
+		t.NotCounted = append(t.NotCounted, attest.UncountedWitness{Name: n.Name, Time: n.Time, Reason: n.Reason})
 	}
 	return t
 }
@@ -129,8 +129,12 @@ func describe(i int, v *attest.VerifiedTransparency) string {
 		ws = []string{"none"}
 	}
 	s += fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), v.Quorum)
-	if v.NotCounted != "" {
-		s += ", not counted: " + v.NotCounted
+	if len(v.NotCounted) > 0 {
+		ns := make([]offline.NotCounted, len(v.NotCounted))
+		for i, n := range v.NotCounted {
+			ns[i] = offline.NotCounted{Name: n.Name, Time: n.Time, Reason: n.Reason}
+		}
+		s += ", not counted: " + offline.FormatNotCounted(ns)
 	}
 	return s
 }

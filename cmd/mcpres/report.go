@@ -32,7 +32,9 @@ from the document is escaped.
 OUTPUT is written atomically and never replaces an input; an existing OUTPUT
 is replaced only with --force. The report is written whatever the verdict;
 the exit status is that of validate: 0 valid, 1 a failing check, 2 an
-unreadable document or a usage error.`
+unreadable document or a usage error. An input that cannot be read or
+evaluated (a missing or malformed document or policy: exit 2) writes no
+report, only its result line.`
 
 func (a *app) reportCommand() *cobra.Command {
 	var out, policyPath, evaluatedAt, profilesDir string
@@ -57,6 +59,12 @@ func (a *app) reportCommand() *cobra.Command {
 				return err
 			}
 			in, rep := a.evaluateForReport(args[0], policyPath, at, opts)
+			if rep.Code == exitInput {
+				// No verdict to lay out: an unreadable document or
+				// policy writes no page, only its result line.
+				a.reportTo(out).render(rep, "text", false, true)
+				return &exitError{exitInput}
+			}
 			in.Generator = "mcpres " + version.Version
 			html, err := htmlreport.Render(in)
 			if err != nil {
@@ -110,9 +118,7 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 	in := htmlreport.Input{Name: path}
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
-		rep := inputInvalidReport(path, err)
-		in.InputError = rep.Detail
-		return in, rep
+		return in, inputInvalidReport(path, err)
 	}
 	in.Document = doc
 	val := validator.New()
@@ -122,17 +128,13 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 		if policyPath != "" {
 			pol := readPolicyOnce(policyPath, vo)
 			if pol.Err != nil {
-				rep := inputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
-				in.InputError = rep.Detail
-				return in, rep
+				return in, inputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
 			}
 			vo.LoadedPolicy, in.PolicyName = pol.Loaded, pol.Path
 		}
 		r, err := attest.Verify(doc, vo)
 		if err != nil {
-			rep := inputInvalidReport(path, err)
-			in.InputError = rep.Detail
-			return in, rep
+			return in, inputInvalidReport(path, err)
 		}
 		in.Attestation = &r
 		return in, attestReport(path, r)
@@ -142,9 +144,7 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 	}
 	dr, err := document.New(val).Validate(doc, opts)
 	if err != nil {
-		rep := inputInvalidReport(path, err)
-		in.InputError = rep.Detail
-		return in, rep
+		return in, inputInvalidReport(path, err)
 	}
 	in.Result = dr.Result
 	return in, resultReport(path, dr.Result)

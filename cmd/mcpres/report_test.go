@@ -52,18 +52,51 @@ func TestCLIReportBundle(t *testing.T) {
 
 func TestCLIReportExitCodes(t *testing.T) {
 	dir := t.TempDir()
+	ex, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "bundles", "example.json"))
+	example := filepath.Join("..", "..", "testdata", "bundles", "example.json")
+	witnessed := filepath.Join("..", "..", "testdata", "attestation", "witnessed.json")
 	bad := filepath.Join(dir, "dup.json")
 	os.WriteFile(bad, []byte(`{"a":1,"a":2}`), 0o644)
-	out := filepath.Join(dir, "dup.html")
-	stdout, _, code := runCLI(t, "report", bad, "-o", out)
-	if code != exitInput || !strings.Contains(stdout, "INPUT INVALID") {
-		t.Fatalf("unreadable input: exit %d, stdout %q; want 2", code, stdout)
+	badPolicy := filepath.Join(dir, "policy.json")
+	os.WriteFile(badPolicy, []byte(`{"schemaVersion":`), 0o644)
+	// An input that cannot be read or evaluated writes no report (exit 2,
+	// its result line on stdout, or on stderr when the page would have
+	// gone to stdout).
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing file", []string{filepath.Join(dir, "missing.json")}, "missing.json: INPUT INVALID"},
+		{"malformed JSON", []string{bad}, "dup.json: INPUT INVALID"},
+		{"directory", []string{dir}, "INPUT INVALID"},
+		{"malformed policy", []string{witnessed, "--policy", badPolicy}, "policy.json: INPUT INVALID"},
+		{"missing policy", []string{witnessed, "--policy", filepath.Join(dir, "missing-policy.json")}, "missing-policy.json: INPUT INVALID"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, "unreadable.html")
+			stdout, stderr, code := runCLI(t, append([]string{"report", "-o", out}, c.args...)...)
+			if code != exitInput || !strings.Contains(stdout, c.want) || strings.Contains(stderr, "wrote") {
+				t.Errorf("exit %d, stdout %.300q, stderr %.300q; want 2 and %q", code, stdout, stderr, c.want)
+			}
+			if _, err := os.Lstat(out); err == nil {
+				t.Error("a report was written for an unreadable input")
+			}
+			stdout, stderr, code = runCLI(t, append([]string{"report", "-o", "-"}, c.args...)...)
+			if code != exitInput || stdout != "" || !strings.Contains(stderr, c.want) {
+				t.Errorf("-o -: exit %d, stdout %.300q, stderr %.300q; want 2, nothing on stdout", code, stdout, stderr)
+			}
+		})
 	}
-	if page := readReport(t, out); !strings.Contains(page, "INPUT INVALID") || !strings.Contains(page, "MCP_RES_INPUT_INVALID") {
-		t.Error("the report of an unreadable input does not say so")
+	// Control: a readable document with a readable policy is reported.
+	out := filepath.Join(dir, "readable.html")
+	if _, _, code := runCLI(t, "report", "-o", out, example); code != exitValid {
+		t.Errorf("example: exit %d", code)
+	}
+	if page := readReport(t, out); !strings.Contains(page, `<span class="status">VALID</span>`) {
+		t.Error("the example's report is not written")
 	}
 
-	ex, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "bundles", "example.json"))
 	doc, _ := canonjson.Parse(ex)
 	doc.Path("evidence", "trialSummary").Set("completedTrials", canonjson.NewInt(0))
 	b, _ := canonjson.Pretty(doc)
@@ -115,6 +148,12 @@ func TestCLIReportSameFactsAsAttestVerify(t *testing.T) {
 			_, _, rcode := runCLI(t, append([]string{"report", "-o", out}, args...)...)
 			if rcode != vcode {
 				t.Fatalf("report exit %d, attest verify exit %d", rcode, vcode)
+			}
+			if rcode == exitInput {
+				if _, err := os.Lstat(out); err == nil {
+					t.Error("a report was written for an input attest verify cannot evaluate")
+				}
+				return
 			}
 			page := readReport(t, out)
 			res, err := canonjson.Parse([]byte(strings.TrimSpace(vout)))

@@ -115,7 +115,8 @@ func TestTransparencyEndToEnd(t *testing.T) {
 	// The report shows the same transparency facts.
 	runExpect(t, 0, "report", p("recorded.json"), "--policy", policy, "--evaluated-at", evalAt, "-o", p("recorded.html"))
 	if page, _ := os.ReadFile(p("recorded.html")); !bytes.Contains(page, []byte(`<dd class="big">TRANSPARENCY_RECORDED</dd>`)) ||
-		!bytes.Contains(page, []byte("<td>VERIFIED_OFFLINE</td>")) || !bytes.Contains(page, []byte("tree size")) || !bytes.Contains(page, []byte("quorum")) {
+		!bytes.Contains(page, []byte(`<span class="lbl">Result</span>VERIFIED_OFFLINE: `)) || !bytes.Contains(page, []byte("<th>Tree size</th>")) ||
+		!bytes.Contains(page, []byte("<th>Quorum</th>")) || !bytes.Contains(page, []byte("<h3>Witness cosignatures</h3>")) {
 		t.Errorf("report of the transparency-recorded bundle lacks its transparency facts")
 	}
 
