@@ -33,6 +33,10 @@ const (
 	PEMTypeEncryptedCosign = "ENCRYPTED COSIGN PRIVATE KEY"
 )
 
+// MaxKeyFileBytes bounds a PEM key file: a key is well under 1 KiB (an
+// encrypted one about 700 bytes); readers refuse a larger file unread.
+const MaxKeyFileBytes = 64 << 10
+
 // Errors of the key-file functions. They are returned wrapped with details;
 // test with errors.Is. No message ever contains key material, the PEM body
 // or a passphrase.

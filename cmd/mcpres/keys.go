@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -122,7 +123,7 @@ SPKI) or a private key (the fingerprint of its public half is printed).`,
 }
 
 func (a *app) loadAnyPublicKey(path string) (ed25519.PublicKey, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return nil, failf("%v", err)
 	}
@@ -152,16 +153,14 @@ func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
 		return a.parsePrivateKey("$"+name, []byte(data))
 	}
 	path := strings.TrimPrefix(spec, "file:")
-	st, err := os.Stat(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return nil, failf("private key: %v", err)
 	}
-	if w := cli.KeyFileWarning(path, st); w != "" {
-		a.warnf("%s", w)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, failf("private key: %v", err)
+	if st, err := os.Stat(path); err == nil {
+		if w := cli.KeyFileWarning(path, st); w != "" {
+			a.warnf("%s", w)
+		}
 	}
 	return a.parsePrivateKey(path, data)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
@@ -217,12 +218,7 @@ func parseKeyText(data []byte) (string, error) {
 
 // readKeyFile reads a one-line key file.
 func readKeyFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
+	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -785,7 +781,7 @@ takes.`,
 			}
 			var inputs []witness.CosignatureInput
 			for _, p := range args {
-				data, err := os.ReadFile(p)
+				data, err := regularfile.ReadFile(p, signednote.MaxBytes)
 				if err != nil {
 					return failf("%v", err)
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog"
@@ -303,12 +305,12 @@ const (
 // answers, after checking that it binds the bundle (and, with --log-key,
 // that its checkpoint is the log's).
 func (a *app) submit(base, path string, b *canonjson.Value, c submitClient, out, proofOut string, force bool) error {
-	body, err := os.ReadFile(path)
+	body, err := regularfile.ReadFile(path, server.DefaultMaxBody)
+	if errors.Is(err, regularfile.ErrTooLarge) {
+		return failf("%s: more than a log server takes (%d bytes)", path, server.DefaultMaxBody)
+	}
 	if err != nil {
 		return failf("%v", err)
-	}
-	if int64(len(body)) > server.DefaultMaxBody {
-		return failf("%s: %d bytes, more than a log server takes (%d)", path, len(body), server.DefaultMaxBody)
 	}
 	var trust *offline.Trust
 	if c.logKey != "" {

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -141,7 +141,7 @@ func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string
 // readPublicKey reads an SPKI PEM or base64 SPKI public key file and
 // returns it as base64 SPKI with its fingerprint.
 func readPolicyPublicKey(path string) (spki, fp string, err error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return "", "", failf("public key: %v", err)
 	}
@@ -333,7 +333,7 @@ out).`,
 			}
 			var text string
 			if !remove {
-				b, err := os.ReadFile(args[1])
+				b, err := readTLogPolicyFile(args[1])
 				if err != nil {
 					return failf("%v", err)
 				}

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +42,7 @@ func (a *app) policyTLogCommand() *cobra.Command {
 // editTLogPolicy applies edit to the text of path (empty when path does not
 // exist), checks the result with the loader's parser and writes it.
 func (a *app) editTLogPolicy(path string, edit func(text string) (string, error)) error {
-	data, err := os.ReadFile(path)
+	data, err := readTLogPolicyFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failf("%v", err)
 	}
@@ -237,7 +237,7 @@ has problems, 2 a file is unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			worst := exitValid
 			for _, path := range args {
-				data, err := os.ReadFile(path)
+				data, err := readTLogPolicyFile(path)
 				if err != nil {
 					fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
 					worst = max(worst, exitInput)
@@ -264,4 +264,10 @@ has problems, 2 a file is unreadable.`,
 			return nil
 		},
 	}
+}
+
+// readTLogPolicyFile reads a tlog-policy text file: a regular file of at
+// most trustpolicy.MaxTLogPolicyBytes.
+func readTLogPolicyFile(path string) ([]byte, error) {
+	return regularfile.ReadFile(path, trustpolicy.MaxTLogPolicyBytes)
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpres/mcpres/internal/regularfile"
 )
 
 // Reader limits of REFERENCE §1.5. They are constants: every MCP-RES
@@ -90,9 +92,14 @@ func ReadFileBytes(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, describeMode(st.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, regularfile.Kind(st.Mode()))
 	}
-	f, err := os.Open(path)
+	// Opened without blocking: a FIFO swapped in after the lstat is
+	// refused at once, not waited on.
+	f, err := regularfile.Open(path)
+	if errors.Is(err, regularfile.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -134,22 +141,6 @@ func readLimited(f io.Reader, size int64) ([]byte, error) {
 			data = append(data, 0)[:len(data)] // grow
 		}
 	}
-}
-
-func describeMode(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "symbolic link"
-	case m.IsDir():
-		return "directory"
-	case m&os.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m&os.ModeDevice != 0:
-		return "device"
-	}
-	return "irregular file"
 }
 
 type parser struct {

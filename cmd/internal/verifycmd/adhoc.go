@@ -2,11 +2,11 @@ package verifycmd
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 )
@@ -55,7 +55,7 @@ func (c Config) newAdHocPolicy(keyPaths, identities []string, evaluatedAt string
 	}
 	var names []string
 	for i, path := range keyPaths {
-		pem, err := os.ReadFile(path)
+		pem, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 		if err != nil {
 			return nil, c.Fail(fmt.Errorf("--key: %v", err))
 		}
