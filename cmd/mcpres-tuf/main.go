@@ -26,6 +26,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -132,7 +133,8 @@ func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, failf("private key: %v", err)
 	}
-	if st, err := os.Stat(path); err == nil {
+	if st, err := os.Stat(path); err == nil && !signednote.RecogniseKey(data).Public() {
+		// A public key given by mistake is refused below, not warned about.
 		if w := cli.KeyFileWarning(path, st); w != "" {
 			a.warnf("%s", w)
 		}

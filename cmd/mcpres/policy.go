@@ -14,6 +14,7 @@ import (
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -147,7 +148,7 @@ func readPolicyPublicKey(path string) (spki, fp string, err error) {
 	}
 	pub, err := attest.ParsePublicKeyPEM(data)
 	if err != nil {
-		return "", "", failf("public key %s: %v", path, err)
+		return "", "", failf("public key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	der := attest.MarshalSPKI(pub)
 	return base64.StdEncoding.EncodeToString(der), attest.KeyID(der), nil

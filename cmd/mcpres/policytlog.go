@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
 )
@@ -83,9 +84,18 @@ func tlogField(flag, v string) error {
 	return nil
 }
 
-// readVKeyFile reads a verifier key file (one vkey line).
-func readVKeyFile(path string) (string, error) {
-	k, err := readKeyFile(path)
+// readVKeyFile reads a verifier key file (one vkey line) of one of the
+// kinds want; another kind of key file is named, with the flag that takes
+// the file (--key).
+func readVKeyFile(path string, want ...signednote.KeyKind) (string, error) {
+	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
+	if err != nil {
+		return "", failf("%v", err)
+	}
+	if err := signednote.CheckKeyKind(data, want...); err != nil {
+		return "", failf("--key %s: %v", path, signednote.WithFlag(err, "--key"))
+	}
+	k, err := parseKeyText(data)
 	if err != nil {
 		return "", err
 	}
@@ -122,7 +132,7 @@ func (a *app) policyTLogAddLogCommand() *cobra.Command {
 			if key == "" {
 				return usagef("--key is required (the log's verifier key file)")
 			}
-			k, err := readVKeyFile(key)
+			k, err := readVKeyFile(key, signednote.LogVerifierKey, signednote.RekorVerifierKey)
 			if err != nil {
 				return err
 			}
@@ -153,7 +163,7 @@ URL/add-checkpoint.`,
 			if err := tlogField("--name", name); err != nil {
 				return err
 			}
-			k, err := readVKeyFile(key)
+			k, err := readVKeyFile(key, signednote.WitnessVerifierKey)
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 )
@@ -58,6 +59,9 @@ func (c Config) newAdHocPolicy(keyPaths, identities []string, evaluatedAt string
 		pem, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 		if err != nil {
 			return nil, c.Fail(fmt.Errorf("--key: %v", err))
+		}
+		if err := signednote.CheckKeyKind(pem, signednote.PEMPublicKey); err != nil {
+			return nil, c.Fail(fmt.Errorf("--key %s: %v", path, signednote.WithFlag(err, "--key")))
 		}
 		name := fmt.Sprintf("key-%d", i+1)
 		d.AddSigner(trustpolicy.Signer{Name: name, Identity: identities[i], PublicKey: string(pem), Roles: roles})
