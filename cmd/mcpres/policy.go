@@ -478,12 +478,21 @@ problem of the tlog-policy text.
 }
 
 func (a *app) checkPolicyFile(val *validator.Validator, path, format string) int {
-	_, doc, err := canonjson.ReadFile(path)
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		a.printInputInvalid(path, err, format, format == "json")
 		return exitInput
 	}
+	doc, err := canonjson.Parse(data)
+	if err != nil {
+		a.hints(kindHints(path, data, nil, wantPolicy))
+		a.printInputInvalid(path, err, format, format == "json")
+		return exitInput
+	}
 	p, problems := trustpolicy.Load(doc, val)
+	if p == nil {
+		a.hints(kindHints(path, nil, doc, wantPolicy))
+	}
 	if format == "json" {
 		items := make([]*canonjson.Value, len(problems))
 		for i, pr := range problems {

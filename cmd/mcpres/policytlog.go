@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -255,6 +256,8 @@ has problems, 2 a file is unreadable.`,
 				}
 				pol, errs := trustpolicy.ParseTLogPolicy(string(data))
 				if len(errs) > 0 {
+					doc, _ := canonjson.Parse(data)
+					a.hints(kindHints(path, data, doc, wantTLogPolicy))
 					a.printTLogProblems(path+": invalid tlog policy:", errs)
 					worst = max(worst, exitInvalid)
 					continue

@@ -135,6 +135,9 @@ func Command(c Config) *cobra.Command {
 			var pol PolicySource
 			if policyPath != "" {
 				pol = ReadPolicyOnce(policyPath, opts)
+				for _, h := range pol.Hints {
+					a.Hint(h)
+				}
 			}
 			if len(keys) > 0 || len(identities) > 0 {
 				if policyPath != "" || opts.LoadedPolicy != nil {
@@ -216,23 +219,37 @@ type PolicySource struct {
 	Path   string
 	Loaded *attest.LoadedPolicy
 	Err    error
-	adHoc  *adHocPolicy
+	// Hints say what the file is when it is recognisably not a trust
+	// policy (KindHints), for the command to print once.
+	Hints []string
+	adHoc *adHocPolicy
 }
 
 // ReadPolicyOnce reads and loads the policy at path for a whole batch.
 func ReadPolicyOnce(path string, opts attest.Options) PolicySource {
-	_, doc, err := canonjson.ReadFile(path)
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		return PolicySource{Path: path, Err: err}
 	}
-	return PolicySource{Path: path, Loaded: attest.LoadPolicy(doc, opts)}
+	doc, err := canonjson.Parse(data)
+	hints := KindHints(path, data, doc, WantPolicy)
+	if err != nil {
+		return PolicySource{Path: path, Err: err, Hints: hints}
+	}
+	return PolicySource{Path: path, Loaded: attest.LoadPolicy(doc, opts), Hints: hints}
 }
 
 // VerifyReport verifies one attested bundle and applies the gate.
 func VerifyReport(path string, pol PolicySource, opts attest.Options, g Gate) Report {
-	_, doc, err := canonjson.ReadFile(path)
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		return InputInvalidReport(path, err)
+	}
+	doc, err := canonjson.Parse(data)
+	if err != nil {
+		rep := InputInvalidReport(path, err)
+		rep.Hints = KindHints(path, data, nil, WantAttested)
+		return rep
 	}
 	if pol.Path != "" {
 		// Read right after the wrapper and before any check (REFERENCE §5.3).
@@ -253,7 +270,7 @@ func VerifyReport(path string, pol PolicySource, opts attest.Options, g Gate) Re
 	}
 	rep := AttestReport(path, r)
 	if !r.Valid {
-		rep.Hints = DocumentHints(path, doc)
+		rep.Hints = KindHints(path, nil, doc, WantAttested)
 	}
 	if g.Active() {
 		rep = g.Apply(rep, r, doc.Path("bundle", "statement", "evidenceClass"))
