@@ -43,8 +43,8 @@ const (
 
 // wantNames says what each Want is, for "not …".
 var wantNames = [...]string{
-	WantDocument: "an MCP-RES document `mcpres validate` takes",
-	WantAttested: "an attested conformance bundle, which `mcpres attest verify` takes",
+	WantDocument:   "an MCP-RES document `mcpres validate` takes",
+	WantAttested:   "an attested conformance bundle, which `mcpres attest verify` takes",
 	WantPolicy:     "a trust policy (`mcpres attest verify --policy`, `mcpres policy check`)",
 	WantTLogPolicy: "a tlog policy text (`mcpres policy tlog check`, `mcpres policy set-transparency`)",
 }
