@@ -86,7 +86,7 @@ func (a *app) validateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text or markdown")
-	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result also for a single FILE (several inputs or a DIR always have it)`)
+	cmd.Flags().BoolVar(&withFile, "with-file", false, withFileUsage)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	cmd.Flags().StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")

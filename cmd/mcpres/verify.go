@@ -57,7 +57,10 @@ type batchOutput struct {
 	quiet    bool
 }
 
-const quietUsage = verifycmd.QuietUsage
+const (
+	quietUsage    = verifycmd.QuietUsage
+	withFileUsage = verifycmd.WithFileUsage
+)
 
 func (a *app) runBatch(in inputs, out batchOutput, eval func(path string) report) int {
 	p := a.printer()
