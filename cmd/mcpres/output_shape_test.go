@@ -100,3 +100,32 @@ func TestCLIAttestVerifyTextGate(t *testing.T) {
 		t.Errorf("JSON reason %q", reason)
 	}
 }
+
+// attest sign --claim WITNESSED of a plain bundle writes one envelope, a
+// claim no policy can derive (WITNESSED needs two distinct keys): it warns
+// and says what makes it hold; the co-signature that adds the second key
+// gets no warning, nor does the default claim (the controls).
+// TRANSPARENCY_RECORDED without any reference warns too.
+func TestCLIAttestSignClaimCannotHold(t *testing.T) {
+	dir := t.TempDir()
+	bundle := exampleBundleFile(t, dir)
+	one := writeTestKey(t, dir, "one.key", attesttest.TestOnlyKeyOne())
+	two := writeTestKey(t, dir, "two.key", attesttest.TestOnlyKeyTwo())
+	first := filepath.Join(dir, "first.json")
+	_, stderr, code := runCLI(t, signArgs(bundle, one, attesttest.IdentityOne, first, "--claim", "WITNESSED")...)
+	if code != exitValid || !strings.Contains(stderr, "mcpres: warning: the claim WITNESSED cannot hold yet: WITNESSED needs at least two distinct keys, and the attested bundle has 1 envelope; attest verify fails it (MCP_RES_AUTHENTICITY_CLASSIFICATION_OVERCLAIM) until a co-signer adds what is missing") {
+		t.Errorf("first signature claiming WITNESSED: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, signArgs(first, two, attesttest.IdentityTwo, filepath.Join(dir, "second.json"))...)
+	if code != exitValid || strings.Contains(stderr, "warning") {
+		t.Errorf("the co-signature that makes WITNESSED hold: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, signArgs(bundle, one, attesttest.IdentityOne, filepath.Join(dir, "signed.json"))...)
+	if code != exitValid || strings.Contains(stderr, "warning") {
+		t.Errorf("the default claim: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, signArgs(bundle, one, attesttest.IdentityOne, filepath.Join(dir, "tr.json"), "--claim", "TRANSPARENCY_RECORDED")...)
+	if code != exitValid || !strings.Contains(stderr, "TRANSPARENCY_RECORDED needs a transparency reference, and no envelope") {
+		t.Errorf("TRANSPARENCY_RECORDED without a reference: exit %d, stderr %q", code, stderr)
+	}
+}
