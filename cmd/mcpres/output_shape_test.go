@@ -129,3 +129,37 @@ func TestCLIAttestSignClaimCannotHold(t *testing.T) {
 		t.Errorf("TRANSPARENCY_RECORDED without a reference: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// policy init and policy check warn (stderr) about a policy that has
+// expired or is not in force yet at --evaluated-at (default now), naming
+// the window and the time; inside the window, the ends included, they do
+// not (the controls).
+func TestCLIPolicyWindowWarnings(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.json")
+	const from, until = "2026-01-01T00:00:00.000Z", "2026-06-01T00:00:00.000Z"
+	_, stderr, code := runCLI(t, "policy", "init", p, "--id", "example/w", "--valid-from", from, "--valid-until", until, "--evaluated-at", "2026-07-01T00:00:00.000Z")
+	if want := "mcpres: warning: " + p + ": the policy is expired: its window " + from + " … " + until + " ended before the evaluation time 2026-07-01T00:00:00.000Z; attest verify refuses every bundle with it then (MCP_RES_TRUST_POLICY_EXPIRED)\n"; code != exitValid || !strings.HasSuffix(stderr, want) {
+		t.Errorf("policy init, expired: exit %d, stderr %q\nwant %q", code, stderr, want)
+	}
+	for _, tc := range []struct{ at, want string }{
+		{"2025-12-31T23:59:59.999Z", "the policy is not in force yet: its window " + from + " … " + until + " starts after the evaluation time 2025-12-31T23:59:59.999Z"},
+		{"2026-06-01T00:00:00.001Z", "the policy is expired"},
+		{from, ""},
+		{until, ""},
+		{"2026-03-01T00:00:00.000Z", ""},
+	} {
+		for _, format := range []string{"text", "json"} {
+			stdout, stderr, code := runCLI(t, "policy", "check", p, "--evaluated-at", tc.at, "--format", format)
+			if code != exitValid || strings.Contains(stdout, "warning") {
+				t.Errorf("policy check at %s (%s): exit %d, stdout %q", tc.at, format, code, stdout)
+			}
+			if tc.want == "" && stderr != "" || tc.want != "" && !strings.Contains(stderr, "mcpres: warning: "+p+": "+tc.want) {
+				t.Errorf("policy check at %s (%s): stderr %q, want %q", tc.at, format, stderr, tc.want)
+			}
+		}
+	}
+	if _, stderr, code := runCLI(t, "policy", "check", p, "--evaluated-at", ""); code != exitInput || !strings.Contains(stderr, "--evaluated-at is empty") {
+		t.Errorf("empty --evaluated-at: exit %d, %q", code, stderr)
+	}
+}
