@@ -5,11 +5,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
-	"math/big"
 	"strings"
 	"testing"
 
@@ -30,9 +30,11 @@ func keyFiles(t testing.TB) map[signednote.KeyKind]string {
 	}
 	lskey, lvkey := gen(t, signednote.TypeEd25519, "example.org/log", testOnlyLogSeed)
 	wskey, wvkey := gen(t, signednote.TypeCosignatureV1, "example.org/w", testOnlyWitnessSeed)
-	ec := &ecdsa.PublicKey{Curve: elliptic.P256()}
-	ec.X, ec.Y = elliptic.P256().ScalarBaseMult(big.NewInt(7).Bytes())
-	ecDER, err := x509.MarshalPKIXPublicKey(ec)
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecDER, err := x509.MarshalPKIXPublicKey(&ec.PublicKey)
 	if err != nil {
 		t.Fatal(err)
 	}
