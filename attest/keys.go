@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 )
@@ -20,18 +21,22 @@ import (
 // PEM block types of key files.
 const (
 	// PEMTypePrivateKey is an unencrypted PKCS#8 private key.
-	PEMTypePrivateKey = "PRIVATE KEY"
+	PEMTypePrivateKey = signednote.PEMTypePrivateKey
 	// PEMTypePublicKey is a DER SubjectPublicKeyInfo.
-	PEMTypePublicKey = "PUBLIC KEY"
+	PEMTypePublicKey = signednote.PEMTypePublicKey
 	// PEMTypeEncryptedSigstore is a private key encrypted the way cosign
 	// and sigstore do it: the block's bytes are the JSON container of
 	// go-securesystemslib's encrypted package (scrypt key derivation, NaCl
 	// secretbox) whose plaintext is the PKCS#8 DER.
-	PEMTypeEncryptedSigstore = "ENCRYPTED SIGSTORE PRIVATE KEY"
+	PEMTypeEncryptedSigstore = signednote.PEMTypeEncryptedSigstore
 	// PEMTypeEncryptedCosign is the older name cosign gave the same format;
 	// it is read but never written.
-	PEMTypeEncryptedCosign = "ENCRYPTED COSIGN PRIVATE KEY"
+	PEMTypeEncryptedCosign = signednote.PEMTypeEncryptedCosign
 )
+
+// MaxKeyFileBytes bounds a PEM key file: a key is well under 1 KiB (an
+// encrypted one about 700 bytes); readers refuse a larger file unread.
+const MaxKeyFileBytes = 64 << 10
 
 // Errors of the key-file functions. They are returned wrapped with details;
 // test with errors.Is. No message ever contains key material, the PEM body
@@ -135,13 +140,17 @@ func MarshalEncryptedPrivateKeyPEM(priv ed25519.PrivateKey, passphrase []byte) (
 // "PUBLIC KEY", unknown types, any PEM header) fail with
 // [ErrUnsupportedKeyFormat]; damaged encodings with [ErrMalformedKey].
 //
+// Another kind of key file — an Ed25519 public key, a signed-note key —
+// fails with a *signednote.KeyKindError (matching [ErrUnsupportedKeyFormat])
+// that says what it is and which command takes it.
+//
 // Error messages never contain key bytes, the PEM body or the passphrase.
 // Intermediate copies of the DER are zeroed; the returned passphrase slice
 // is left to the caller.
 func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519.PrivateKey, error) {
 	block, err := decodeSinglePEM(data)
 	if err != nil {
-		return nil, err
+		return nil, otherKind(data, signednote.PEMPrivateKey, err)
 	}
 	defer clear(block.Bytes)
 	if len(block.Headers) != 0 {
@@ -172,7 +181,7 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 		if alg := describeSPKI(block.Bytes); alg != "" {
 			return nil, fmt.Errorf("%w: PEM block is a public key (%s); a private key is needed here, and only Ed25519 keys are accepted", ErrUnsupportedKeyFormat, alg)
 		}
-		return nil, fmt.Errorf("%w: PEM block is a public key, want the private key of the pair (NAME.key, not NAME.pub)", ErrUnsupportedKeyFormat)
+		return nil, &signednote.KeyKindError{Got: signednote.PEMPublicKey, Want: signednote.PEMPrivateKey, Err: ErrUnsupportedKeyFormat}
 	default:
 		return nil, fmt.Errorf("%w: PEM block type %q is not a supported private key type", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64))
 	}
@@ -223,6 +232,9 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 			return nil, fmt.Errorf("%w: public key is RSA, only Ed25519 is supported", ErrUnsupportedKeyType)
 		case bytes.Contains([]byte(block.Type), []byte("PRIVATE KEY")):
 			clear(block.Bytes)
+			if err := otherKind(trimmed, signednote.PEMPublicKey, nil); err != nil {
+				return nil, err // the private half of a pair of key generate
+			}
 			return nil, fmt.Errorf("%w: PEM block is a private key, want a public key (%q)", ErrUnsupportedKeyFormat, PEMTypePublicKey)
 		default:
 			return nil, fmt.Errorf("%w: PEM block type %q is not %q", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64), PEMTypePublicKey)
@@ -231,7 +243,7 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 		var err error
 		der, err = DecodeStrictBase64(string(trimmed))
 		if err != nil {
-			return nil, fmt.Errorf("public key is neither a PEM block nor base64 SPKI: %w", err)
+			return nil, otherKind(data, signednote.PEMPublicKey, fmt.Errorf("public key is neither a PEM block nor base64 SPKI: %w", err))
 		}
 	}
 	pub, err := ParseSPKI(der)
@@ -242,6 +254,17 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 		return nil, err
 	}
 	return pub, nil
+}
+
+// otherKind is err, or a *signednote.KeyKindError matching
+// ErrUnsupportedKeyFormat when data is another kind of key file than want.
+func otherKind(data []byte, want signednote.KeyKind, err error) error {
+	var ke *signednote.KeyKindError
+	if errors.As(signednote.CheckKeyKind(data, want), &ke) {
+		ke.Err = ErrUnsupportedKeyFormat
+		return ke
+	}
+	return err
 }
 
 // decodeSinglePEM returns the only PEM block of data. Whitespace may

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 )
 
@@ -251,10 +252,14 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 
 		{"OpenSSH", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), nil, ErrUnsupportedKeyFormat, "OpenSSH private keys are not supported"},
 		{"PKCS#8 encrypted", pemOf("ENCRYPTED PRIVATE KEY", []byte{0x30, 0}), nil, ErrUnsupportedKeyFormat, "PKCS#8-encrypted keys are not supported"},
-		{"public key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "PEM block is a public key, want the private key of the pair"},
+		{"public key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "this is a PEM public key (NAME.pub of `mcpres key generate`), for signers and co-signers (witnesses) of attested bundles"},
 		{"ECDSA public key", pemOf("PUBLIC KEY", spkiOf(t, &ecKey.PublicKey)), nil, ErrUnsupportedKeyFormat, "PEM block is a public key (ECDSA P-256); a private key is needed here, and only Ed25519 keys are accepted"},
 		{"X25519 public key", pemOf("PUBLIC KEY", spkiOf(t, xKey.Public())), nil, ErrUnsupportedKeyFormat, "(X25519); a private key is needed here, and only Ed25519 keys are accepted"},
 		{"unknown type", pemOf("CERTIFICATE", []byte{1}), nil, ErrUnsupportedKeyFormat, `PEM block type "CERTIFICATE" is not a supported private key type`},
+		{"signed-note log vkey", []byte(testOnlyLogVKey + "\n"), nil, ErrUnsupportedKeyFormat, "this is a signed-note log verifier key (NAME.vkey of `mcpres log keygen`)"},
+		{"cosignature/v1 vkey", []byte(testOnlyWitnessVKey + "\n"), nil, ErrUnsupportedKeyFormat, "this is a cosignature/v1 witness verifier key"},
+		{"base64 SPKI", []byte(testKeyOneSPKIB64), nil, ErrUnsupportedKeyFormat, "this is a PEM public key"},
+		{"not a key at all", []byte("hello\n"), nil, ErrInvalidPEM, "no PEM block found"},
 
 		{"truncated PKCS#8", pemOf("PRIVATE KEY", goodDER[:40]), nil, ErrMalformedKey, "private key is not valid PKCS#8"},
 		{"Ed25519 PKCS#8 with a 31-byte seed", pemOf("PRIVATE KEY", mustHex("302d020100300506032b657004210420"+testOnlySeedOneHex[:62])), nil,
@@ -423,6 +428,14 @@ func TestPublicKeyPEM(t *testing.T) {
 	}
 }
 
+// Signed-note verifier keys of fixed public seeds (0x51 and 0x52 repeated):
+// what log keygen and witness keygen write, given to the PEM readers by
+// mistake.
+var (
+	testOnlyLogVKey     = signednote.FormatVerifierKey("example.org/log", signednote.TypeEd25519, ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x51}, 32)).Public().(ed25519.PublicKey))
+	testOnlyWitnessVKey = signednote.FormatVerifierKey("example.org/w", signednote.TypeCosignatureV1, ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x52}, 32)).Public().(ed25519.PublicKey))
+)
+
 func TestParsePublicKeyPEMErrors(t *testing.T) {
 	rsaKey, err := rsa.GenerateKey(rand.Reader, 1024)
 	if err != nil {
@@ -458,8 +471,9 @@ func TestParsePublicKeyPEMErrors(t *testing.T) {
 		{"RSA SPKI", pemOf("PUBLIC KEY", rsaSPKI), ErrInvalidSPKI, "public key is RSA, only Ed25519 is supported"},
 		{"ECDSA SPKI", pemOf("PUBLIC KEY", ecSPKI), ErrInvalidSPKI, "public key is ECDSA P-384, only Ed25519 is supported"},
 		{"RSA PKCS#1 public key", pemOf("RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&rsaKey.PublicKey)), ErrUnsupportedKeyType, "public key is RSA"},
-		{"private key", pemOf("PRIVATE KEY", pkcs8Of(t, testOnlyKeyOne())), ErrUnsupportedKeyFormat, "PEM block is a private key"},
-		{"encrypted private key", sharedEncrypted(), ErrUnsupportedKeyFormat, "PEM block is a private key"},
+		{"private key", pemOf("PRIVATE KEY", pkcs8Of(t, testOnlyKeyOne())), ErrUnsupportedKeyFormat, "this is a PEM private key (NAME.key of `mcpres key generate`)"},
+		{"encrypted private key", sharedEncrypted(), ErrUnsupportedKeyFormat, "this is a PEM private key"},
+		{"OpenSSH private key", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), ErrUnsupportedKeyFormat, "PEM block is a private key, want a public key"},
 		{"certificate", pemOf("CERTIFICATE", []byte{0x30, 0}), ErrUnsupportedKeyFormat, `PEM block type "CERTIFICATE" is not "PUBLIC KEY"`},
 		{"PEM header", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Headers: map[string]string{"Comment": "x"}, Bytes: MarshalSPKI(mustHex(testKeyOnePubHex))}),
 			ErrUnsupportedKeyFormat, "PEM headers are not supported"},
@@ -467,6 +481,10 @@ func TestParsePublicKeyPEMErrors(t *testing.T) {
 		{"non-canonical key", []byte(base64.StdEncoding.EncodeToString(MarshalSPKI(mustHex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")))),
 			ErrNonCanonicalKey, "y ≥ p"},
 		{"off-curve key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex("0200000000000000000000000000000000000000000000000000000000000000"))), ErrKeyNotOnCurve, "not a point on the curve"},
+		// A signed-note key (a witness of a log, not of attested bundles) says
+		// what it is instead of "invalid strict base64: length 69".
+		{"cosignature/v1 vkey", []byte(testOnlyWitnessVKey + "\n"), ErrUnsupportedKeyFormat, "this is a cosignature/v1 witness verifier key (NAME.vkey of `mcpres witness keygen`), for transparency-log witnesses"},
+		{"signed-note log vkey", []byte(testOnlyLogVKey), ErrUnsupportedKeyFormat, "this is a signed-note log verifier key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

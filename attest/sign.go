@@ -43,6 +43,38 @@ type Signing struct {
 	// Cosigned is true when the envelope was appended to an attested
 	// bundle (Cosign).
 	Cosigned bool
+	// References counts the envelopes whose statement carries a
+	// transparency reference.
+	References int
+}
+
+// ClaimUnreachable says why no trust policy can derive the claim of the
+// attested bundle as signed, or "" when one can: WITNESSED needs two
+// distinct keys (every envelope's key is distinct: a key that already
+// signed is refused), TRANSPARENCY_RECORDED a transparency reference.
+// Verification fails such a claim (MCP_RES_AUTHENTICITY_CLASSIFICATION_
+// OVERCLAIM) until co-signers add what is missing; co-signing keeps the
+// claim.
+func (s *Signing) ClaimUnreachable() string {
+	switch {
+	case s.Claim == Witnessed && s.Envelopes < 2:
+		return fmt.Sprintf("%s needs at least two distinct keys, and the attested bundle has %d envelope", Witnessed, s.Envelopes)
+	case s.Claim == TransparencyRecorded && s.References == 0:
+		return fmt.Sprintf("%s needs a transparency reference, and no envelope of the attested bundle carries one", TransparencyRecorded)
+	}
+	return ""
+}
+
+// references counts the envelopes verified so far that carry a
+// transparency reference.
+func (v *verification) references() int {
+	n := 0
+	for _, e := range v.res.Evaluation.Envelopes {
+		if e.Transparency != TransparencyNone {
+			n++
+		}
+	}
+	return n
 }
 
 // A Refusal says why [SignBundle] or [Cosign] signed nothing.
@@ -143,7 +175,7 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if err := v.addEnvelope(0, env); err != nil {
 		return nil, err
 	}
-	return &Signing{Attested: w, Envelope: env, KeyID: KeyID(MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1}, nil
+	return &Signing{Attested: w, Envelope: env, KeyID: KeyID(MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references()}, nil
 }
 
 // Cosign appends an envelope signed with priv to the attested bundle
@@ -200,7 +232,7 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 		auth.Set("claimedClassification", canonjson.NewString(claim.String()))
 	}
 	level, _ := ParseLevel(auth.Get("claimedClassification").Str) // verified above
-	return &Signing{Attested: out, Envelope: env, KeyID: keyID, Claim: level, Envelopes: len(all.Items), Cosigned: true}, nil
+	return &Signing{Attested: out, Envelope: env, KeyID: keyID, Claim: level, Envelopes: len(all.Items), Cosigned: true, References: v.references()}, nil
 }
 
 // addEnvelope verifies env, just signed, as envelope i of the attestation

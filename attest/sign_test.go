@@ -231,3 +231,48 @@ func TestCosignMaxEnvelopes(t *testing.T) {
 		t.Errorf("%d envelopes: schema errors %v, want one maxItems", attest.MaxEnvelopes+1, errs)
 	}
 }
+
+// ClaimUnreachable names a claim no policy can derive from what was signed
+// (WITNESSED with one key, TRANSPARENCY_RECORDED with no reference) and
+// nothing else: the same claims hold once the key or the reference is
+// there.
+func TestSigningClaimUnreachable(t *testing.T) {
+	b := bundletest.Example(t)
+	one, two := attesttest.TestOnlyKeyOne(), attesttest.TestOnlyKeyTwo()
+	sign := func(claim attest.Level, ref bool) *attest.Signing {
+		t.Helper()
+		o := signOpts(attesttest.IdentityOne)
+		o.Claim = &claim
+		if ref {
+			o.Transparency = attesttest.TestTransparency()
+		}
+		s, err := attest.SignBundle(b, one, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		claim attest.Level
+		ref   bool
+		want  string
+	}{
+		{attest.Signed, false, ""},
+		{attest.SignedWithIdentity, false, ""},
+		{attest.Witnessed, false, "WITNESSED needs at least two distinct keys, and the attested bundle has 1 envelope"},
+		{attest.TransparencyRecorded, false, "TRANSPARENCY_RECORDED needs a transparency reference, and no envelope of the attested bundle carries one"},
+		{attest.TransparencyRecorded, true, ""},
+	} {
+		if got := sign(tc.claim, tc.ref).ClaimUnreachable(); got != tc.want {
+			t.Errorf("claim %s, reference %t: %q, want %q", tc.claim, tc.ref, got, tc.want)
+		}
+	}
+	// Co-signed by a second key, WITNESSED can hold (the claim is kept).
+	s, err := attest.Cosign(sign(attest.Witnessed, false).Attested, two, signOpts(attesttest.IdentityTwo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Claim != attest.Witnessed || s.ClaimUnreachable() != "" {
+		t.Errorf("co-signed: claim %s, %q", s.Claim, s.ClaimUnreachable())
+	}
+}

@@ -31,6 +31,7 @@ const (
 	TransparencyNone            = "NONE"
 	TransparencyDigestOnly      = "DIGEST_ONLY"
 	TransparencyVerifiedOffline = "VERIFIED_OFFLINE"
+	TransparencyFailed          = "FAILED"
 )
 
 // Options configure one verification.
@@ -67,7 +68,10 @@ type EnvelopeEvaluation struct {
 	// transparency reference whose proof bytes match their SHA-256: no log,
 	// inclusion proof or checkpoint was verified (REFERENCE §6.10), or
 	// VERIFIED_OFFLINE when a policy verified the proof against a log it
-	// trusts (inclusion, signed checkpoint, witness cosignatures).
+	// trusts (inclusion, signed checkpoint, witness cosignatures), or FAILED
+	// when the reference failed its digest check or the policy's offline
+	// verification (MCP_RES_TRANSPARENCY_REFERENCE_INVALID or the policy's
+	// diagnostic: the result is invalid).
 	Transparency string `json:"transparency"`
 	// Verified is what the policy verified about the transparency reference
 	// when Transparency is VERIFIED_OFFLINE, else nil. It is not part of
@@ -542,15 +546,18 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if ref := p.TransparencyReference; ref != nil { // E14
 		proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
 		if err != nil {
+			ev.Transparency = TransparencyFailed
 			return v.fail(CodeTransparencyInvalid, where+"inclusionProofBase64: "+err.Error())
 		}
 		if canonjson.BytesDigest(proof) != ref.InclusionProofSha256 {
+			ev.Transparency = TransparencyFailed
 			return v.fail(CodeTransparencyInvalid, where+"inclusionProofSha256 is not the SHA-256 of the proof bytes")
 		}
 		ev.Transparency, ev.Reference = TransparencyDigestOnly, ref
 		if v.policy != nil {
 			verified, f := v.policy.Transparency(&facts, proof)
 			if f != nil {
+				ev.Transparency = TransparencyFailed
 				return v.fail(f.Code, where+f.Detail)
 			}
 			if verified != nil {

@@ -143,7 +143,7 @@ func TestLoadRejections(t *testing.T) {
 				pemKey, _ := attest.MarshalPrivateKeyPEM(one)
 				d.Signers[0].PublicKey = string(pemKey)
 			},
-			want: []Problem{{"/signers/0/publicKey", "publicKey", `not a valid Ed25519 public key: unsupported key format: PEM block is a private key, want a public key ("PUBLIC KEY")`}},
+			want: []Problem{{"/signers/0/publicKey", "publicKey", "not a valid Ed25519 public key: unsupported key format: this is a PEM private key (NAME.key of `mcpres key generate`), for signing attested bundles: `mcpres attest sign --key`, the role keys of `mcpres policy tuf`; not a PEM public key (NAME.pub of `mcpres key generate`)"}},
 		},
 		{
 			name: "member unknown",

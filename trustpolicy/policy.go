@@ -108,6 +108,21 @@ func (p *Policy) InForce(at datetime.Instant, atText string) *attest.Failure {
 	return nil
 }
 
+// OutOfWindow says why the policy is not in force at the evaluation time
+// at (atText as given), naming its window and that time, or "" when it is
+// in force ([Policy.InForce] passes): "not in force yet: its window … starts
+// after the evaluation time …" or "expired: its window … ended before the
+// evaluation time …". Authoring and checking commands warn with it.
+func (p *Policy) OutOfWindow(at datetime.Instant, atText string) string {
+	switch {
+	case at.Compare(p.from) < 0:
+		return fmt.Sprintf("not in force yet: its window %s … %s starts after the evaluation time %s", p.doc.ValidFrom, p.doc.ValidUntil, atText)
+	case at.Compare(p.until) > 0:
+		return fmt.Sprintf("expired: its window %s … %s ended before the evaluation time %s", p.doc.ValidFrom, p.doc.ValidUntil, atText)
+	}
+	return ""
+}
+
 // Envelope is step E13, in this order:
 //
 //  1. the statement's trustPolicyId must be the policy id, else

@@ -221,7 +221,19 @@ func TestTransparencyTampers(t *testing.T) {
 			if want := "envelope 0: transparency reference not verified offline: "; !strings.HasPrefix(r.Detail, want) || !strings.Contains(r.Detail, tt.detail) {
 				t.Errorf("detail %q\nwant %q", r.Detail, tt.detail)
 			}
+			// What was evaluated says the reference failed, not that its
+			// digest alone was checked.
+			if got := r.Evaluation.Envelopes[0].Transparency; got != attest.TransparencyFailed {
+				t.Errorf("evaluation transparency %s, want %s", got, attest.TransparencyFailed)
+			}
 		})
+	}
+	// A reference whose proof digest does not match fails with any policy.
+	bad := *f.ref(2, f.wa, f.wb)
+	bad.InclusionProofSha256 = strings.Repeat("0", 64)
+	r := verify(t, attest.Wrap(f.bundle, attest.SignedWithIdentity, f.sign(t, one, attesttest.IdentityOne, &bad)), testPolicy(), attesttest.EvaluatedAt)
+	if r.Valid || r.Evaluation.Envelopes[0].Transparency != attest.TransparencyFailed {
+		t.Errorf("digest mismatch: valid %t, transparency %s", r.Valid, r.Evaluation.Envelopes[0].Transparency)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/tlog/loadgen"
 	"github.com/mcpres/mcpres/validator"
 )
@@ -54,7 +55,7 @@ func run(args []string, stdout io.Writer) error {
 	}
 	var token string
 	if *tokenFile != "" {
-		data, err := os.ReadFile(*tokenFile)
+		data, err := regularfile.ReadFile(*tokenFile, 4096)
 		if err != nil {
 			return err
 		}

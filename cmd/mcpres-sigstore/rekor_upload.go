@@ -16,6 +16,7 @@ import (
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog/rekor"
@@ -179,7 +180,7 @@ func loadSigningKey(spec string) (ed25519.PrivateKey, error) {
 	} else {
 		var err error
 		label = strings.TrimPrefix(spec, "file:")
-		if data, err = os.ReadFile(label); err != nil {
+		if data, err = regularfile.ReadFile(label, attest.MaxKeyFileBytes); err != nil {
 			return nil, fmt.Errorf("private key: %v", err)
 		}
 	}

@@ -7,13 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/trustpolicy/tufdist"
 	"github.com/spf13/cobra"
@@ -149,7 +149,7 @@ func (a *app) initCommand() *cobra.Command {
 			}
 			a.printRoleStates(states)
 			rootFile := filepath.Join(repo, "1.root.json")
-			data, err := os.ReadFile(rootFile)
+			data, err := regularfile.ReadFile(rootFile, tufdist.MaxMetadataBytes)
 			if err != nil {
 				return failf("%v", err)
 			}
@@ -328,7 +328,7 @@ func (a *app) fetchCommand() *cobra.Command {
 			case format == "json" && out != "":
 				return usagef("-o/--output can't be used with --format json (the object goes to stdout)")
 			}
-			pinned, err := os.ReadFile(root)
+			pinned, err := regularfile.ReadFile(root, tufdist.MaxMetadataBytes)
 			if err != nil {
 				return a.fetchFailed(format, target, repo, failf("--policy-tuf: %v", err))
 			}

@@ -25,6 +25,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -131,16 +133,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // encrypted), warning when other users can read it. The key and the
 // passphrase never appear in messages.
 func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
-	st, err := os.Stat(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return nil, failf("private key: %v", err)
 	}
-	if w := cli.KeyFileWarning(path, st); w != "" {
-		a.warnf("%s", w)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, failf("private key: %v", err)
+	if st, err := os.Stat(path); err == nil && !signednote.RecogniseKey(data).Public() {
+		// A public key given by mistake is refused below, not warned about.
+		if w := cli.KeyFileWarning(path, st); w != "" {
+			a.warnf("%s", w)
+		}
 	}
 	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
 	if err != nil {
@@ -152,7 +153,7 @@ func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
 // loadRootKey reads a root key file: a public key (SPKI PEM) is only
 // listed, a private key is listed and signs.
 func (a *app) loadRootKey(path string) (ed25519.PublicKey, ed25519.PrivateKey, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return nil, nil, failf("root key: %v", err)
 	}

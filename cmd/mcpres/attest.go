@@ -44,7 +44,11 @@ existing envelopes are verified first, and a key that already signed is
 refused. The claim is kept unless --claim is given.
 
 --claim defaults to SIGNED, the highest level a signer can honestly claim
-without knowing the verifier's trust policy. The private key (--key) is a
+without knowing the verifier's trust policy. A claim no policy can derive
+from what is written (WITNESSED with one envelope: it needs two distinct
+keys; TRANSPARENCY_RECORDED with no transparency reference) is written with
+a warning: verification fails it until a co-signer, who keeps the claim,
+adds what is missing. The private key (--key) is a
 PKCS#8 PEM file (PATH or file:PATH), or env:NAME for PEM text held in an
 environment variable such as a CI secret; an encrypted key's passphrase comes
 from $MCPRES_PASSWORD or a prompt. The key is never printed or written. OUTPUT is written atomically and never replaces an input; an
@@ -134,6 +138,10 @@ func (a *app) attestSignCommand() *cobra.Command {
 				return err
 			}
 			a.wrote(out, "%d %s, claim %s", s.Envelopes, plural(s.Envelopes, "envelope", "envelopes"), s.Claim)
+			if why := s.ClaimUnreachable(); why != "" {
+				a.warnf("the claim %s cannot hold yet: %s; attest verify fails it (%s) until a co-signer adds what is missing (mcpres attest sign %s --key KEY ..., which keeps the claim)",
+					s.Claim, why, attest.CodeClassificationOverclaim, out)
+			}
 			return nil
 		},
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -103,30 +105,52 @@ for on the terminal.`,
 
 func (a *app) keyFingerprintCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "fingerprint FILE",
+		Use:   "fingerprint FILE...",
 		Short: "Print the lowercase hex SHA-256 of a public key's SPKI DER",
 		Long: `Print the key fingerprint: the lowercase hex SHA-256 of the DER
 SubjectPublicKeyInfo, which is the keyid of MCP-RES envelopes and the
 keyFingerprint of trust policies. FILE is a public key (SPKI PEM or base64
-SPKI) or a private key (the fingerprint of its public half is printed).`,
-		Args: cobra.ExactArgs(1),
+SPKI) or a private key (the fingerprint of its public half is printed).
+
+For one FILE the line is the fingerprint alone; for several, one line per
+FILE in order, "FINGERPRINT  FILE" (as sha256sum prints). A FILE that is not
+such a key is reported on stderr, the others are still printed, and the
+exit status is 2.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pub, err := a.loadAnyPublicKey(args[0])
-			if err != nil {
-				return err
+			var failed error
+			for _, path := range args {
+				pub, err := a.loadAnyPublicKey(path)
+				if err != nil {
+					if len(args) == 1 {
+						return err
+					}
+					fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
+					failed = &exitError{exitInput}
+					continue
+				}
+				fp := attest.KeyID(attest.MarshalSPKI(pub))
+				if len(args) == 1 {
+					fmt.Fprintln(a.stdout, fp)
+				} else {
+					fmt.Fprintf(a.stdout, "%s  %s\n", fp, path)
+				}
 			}
-			fmt.Fprintln(a.stdout, attest.KeyID(attest.MarshalSPKI(pub)))
-			return nil
+			return failed
 		},
 	}
 }
 
 func (a *app) loadAnyPublicKey(path string) (ed25519.PublicKey, error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return nil, failf("%v", err)
 	}
-	if pub, err := attest.ParsePublicKeyPEM(data); err == nil {
+	if signednote.RecogniseKey(data) != signednote.PEMPrivateKey && !bytes.Contains(data, []byte("PRIVATE KEY-----")) {
+		pub, err := attest.ParsePublicKeyPEM(data)
+		if err != nil {
+			return nil, failf("public key %s: %v", path, signednote.WithFlag(err, "key fingerprint"))
+		}
 		return pub, nil
 	}
 	priv, err := a.parsePrivateKey(path, data)
@@ -149,21 +173,28 @@ func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
 		if !ok || data == "" {
 			return nil, failf("private key: environment variable %s is not set or empty", name)
 		}
-		return a.parsePrivateKey("$"+name, []byte(data))
+		priv, err := attest.ParsePrivateKeyPEM([]byte(data), func() ([]byte, error) { return a.passphrase("$" + name) })
+		if err != nil {
+			return nil, failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
+		}
+		return priv, nil
 	}
 	path := strings.TrimPrefix(spec, "file:")
-	st, err := os.Stat(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return nil, failf("private key: %v", err)
 	}
-	if w := cli.KeyFileWarning(path, st); w != "" {
-		a.warnf("%s", w)
+	if st, err := os.Stat(path); err == nil && !signednote.RecogniseKey(data).Public() {
+		// A public key given by mistake is refused below, not warned about.
+		if w := cli.KeyFileWarning(path, st); w != "" {
+			a.warnf("%s", w)
+		}
 	}
-	data, err := os.ReadFile(path)
+	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
 	if err != nil {
-		return nil, failf("private key: %v", err)
+		return nil, failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
-	return a.parsePrivateKey(path, data)
+	return priv, nil
 }
 
 func (a *app) parsePrivateKey(path string, data []byte) (ed25519.PrivateKey, error) {

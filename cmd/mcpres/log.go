@@ -22,6 +22,7 @@ import (
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
@@ -214,13 +215,20 @@ func parseKeyText(data []byte) (string, error) {
 
 // readKeyFile reads a one-line key file.
 func readKeyFile(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
-	if err != nil {
+	return parseKeyText(data)
+}
+
+// noteKeyText is parseKeyText for a signed-note key of kind want: data
+// that is another kind of key file is named instead
+// (signednote.KeyKindError). With want signednote.NoteKey only a file
+// that is no note key at all (a PEM key) is, and the note-key parsers name
+// a note key of the wrong kind.
+func noteKeyText(data []byte, want signednote.KeyKind) (string, error) {
+	if err := signednote.CheckKeyKind(data, want); err != nil {
 		return "", err
 	}
 	return parseKeyText(data)
@@ -231,8 +239,8 @@ func readKeyFile(path string) (string, error) {
 // secrets), as --key of attest sign does; an empty spec means env:defEnv
 // when that variable is set. It warns when a key file is readable by other
 // users. It returns the key text and a label for messages; the key never
-// appears in messages.
-func (a *app) loadNoteKeyText(spec, defEnv string) (key, label string, err error) {
+// appears in messages. Another kind of key file than want is named.
+func (a *app) loadNoteKeyText(spec, defEnv string, want signednote.KeyKind) (key, label string, err error) {
 	if spec == "" {
 		if _, ok := os.LookupEnv(defEnv); !ok {
 			return "", "", usagef("--key is required (or set $%s to the private key)", defEnv)
@@ -247,43 +255,49 @@ func (a *app) loadNoteKeyText(spec, defEnv string) (key, label string, err error
 		if !ok || data == "" {
 			return "", "", failf("private key: environment variable %s is not set or empty", name)
 		}
-		k, err := parseKeyText([]byte(data))
+		k, err := noteKeyText([]byte(data), want)
 		if err != nil {
-			return "", "", failf("private key $%s: %v", name, err)
+			return "", "", failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
 		}
 		return k, "$" + name, nil
 	}
 	path := strings.TrimPrefix(spec, "file:")
-	a.warnIfReadable(path)
-	k, err := readKeyFile(path)
+	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
 		return "", "", failf("private key %s: %v", path, err)
+	}
+	if !signednote.RecogniseKey(data).Public() {
+		a.warnIfReadable(path) // a verifier key given by mistake is no secret
+	}
+	k, err := noteKeyText(data, want)
+	if err != nil {
+		return "", "", failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	return k, path, nil
 }
 
 // loadLogSigner reads a log's private key (see loadNoteKeyText).
 func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
-	k, label, err := a.loadNoteKeyText(spec, logKeyEnv)
+	k, label, err := a.loadNoteKeyText(spec, logKeyEnv, signednote.LogSignerKey)
 	if err != nil {
 		return nil, err
 	}
 	signer, err := signednote.ParseLogSigner(k)
 	if err != nil {
-		return nil, failf("log key %s: %v", label, err)
+		return nil, failf("log key %s: %v", label, signednote.WithFlag(err, "--key"))
 	}
 	return signer, nil
 }
 
 // loadWitnessSigner reads a witness's private key (see loadNoteKeyText).
 func (a *app) loadWitnessSigner(spec string) (*signednote.WitnessSigner, error) {
-	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv)
+	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv, signednote.WitnessSignerKey)
 	if err != nil {
 		return nil, err
 	}
 	c, err := signednote.ParseWitnessSigner(k)
 	if err != nil {
-		return nil, failf("witness key %s: %v", label, err)
+		return nil, failf("witness key %s: %v", label, signednote.WithFlag(err, "--key"))
 	}
 	return c, nil
 }
@@ -294,9 +308,14 @@ func (a *app) warnIfReadable(path string) {
 	}
 }
 
-// loadVerifierKey reads a vkey file with the given parser.
+// loadVerifierKey reads a vkey file with the given parser; another kind of
+// key file is named (signednote.KeyKindError).
 func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier, error)) (*signednote.Verifier, error) {
-	s, err := readKeyFile(path)
+	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
+	if err != nil {
+		return nil, failf("%s %s: %v", what, path, err)
+	}
+	s, err := noteKeyText(data, signednote.NoteKey)
 	if err != nil {
 		return nil, failf("%s %s: %v", what, path, err)
 	}
@@ -772,7 +791,7 @@ takes.`,
 			}
 			var inputs []witness.CosignatureInput
 			for _, p := range args {
-				data, err := os.ReadFile(p)
+				data, err := regularfile.ReadFile(p, signednote.MaxBytes)
 				if err != nil {
 					return failf("%v", err)
 				}

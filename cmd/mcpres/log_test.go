@@ -415,7 +415,7 @@ func TestCLILogAddRefusals(t *testing.T) {
 		{"existing output", exitInput, "refusing to overwrite " + e.p("ref.json"), []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("ref.json")}},
 		{"output is the input", exitInput, "it is an input of this command", []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", b1, "--force"}},
 		{"another key", exitInput, "is not the key of the log in", []string{"log", "add", "--dir", dir, "--key", e.p("other-log.key"), b1, "-o", e.p("new.json")}},
-		{"witness key as log key", exitInput, "key type 0x04 (cosignature/v1 key), want 0x01 (Ed25519 signed-note key)", []string{"log", "add", "--dir", dir, "--key", e.p("w1.key"), b1, "-o", e.p("new.json")}},
+		{"witness key as log key", exitInput, "this is a signed-note witness private key (NAME.key of `mcpres witness keygen`), for cosigning checkpoints: `mcpres witness cosign`/`serve --key`; --key takes a signed-note log private key", []string{"log", "add", "--dir", dir, "--key", e.p("w1.key"), b1, "-o", e.p("new.json")}},
 		{"no log", exitInput, "no log there", []string{"log", "add", "--dir", e.p("nolog"), "--key", e.p("log.key"), b1, "-o", e.p("new.json")}},
 		{"rekor url without key", exitInput, "--rekor-url and --rekor-key go together", []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("new.json"), "--rekor-url", "http://127.0.0.1:1"}},
 		{"missing output", exitInput, "-o/--output is required", []string{"log", "add", "--dir", dir, "--key", e.p("log.key"), b1}},

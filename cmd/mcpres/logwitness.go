@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/signednote"
@@ -36,7 +35,7 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 	if w.timeout <= 0 {
 		return nil, usagef("--witness-timeout must be positive")
 	}
-	data, err := os.ReadFile(w.policy)
+	data, err := readTLogPolicyFile(w.policy)
 	if err != nil {
 		return nil, failf("witness policy: %v", err)
 	}

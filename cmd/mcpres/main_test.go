@@ -133,7 +133,7 @@ func TestCLIReaderRulesExit2(t *testing.T) {
 			t.Fatal(err)
 		}
 		stdout, _, code := runCLI(t, "validate", link)
-		if code != exitInput || !strings.Contains(stdout, "not a regular file (symbolic link)") {
+		if code != exitInput || !strings.Contains(stdout, "not a regular file (a symbolic link)") {
 			t.Errorf("exit %d, stdout %s", code, stdout)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -144,26 +145,52 @@ func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string
 // readPublicKey reads an SPKI PEM or base64 SPKI public key file and
 // returns it as base64 SPKI with its fingerprint.
 func readPolicyPublicKey(path string) (spki, fp string, err error) {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return "", "", failf("public key: %v", err)
 	}
 	pub, err := attest.ParsePublicKeyPEM(data)
 	if err != nil {
-		return "", "", failf("public key %s: %v", path, err)
+		return "", "", failf("public key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	der := attest.MarshalSPKI(pub)
 	return base64.StdEncoding.EncodeToString(der), attest.KeyID(der), nil
 }
 
+// evaluationInstant is evaluationTime as an instant too.
+func evaluationInstant(cmd *cobra.Command, flag string) (datetime.Instant, string, error) {
+	text, err := evaluationTime(cmd, flag)
+	if err != nil {
+		return 0, "", err
+	}
+	at, err := datetime.Parse(text)
+	if err != nil {
+		return 0, "", usagef("--evaluated-at %q: %v", text, err)
+	}
+	return at, text, nil
+}
+
+// warnWindow warns when the policy in path is not in force at the
+// evaluation time: attest verify would refuse every bundle with it.
+func (a *app) warnWindow(path string, p *trustpolicy.Policy, at datetime.Instant, atText string) {
+	if why := p.OutOfWindow(at, atText); why != "" {
+		a.warnf("%s: the policy is %s; attest verify refuses every bundle with it then (%s)", path, why, attest.CodeTrustPolicyExpired)
+	}
+}
+
+// evaluatedAtUsage is the help of --evaluated-at on policy init and check.
+const evaluatedAtUsage = "the time the policy's window is checked against, for a warning (RFC 3339 date-time; default: now)"
+
 func (a *app) policyInitCommand() *cobra.Command {
-	var id, from, until string
+	var id, from, until, evaluatedAt string
 	cmd := &cobra.Command{
 		Use:   "init FILE --id ID --valid-from T --valid-until T",
 		Short: "Create a policy with no signers (never overwrites)",
 		Long: `Create FILE holding an mcpres.trust-policy/v1 policy at version 1 with the
 given id and inclusive validity window, and no signers, revocations or
-rules. An existing FILE is never overwritten.`,
+rules. An existing FILE is never overwritten. A window that has ended or not
+yet begun at --evaluated-at (default now) is written with a warning naming
+the window and that time.`,
 		Example: `  mcpres policy init policy.json --id example/release-policy \
       --valid-from 2026-01-01T00:00:00.000Z --valid-until 2027-01-01T00:00:00.000Z`,
 		Args: cobra.ExactArgs(1),
@@ -182,15 +209,22 @@ rules. An existing FILE is never overwritten.`,
 			if err := errors.Join(checkPolicyTime("--valid-from", from), checkPolicyTime("--valid-until", until)); err != nil {
 				return usagef("%v", err)
 			}
+			at, atText, err := evaluationInstant(cmd, evaluatedAt)
+			if err != nil {
+				return err
+			}
 			d := trustpolicy.New(id, from, until)
-			if _, err := a.writePolicy(args[0], d, false, validator.New()); err != nil {
+			p, err := a.writePolicy(args[0], d, false, validator.New())
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s: version 1: created policy %q\n", args[0], id)
+			a.warnWindow(args[0], p, at, atText)
 			return nil
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&evaluatedAt, "evaluated-at", "", evaluatedAtUsage)
 	f.StringVar(&id, "id", "", "policy id, 1..128 characters (the trustPolicyId signers write into their statements)")
 	f.StringVar(&from, "valid-from", "", "start of the validity window (RFC 3339 date-time, inclusive)")
 	f.StringVar(&until, "valid-until", "", "end of the validity window (RFC 3339 date-time, inclusive)")
@@ -339,7 +373,7 @@ out).`,
 			}
 			var text string
 			if !remove {
-				b, err := os.ReadFile(args[1])
+				b, err := readTLogPolicyFile(args[1])
 				if err != nil {
 					return failf("%v", err)
 				}
@@ -446,7 +480,7 @@ signer (the revocation wins) or be any other key.`,
 }
 
 func (a *app) policyCheckCommand() *cobra.Command {
-	var format string
+	var format, evaluatedAt string
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Print every problem of mcpres.trust-policy/v1 policies",
@@ -460,17 +494,25 @@ problem of the tlog-policy text.
 --format text (default) prints one line per file and one per problem;
 --format json prints one object per file: {"schemaVersion", "file",
 "valid", "problems": [{"instancePath", "keyword", "message"}]}. Exit status:
-0 all valid, 1 a policy has problems, 2 a file is unreadable.`,
+0 all valid, 1 a policy has problems, 2 a file is unreadable.
+
+A valid policy whose window has ended or not yet begun at --evaluated-at
+(default now) gets a warning on stderr naming the window and that time:
+attest verify would refuse every bundle with it then.`,
 		Example: `  mcpres policy check policy.json`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
+			at, atText, err := evaluationInstant(cmd, evaluatedAt)
+			if err != nil {
+				return err
+			}
 			val := validator.New()
 			worst := exitValid
 			for _, path := range args {
-				worst = max(worst, a.checkPolicyFile(val, path, format))
+				worst = max(worst, a.checkPolicyFile(val, path, format, at, atText))
 			}
 			if worst != exitValid {
 				return &exitError{worst}
@@ -479,16 +521,28 @@ problem of the tlog-policy text.
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&evaluatedAt, "evaluated-at", "", evaluatedAtUsage)
 	return cmd
 }
 
-func (a *app) checkPolicyFile(val *validator.Validator, path, format string) int {
-	_, doc, err := canonjson.ReadFile(path)
+func (a *app) checkPolicyFile(val *validator.Validator, path, format string, at datetime.Instant, atText string) int {
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		a.printInputInvalid(path, err, format, format == "json")
 		return exitInput
 	}
+	doc, err := canonjson.Parse(data)
+	if err != nil {
+		a.hints(kindHints(path, data, nil, wantPolicy))
+		a.printInputInvalid(path, err, format, format == "json")
+		return exitInput
+	}
 	p, problems := trustpolicy.Load(doc, val)
+	if p == nil {
+		a.hints(kindHints(path, nil, doc, wantPolicy))
+	} else {
+		a.warnWindow(path, p, at, atText)
+	}
 	if format == "json" {
 		items := make([]*canonjson.Value, len(problems))
 		for i, pr := range problems {

@@ -223,7 +223,7 @@ func TestPolicyAddSigner(t *testing.T) {
 		{exitInput, []string{"--name", "n", "--key", "@three.pub"}, "--identity is required"},
 		{exitInput, []string{"--name", "n", "--identity", "i"}, "--key is required"},
 		{exitInput, []string{"--name", "n", "--identity", "i", "--key", "@missing.pub"}, "no such file"},
-		{exitInput, []string{"--name", "n", "--identity", "i", "--key", "@priv.key"}, "PEM block is a private key, want a public key"},
+		{exitInput, []string{"--name", "n", "--identity", "i", "--key", "@priv.key"}, "this is a PEM private key (NAME.key of `mcpres key generate`), for signing attested bundles: `mcpres attest sign --key`, the role keys of `mcpres policy tuf`; --key takes a PEM public key (NAME.pub of `mcpres key generate`)"},
 		{exitInput, []string{"--name", "n", "--identity", "i", "--key", "@bad.pub"}, "public key is neither a PEM block nor base64 SPKI"},
 	} {
 		_, stderr := e.unchanged("p.json", tt.code, append([]string{"policy", "add-signer", "@p.json"}, tt.args...)...)

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +47,7 @@ func (a *app) editTLogPolicy(path string, edit func(text string) (string, error)
 	if err := fileOnly("FILE", path); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readTLogPolicyFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return failf("%v", err)
 	}
@@ -86,9 +88,18 @@ func tlogField(flag, v string) error {
 	return nil
 }
 
-// readVKeyFile reads a verifier key file (one vkey line).
-func readVKeyFile(path string) (string, error) {
-	k, err := readKeyFile(path)
+// readVKeyFile reads a verifier key file (one vkey line) of one of the
+// kinds want; another kind of key file is named, with the flag that takes
+// the file (--key).
+func readVKeyFile(path string, want ...signednote.KeyKind) (string, error) {
+	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
+	if err != nil {
+		return "", failf("%v", err)
+	}
+	if err := signednote.CheckKeyKind(data, want...); err != nil {
+		return "", failf("--key %s: %v", path, signednote.WithFlag(err, "--key"))
+	}
+	k, err := parseKeyText(data)
 	if err != nil {
 		return "", err
 	}
@@ -125,7 +136,7 @@ func (a *app) policyTLogAddLogCommand() *cobra.Command {
 			if key == "" {
 				return usagef("--key is required (the log's verifier key file)")
 			}
-			k, err := readVKeyFile(key)
+			k, err := readVKeyFile(key, signednote.LogVerifierKey, signednote.RekorVerifierKey)
 			if err != nil {
 				return err
 			}
@@ -156,7 +167,7 @@ URL/add-checkpoint.`,
 			if err := tlogField("--name", name); err != nil {
 				return err
 			}
-			k, err := readVKeyFile(key)
+			k, err := readVKeyFile(key, signednote.WitnessVerifierKey)
 			if err != nil {
 				return err
 			}
@@ -240,7 +251,7 @@ has problems, 2 a file is unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			worst := exitValid
 			for _, path := range args {
-				data, err := os.ReadFile(path)
+				data, err := readTLogPolicyFile(path)
 				if err != nil {
 					fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
 					worst = max(worst, exitInput)
@@ -248,6 +259,8 @@ has problems, 2 a file is unreadable.`,
 				}
 				pol, errs := trustpolicy.ParseTLogPolicy(string(data))
 				if len(errs) > 0 {
+					doc, _ := canonjson.Parse(data)
+					a.hints(kindHints(path, data, doc, wantTLogPolicy))
 					a.printTLogProblems(path+": invalid tlog policy:", errs)
 					worst = max(worst, exitInvalid)
 					continue
@@ -267,4 +280,10 @@ has problems, 2 a file is unreadable.`,
 			return nil
 		},
 	}
+}
+
+// readTLogPolicyFile reads a tlog-policy text file: a regular file of at
+// most trustpolicy.MaxTLogPolicyBytes.
+func readTLogPolicyFile(path string) ([]byte, error) {
+	return regularfile.ReadFile(path, trustpolicy.MaxTLogPolicyBytes)
 }

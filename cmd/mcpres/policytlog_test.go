@@ -48,11 +48,17 @@ func TestPolicyTLog(t *testing.T) {
 		{"threshold too high", []string{"add-group", pol, "--name", "g", "--threshold", "3", "a", "w3"}, "outside 1..2"},
 		{"bad URL", []string{"add-witness", pol, "--name", "w4", "--key", p("w4.vkey"), "--url", "ftp://w4.example.org/"}, "not an absolute http or https URL"},
 		{"unknown quorum", []string{"set-quorum", pol, "nobody"}, "unknown witness or group"},
-		{"log key as a witness", []string{"add-witness", pol, "--name", "w4", "--key", p("log.vkey")}, "key type 0x01"},
-		{"witness key as a log", []string{"add-log", pol, "--key", p("w4.vkey")}, "key type 0x04"},
+		// A key file of the wrong kind is refused before the edit (exit 2),
+		// naming what it is and what --key takes.
+		{"log key as a witness", []string{"add-witness", pol, "--name", "w4", "--key", p("log.vkey")}, "this is a signed-note log verifier key (NAME.vkey of `mcpres log keygen`)"},
+		{"witness key as a log", []string{"add-log", pol, "--key", p("w4.vkey")}, "--key takes a signed-note log verifier key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := runExpect(t, 1, append([]string{"policy", "tlog"}, tc.args...)...)
+			code := 1
+			if strings.HasSuffix(tc.name, "as a witness") || strings.HasSuffix(tc.name, "as a log") {
+				code = 2
+			}
+			out := runExpect(t, code, append([]string{"policy", "tlog"}, tc.args...)...)
 			if !strings.Contains(out, tc.want) {
 				t.Errorf("got %s\nwant %q", out, tc.want)
 			}

@@ -86,7 +86,7 @@ func (a *app) validateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text or markdown")
-	cmd.Flags().BoolVar(&withFile, "with-file", false, `add the input path as a first "file" member of each JSON result also for a single FILE (several inputs or a DIR always have it)`)
+	cmd.Flags().BoolVar(&withFile, "with-file", false, withFileUsage)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	cmd.Flags().StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
@@ -134,9 +134,15 @@ const collectInputAbove = 1 << 20
 
 // validateReport validates one file.
 func (a *app) validateReport(val *document.Validator, path string, opts document.Options) report {
-	data, doc, err := canonjson.ReadFile(path)
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		return inputInvalidReport(path, err)
+	}
+	doc, err := canonjson.Parse(data)
+	if err != nil {
+		rep := inputInvalidReport(path, err)
+		rep.Hints = documentKindHints(path, data, nil)
+		return rep
 	}
 	if len(data) >= collectInputAbove {
 		// The raw bytes are dead once parsed (validation works on the
@@ -160,7 +166,7 @@ func (a *app) validateReport(val *document.Validator, path string, opts document
 		rep = resultReport(path, r.Result)
 	}
 	if !r.Valid {
-		rep.Hints = documentHints(path, doc)
+		rep.Hints = documentKindHints(path, nil, doc)
 	}
 	return rep
 }

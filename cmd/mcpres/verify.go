@@ -18,6 +18,12 @@ type (
 	inputs       = verifycmd.Inputs
 )
 
+// What a command takes in a file, for kindHints.
+const (
+	wantPolicy     = verifycmd.WantPolicy
+	wantTLogPolicy = verifycmd.WantTLogPolicy
+)
+
 const (
 	outcomeValid        = verifycmd.OutcomeValid
 	outcomeInvalid      = verifycmd.OutcomeInvalid
@@ -51,7 +57,10 @@ type batchOutput struct {
 	quiet    bool
 }
 
-const quietUsage = verifycmd.QuietUsage
+const (
+	quietUsage    = verifycmd.QuietUsage
+	withFileUsage = verifycmd.WithFileUsage
+)
 
 func (a *app) runBatch(in inputs, out batchOutput, eval func(path string) report) int {
 	p := a.printer()
@@ -96,6 +105,22 @@ func validUTF8(v *canonjson.Value) *canonjson.Value { return verifycmd.ValidUTF8
 
 func documentHints(path string, doc *canonjson.Value) []string {
 	return verifycmd.DocumentHints(path, doc)
+}
+
+// documentKindHints is verifycmd.KindHints for what validate takes: any
+// MCP-RES document.
+func documentKindHints(path string, data []byte, doc *canonjson.Value) []string {
+	return kindHints(path, data, doc, verifycmd.WantDocument)
+}
+
+func kindHints(path string, data []byte, doc *canonjson.Value, want verifycmd.Want) []string {
+	return verifycmd.KindHints(path, data, doc, want)
+}
+
+func (a *app) hints(hs []string) {
+	for _, h := range hs {
+		a.hint(h)
+	}
 }
 
 func (a *app) hint(h string) { a.printer().Hint(h) }

@@ -99,9 +99,14 @@ func readFileBytes(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, describeMode(st.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, regularfile.Kind(st.Mode()))
 	}
-	f, err := os.Open(path)
+	// Opened without blocking: a FIFO swapped in after the lstat is
+	// refused at once, not waited on.
+	f, err := regularfile.Open(path)
+	if errors.Is(err, regularfile.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -143,22 +148,6 @@ func readLimited(f io.Reader, size int64) ([]byte, error) {
 			data = append(data, 0)[:len(data)] // grow
 		}
 	}
-}
-
-func describeMode(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "symbolic link"
-	case m.IsDir():
-		return "directory"
-	case m&os.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m&os.ModeDevice != 0:
-		return "device"
-	}
-	return "irregular file"
 }
 
 type parser struct {

@@ -23,4 +23,19 @@ func openNonblocking(path string) (*os.File, error) {
 	return os.Open(path)
 }
 
+// openNonblockingIn is openNonblocking inside root.
+func openNonblockingIn(root *os.Root, name string) (*os.File, error) {
+	st, err := root.Stat(name)
+	if err != nil {
+		if pe, ok := err.(*fs.PathError); ok {
+			pe.Op = "open"
+		}
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: name, Kind: Kind(st.Mode())}
+	}
+	return root.Open(name)
+}
+
 func clearNonblocking(*os.File) error { return nil }

@@ -13,6 +13,11 @@ func openNonblocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
+// openNonblockingIn is openNonblocking inside root.
+func openNonblockingIn(root *os.Root, name string) (*os.File, error) {
+	return root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
 // clearNonblocking puts a regular file back into blocking mode (O_NONBLOCK
 // has no effect on regular files on Linux, but other systems may differ).
 func clearNonblocking(f *os.File) error {

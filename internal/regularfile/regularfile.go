@@ -135,6 +135,22 @@ func Open(path string) (*os.File, error) {
 	if err != nil {
 		return nil, AsReadError(err)
 	}
+	return checkOpened(f, path)
+}
+
+// OpenIn is [Open] for name inside root (os.Root's rules: no path that
+// leaves it); messages name the file as name.
+func OpenIn(root *os.Root, name string) (*os.File, error) {
+	f, err := openNonblockingIn(root, name)
+	if err != nil {
+		return nil, err
+	}
+	return checkOpened(f, name)
+}
+
+// checkOpened keeps f if it is a regular file, in blocking mode, and
+// closes it otherwise.
+func checkOpened(f *os.File, path string) (*os.File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()

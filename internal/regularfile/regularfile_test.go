@@ -119,3 +119,37 @@ func TestNotRegularRefusedAtOnce(t *testing.T) {
 		t.Errorf("read after Open = %d, %v", n, err)
 	}
 }
+
+// OpenIn refuses a FIFO inside an os.Root at once too, and opens a
+// regular file there; the root's own rules still hold.
+func TestOpenIn(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "reg"), []byte("x"), 0o600)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	done := make(chan error, 1)
+	go func() { _, err := OpenIn(root, "fifo"); done <- err }()
+	select {
+	case err := <-done:
+		var nr *NotRegularError
+		if !errors.As(err, &nr) || nr.Kind != "a FIFO" || nr.Path != "fifo" {
+			t.Errorf("OpenIn(fifo) = %v, want a FIFO refused", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OpenIn(fifo) blocked")
+	}
+	f, err := OpenIn(root, "reg")
+	if err != nil {
+		t.Fatalf("OpenIn(reg) = %v", err)
+	}
+	f.Close()
+	if _, err := OpenIn(root, "../escape"); err == nil || errors.Is(err, ErrNotRegular) {
+		t.Errorf("OpenIn(../escape) = %v, want os.Root's refusal", err)
+	}
+}

@@ -73,6 +73,17 @@
 // on both), and the origin must be the log key's name. [Split] checks the
 // shape of a note without verifying anything.
 //
+// # Kinds of key file
+//
+// mcpres takes two worlds of keys, and "witness" names one of each: PEM
+// Ed25519 keys (mcpres key generate) sign and co-sign attested bundles,
+// signed-note keys (log keygen, witness keygen) sign and cosign a log's
+// checkpoints. [RecogniseKey] tells which kind of key file it is given, by
+// the PEM type or with the strict parsers, and every key reader of mcpres
+// (the parsers here, package attest's PEM readers, the commands) refuses
+// another kind with a [KeyKindError] that says what the file is and which
+// command takes it, instead of an encoding error.
+//
 // The package reads no clock: a cosignature's timestamp is an argument
 // ([WitnessSigner.At]).
 package signednote

@@ -276,23 +276,25 @@ func parseP256(der []byte) (*ecdsa.PublicKey, bool) {
 	return ec, err == nil
 }
 
-// ParseLogVerifier parses a log's vkey, which must have type 0x01.
+// ParseLogVerifier parses a log's vkey, which must have type 0x01. Another
+// kind of key file is named in the error ([KeyKindError]).
 func ParseLogVerifier(vkey string) (*Verifier, error) {
-	return parseTyped(vkey, TypeEd25519)
+	return parseTyped(vkey, TypeEd25519, LogVerifierKey)
 }
 
 // ParseWitnessVerifier parses a witness's vkey, which must have type 0x04.
+// Another kind of key file is named in the error ([KeyKindError]).
 func ParseWitnessVerifier(vkey string) (*Verifier, error) {
-	return parseTyped(vkey, TypeCosignatureV1)
+	return parseTyped(vkey, TypeCosignatureV1, WitnessVerifierKey)
 }
 
-func parseTyped(vkey string, want byte) (*Verifier, error) {
+func parseTyped(vkey string, want byte, kind KeyKind) (*Verifier, error) {
 	v, err := ParseVerifier(vkey)
 	if err != nil {
-		return nil, err
+		return nil, kindMismatch(vkey, kind, err, false)
 	}
 	if err := v.CheckType(want); err != nil {
-		return nil, fmt.Errorf("vkey %q: %w", truncate.String(v.name, 128), err)
+		return nil, kindMismatch(vkey, kind, fmt.Errorf("vkey %q: %w", truncate.String(v.name, 128), err), true)
 	}
 	return v, nil
 }
@@ -410,14 +412,16 @@ type signerKey struct {
 	priv ed25519.PrivateKey
 }
 
-// parseSignerKey parses an skey, which must have type want.
-func parseSignerKey(skey string, want byte) (signerKey, error) {
+// parseSignerKey parses an skey, which must have type want (of kind
+// kind); another kind of key file is named in the error.
+func parseSignerKey(skey string, want byte, kind KeyKind) (signerKey, error) {
 	name, typ, priv, err := parsePrivate(skey)
 	if err != nil {
-		return signerKey{}, err
+		return signerKey{}, kindMismatch(skey, kind, err, false)
 	}
 	if err := checkType(typ, want); err != nil {
-		return signerKey{}, fmt.Errorf("private key %q: %w", name, err)
+		clear(priv)
+		return signerKey{}, kindMismatch(skey, kind, fmt.Errorf("private key %q: %w", name, err), true)
 	}
 	pub := priv.Public().(ed25519.PublicKey)
 	return signerKey{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
@@ -431,7 +435,7 @@ var _ note.Signer = (*LogSigner)(nil)
 
 // ParseLogSigner parses a log's skey, which must have type 0x01.
 func ParseLogSigner(skey string) (*LogSigner, error) {
-	k, err := parseSignerKey(skey, TypeEd25519)
+	k, err := parseSignerKey(skey, TypeEd25519, LogSignerKey)
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +461,7 @@ type WitnessSigner struct{ signerKey }
 
 // ParseWitnessSigner parses a witness's skey, which must have type 0x04.
 func ParseWitnessSigner(skey string) (*WitnessSigner, error) {
-	k, err := parseSignerKey(skey, TypeCosignatureV1)
+	k, err := parseSignerKey(skey, TypeCosignatureV1, WitnessSignerKey)
 	if err != nil {
 		return nil, err
 	}

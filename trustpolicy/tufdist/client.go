@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 	"github.com/theupdateframework/go-tuf/v2/metadata/config"
 	"github.com/theupdateframework/go-tuf/v2/metadata/fetcher"
@@ -189,7 +190,7 @@ func newestRoot(pinned []byte, cacheDir string) ([]byte, error) {
 	}
 	newest := pinned
 	for v := tm.Root.Signed.Version + 1; ; v++ {
-		data, err := os.ReadFile(filepath.Join(cacheDir, "roots", strconv.FormatInt(v, 10)+".root.json"))
+		data, err := regularfile.ReadFile(filepath.Join(cacheDir, "roots", strconv.FormatInt(v, 10)+".root.json"), MaxMetadataBytes)
 		if err != nil {
 			break
 		}
@@ -294,7 +295,7 @@ func fetchOnline(c Config, cacheDir string, rootBytes []byte) (*Result, error) {
 		return nil, fmt.Errorf("tufdist: %w: targets version %d does not list %q", ErrTargetNotFound, tm.Targets[metadata.TARGETS].Signed.Version, c.Target)
 	}
 	cachedTarget := filepath.Join(cacheDir, "targets", url.PathEscape(c.Target))
-	data, err := os.ReadFile(cachedTarget)
+	data, err := regularfile.ReadFile(cachedTarget, maxTargetBytes)
 	if err != nil || info.VerifyLengthHashes(data) != nil {
 		if _, data, err = u.DownloadTarget(info, filepath.Join(stage, "target"), ""); err != nil {
 			return nil, classify(err, RoleTargetFile, c.Target, time.Time{}, c.Now)
@@ -359,7 +360,7 @@ func fetchCached(c Config, cacheDir string, rootBytes []byte) (*Result, error) {
 	if info == nil {
 		return nil, fmt.Errorf("tufdist: %w: cached targets version %d does not list %q", ErrTargetNotFound, targets.Signed.Version, c.Target)
 	}
-	data, err = os.ReadFile(filepath.Join(cacheDir, "targets", url.PathEscape(c.Target)))
+	data, err = regularfile.ReadFile(filepath.Join(cacheDir, "targets", url.PathEscape(c.Target)), maxTargetBytes)
 	if err == nil {
 		err = info.VerifyLengthHashes(data)
 	}
@@ -370,7 +371,7 @@ func fetchCached(c Config, cacheDir string, rootBytes []byte) (*Result, error) {
 }
 
 func readCached(metaDir, role string) ([]byte, error) {
-	data, err := os.ReadFile(filepath.Join(metaDir, role+".json"))
+	data, err := regularfile.ReadFile(filepath.Join(metaDir, role+".json"), MaxMetadataBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tufdist: %w: no cached %s metadata in %s", ErrNotCached, role, metaDir)
 	}
@@ -391,7 +392,7 @@ func seedStage(cacheMeta, stageMeta string) error {
 		RoleTargets:   func(b []byte) error { _, err := metadata.Targets().FromBytes(b); return err },
 	}
 	for _, role := range []string{RoleTimestamp, RoleSnapshot, RoleTargets} {
-		data, err := os.ReadFile(filepath.Join(cacheMeta, role+".json"))
+		data, err := regularfile.ReadFile(filepath.Join(cacheMeta, role+".json"), MaxMetadataBytes)
 		if err != nil || parses[role](data) != nil {
 			continue
 		}
@@ -406,12 +407,12 @@ func seedStage(cacheMeta, stageMeta string) error {
 // directory to the cache, timestamp last, leaving unchanged files alone.
 func commitMetadata(stageMeta, cacheMeta string) error {
 	for _, role := range []string{RoleTargets, RoleSnapshot, RoleTimestamp} {
-		data, err := os.ReadFile(filepath.Join(stageMeta, role+".json"))
+		data, err := regularfile.ReadFile(filepath.Join(stageMeta, role+".json"), MaxMetadataBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		dst := filepath.Join(cacheMeta, role+".json")
-		if old, _ := os.ReadFile(dst); err == nil && bytes.Equal(old, data) {
+		if old, _ := regularfile.ReadFile(dst, MaxMetadataBytes); err == nil && bytes.Equal(old, data) {
 			continue
 		}
 		if err == nil {

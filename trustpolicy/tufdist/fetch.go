@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 	"github.com/theupdateframework/go-tuf/v2/metadata/fetcher"
 )
@@ -40,9 +41,13 @@ func (f *dirFetcher) DownloadFile(urlPath string, maxLength int64, _ time.Durati
 	if !ok || !fs.ValidPath(rel) {
 		return nil, &metadata.ErrDownload{Msg: fmt.Sprintf("%q is not a file of the repository directory", urlPath)}
 	}
-	file, err := f.root.Open(rel)
+	file, err := regularfile.OpenIn(f.root, rel) // never blocks on a FIFO
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &metadata.ErrDownloadHTTP{StatusCode: http.StatusNotFound, URL: path.Join(f.dir, rel)}
+	}
+	var nr *regularfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &metadata.ErrDownload{Msg: fmt.Sprintf("%s is %s, not a regular file", path.Join(f.dir, rel), nr.Kind)}
 	}
 	if err != nil {
 		return nil, err
@@ -51,9 +56,6 @@ func (f *dirFetcher) DownloadFile(urlPath string, maxLength int64, _ time.Durati
 	st, err := file.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &metadata.ErrDownload{Msg: fmt.Sprintf("%s is not a regular file", path.Join(f.dir, rel))}
 	}
 	if st.Size() > maxLength {
 		return nil, &metadata.ErrDownloadLengthMismatch{Msg: fmt.Sprintf("%s is %d bytes, more than the %d expected", path.Join(f.dir, rel), st.Size(), maxLength)}

@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/secure-systems-lab/go-securesystemslib/cjson"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -29,6 +31,16 @@ const (
 	DefaultSnapshotExpiry  = 7 * 24 * time.Hour   // 168h
 	DefaultTimestampExpiry = 24 * time.Hour
 )
+
+// MaxMetadataBytes bounds a metadata file read from disk (a pinned root, a
+// repository's or a cache's metadata): the largest of go-tuf's default
+// download limits (targets metadata, 5,000,000 bytes). Files are read as
+// regular files only (internal/regularfile), never blocking on a FIFO.
+const MaxMetadataBytes = 5_000_000
+
+// maxTargetBytes bounds a target file read from a cache: a trust policy,
+// which the strict JSON reader bounds in turn.
+const maxTargetBytes = canonjson.MaxInputBytes
 
 // MaxTargetNameLength is the longest target name accepted, in bytes.
 const MaxTargetNameLength = 200
@@ -418,7 +430,7 @@ func latestRoot(dir string) (*metadata.Metadata[metadata.RootType], string, erro
 }
 
 func readMeta[T metadata.Roles](m *metadata.Metadata[T], file string) (*metadata.Metadata[T], error) {
-	data, err := os.ReadFile(file)
+	data, err := regularfile.ReadFile(file, MaxMetadataBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tufdist: %w", err)
 	}
@@ -496,7 +508,7 @@ func (s *repoState) publish(targetsKey, snapshotKey, timestampKey ed25519.Privat
 // file with the same content is kept, one with other content is an error
 // (a hash-named file never changes).
 func writeContentAddressed(file string, data []byte) error {
-	if old, err := os.ReadFile(file); err == nil {
+	if old, err := regularfile.ReadFile(file, maxTargetBytes); err == nil {
 		if bytes.Equal(old, data) {
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -26,9 +27,9 @@ func ReadOriginalResult(path string) (*OriginalResult, error) {
 		return fail("%v", err)
 	}
 	if !st.Mode().IsRegular() {
-		return fail("%s: not a regular file (%s)", path, st.Mode().Type())
+		return fail("%s: not a regular file (%s)", path, regularfile.Kind(st.Mode()))
 	}
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path) // never blocks on a FIFO swapped in meanwhile
 	if err != nil {
 		return fail("%v", err)
 	}

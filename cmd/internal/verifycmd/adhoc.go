@@ -2,11 +2,12 @@ package verifycmd
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 )
@@ -55,9 +56,12 @@ func (c Config) newAdHocPolicy(keyPaths, identities []string, evaluatedAt string
 	}
 	var names []string
 	for i, path := range keyPaths {
-		pem, err := os.ReadFile(path)
+		pem, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 		if err != nil {
 			return nil, c.Fail(fmt.Errorf("--key: %v", err))
+		}
+		if err := signednote.CheckKeyKind(pem, signednote.PEMPublicKey); err != nil {
+			return nil, c.Fail(fmt.Errorf("--key %s: %v", path, signednote.WithFlag(err, "--key")))
 		}
 		name := fmt.Sprintf("key-%d", i+1)
 		d.AddSigner(trustpolicy.Signer{Name: name, Identity: identities[i], PublicKey: string(pem), Roles: roles})

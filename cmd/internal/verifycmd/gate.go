@@ -42,16 +42,25 @@ func NewGate(level, class string) (Gate, error) {
 func (g Gate) Active() bool { return g.level != nil || g.class != nil }
 
 // Apply adds the gate's verdict to a verification Report: a "gate" member
-// in JSON, a line in text, and exit 1 when it fails.
+// in JSON, lines in text, and exit 1 when it fails. In text the verdict is
+// one short line, and the cause of a level not reached (the evaluation's
+// notes) follows on a line of its own, last, where a reader looks.
 func (g Gate) Apply(rep Report, r attest.Result, class *canonjson.Value) Report {
-	var reasons []string
+	var reasons, short []string
+	cause := ""
 	if !r.Valid {
 		reasons = append(reasons, "the attested bundle is invalid ("+strings.Join(r.Diagnostics, ", ")+")")
+		short = append(short, reasons[0])
+		if r.Detail != "" {
+			cause = strings.Join(r.Diagnostics, ", ") + ": " + r.Detail
+		}
 	} else {
 		if g.level != nil && r.Level < *g.level {
 			why := fmt.Sprintf("%s required, derived %s", *g.level, r.Level)
+			short = append(short, why)
 			if len(r.Evaluation.Notes) > 0 {
 				why += ": " + strings.Join(r.Evaluation.Notes, "; ")
+				cause = strings.Join(levelNotes(r.Evaluation.Notes, r.Level, *g.level), "; ")
 			}
 			reasons = append(reasons, why)
 		}
@@ -62,6 +71,7 @@ func (g Gate) Apply(rep Report, r attest.Result, class *canonjson.Value) Report 
 			}
 			if c, err := bundle.ParseEvidenceClass(got); err != nil || c < *g.class {
 				reasons = append(reasons, fmt.Sprintf("evidence class %s required, the bundle has %s", g.class, got))
+				short = append(short, reasons[len(reasons)-1])
 			}
 		}
 	}
@@ -84,10 +94,33 @@ func (g Gate) Apply(rep Report, r attest.Result, class *canonjson.Value) Report 
 		rep.Text = append(rep.Text, "  gate: passed")
 		return rep
 	}
-	rep.Text = append(rep.Text, "  gate: FAILED: "+strings.Join(reasons, "; "))
+	rep.Text = append(rep.Text, "  gate: FAILED: "+strings.Join(short, "; "))
+	if cause != "" {
+		rep.Text = append(rep.Text, "  gate: cause: "+cause)
+	}
 	if r.Valid {
 		rep.Code, rep.Outcome = ExitInvalid, OutcomeGateFailed
 		rep.Detail = "gate: " + strings.Join(reasons, "; ")
 	}
 	return rep
+}
+
+// levelNotes are the notes that name a level above derived up to
+// required (the ones that say why it was not reached: "witnesses: the
+// policy has no witnesses rule, so WITNESSED is not derivable"), or all
+// notes when none does.
+func levelNotes(notes []string, derived, required attest.Level) []string {
+	var out []string
+	for _, n := range notes {
+		for l := derived + 1; l <= required; l++ {
+			if strings.Contains(n, l.String()) {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return notes
+	}
+	return out
 }

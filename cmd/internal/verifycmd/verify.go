@@ -44,7 +44,8 @@ a transparency reference was only digest-checked, DIGEST_ONLY, or verified
 offline against a log of an mcpres.trust-policy/v1 policy, VERIFIED_OFFLINE).
 
 With several inputs or a DIR every JSON result starts with a "file" member,
-the path as given or found. Results stream out as they are ready, in input
+the path as given or found (--with-file adds it for a single FILE too, so
+that a script reads one shape whatever the number of inputs). Results stream out as they are ready, in input
 order, in memory that does not grow with the number of files; a summary
 follows (on stderr for json). When stderr is a terminal a progress counter
 is shown there (--quiet silences it); it is cleared before every result.`
@@ -75,6 +76,9 @@ type Config struct {
 	IsTerminal func(io.Writer) bool
 }
 
+// WithFileUsage is the help of --with-file on the batch commands.
+const WithFileUsage = `add the input path as a first "file" member of each JSON result also for a single FILE (several inputs or a DIR always have it)`
+
 func (c Config) usagef(format string, args ...any) error {
 	return c.Usage(fmt.Errorf(format, args...))
 }
@@ -86,7 +90,7 @@ func Command(c Config) *cobra.Command {
 	var policyPath, evaluatedAt, format string
 	var policyTUF, policyRepo, policyTarget, policyCache string
 	var requireLevel, requireClass string
-	var recursive bool
+	var recursive, withFile bool
 	var keys, identities []string
 	cmd := &cobra.Command{
 		Use:   "verify FILE... [--policy POLICY | --key PUB --identity ID ...]",
@@ -135,6 +139,9 @@ func Command(c Config) *cobra.Command {
 			var pol PolicySource
 			if policyPath != "" {
 				pol = ReadPolicyOnce(policyPath, opts)
+				for _, h := range pol.Hints {
+					a.Hint(h)
+				}
 			}
 			if len(keys) > 0 || len(identities) > 0 {
 				if policyPath != "" || opts.LoadedPolicy != nil {
@@ -154,7 +161,7 @@ func Command(c Config) *cobra.Command {
 			if err != nil {
 				return c.Fail(err)
 			}
-			worst := a.Run(paths, format, false, func(path string) Report {
+			worst := a.Run(paths, format, withFile, func(path string) Report {
 				return VerifyReport(path, pol, opts, g)
 			})
 			if worst != ExitValid {
@@ -168,6 +175,7 @@ func Command(c Config) *cobra.Command {
 	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL ("+LevelsStrongestFirst()+")")
 	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+StrongestFirst()+")")
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
+	f.BoolVar(&withFile, "with-file", false, WithFileUsage)
 	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
 	f.StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
 	f.StringArrayVar(&keys, "key", nil, "trust this Ed25519 public key (SPKI PEM) with the --identity given in the same position, instead of a policy file (repeatable)")
@@ -216,23 +224,37 @@ type PolicySource struct {
 	Path   string
 	Loaded *attest.LoadedPolicy
 	Err    error
-	adHoc  *adHocPolicy
+	// Hints say what the file is when it is recognisably not a trust
+	// policy (KindHints), for the command to print once.
+	Hints []string
+	adHoc *adHocPolicy
 }
 
 // ReadPolicyOnce reads and loads the policy at path for a whole batch.
 func ReadPolicyOnce(path string, opts attest.Options) PolicySource {
-	_, doc, err := canonjson.ReadFile(path)
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		return PolicySource{Path: path, Err: err}
 	}
-	return PolicySource{Path: path, Loaded: attest.LoadPolicy(doc, opts)}
+	doc, err := canonjson.Parse(data)
+	hints := KindHints(path, data, doc, WantPolicy)
+	if err != nil {
+		return PolicySource{Path: path, Err: err, Hints: hints}
+	}
+	return PolicySource{Path: path, Loaded: attest.LoadPolicy(doc, opts), Hints: hints}
 }
 
 // VerifyReport verifies one attested bundle and applies the gate.
 func VerifyReport(path string, pol PolicySource, opts attest.Options, g Gate) Report {
-	_, doc, err := canonjson.ReadFile(path)
+	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		return InputInvalidReport(path, err)
+	}
+	doc, err := canonjson.Parse(data)
+	if err != nil {
+		rep := InputInvalidReport(path, err)
+		rep.Hints = KindHints(path, data, nil, WantAttested)
+		return rep
 	}
 	if pol.Path != "" {
 		// Read right after the wrapper and before any check (REFERENCE §5.3).
@@ -253,7 +275,7 @@ func VerifyReport(path string, pol PolicySource, opts attest.Options, g Gate) Re
 	}
 	rep := AttestReport(path, r)
 	if !r.Valid {
-		rep.Hints = DocumentHints(path, doc)
+		rep.Hints = KindHints(path, nil, doc, WantAttested)
 	}
 	if g.Active() {
 		rep = g.Apply(rep, r, doc.Path("bundle", "statement", "evidenceClass"))
@@ -283,7 +305,11 @@ func AttestReport(path string, r attest.Result) Report {
 		rep.Code, rep.Outcome = ExitInvalid, OutcomeInvalid
 		rep.Text = append(rep.Text, fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail))
 	}
-	rep.Text = append(rep.Text, fmt.Sprintf("  evaluated at %s with %s; %d distinct signing keys, counted by SPKI fingerprint", ev.EvaluatedAt, policy, ev.DistinctKeys))
+	keys := "keys"
+	if ev.DistinctKeys == 1 {
+		keys = "key"
+	}
+	rep.Text = append(rep.Text, fmt.Sprintf("  evaluated at %s with %s; %d distinct signing %s, counted by SPKI fingerprint", ev.EvaluatedAt, policy, ev.DistinctKeys, keys))
 	for _, e := range ev.Envelopes {
 		rep.Text = append(rep.Text, fmt.Sprintf("  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s",
 			e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency))
