@@ -220,7 +220,7 @@ func TestCLIPolicyTUFUsage(t *testing.T) {
 		{"sign already signed", []string{"sign", "--repo", repo, "--role", "root", "--key", k("root-1")}, "already signed", false},
 		{"fetch without target", []string{"fetch", "--policy-tuf", filepath.Join(repo, "1.root.json"), "--policy-repo", repo}, "--policy-tuf, --policy-repo and --policy-target are required", true},
 		{"fetch unknown target", []string{"fetch", "--policy-tuf", filepath.Join(repo, "1.root.json"), "--policy-repo", repo, "--policy-target", "nope.json", "--policy-cache", t.TempDir()}, `target not found: targets version 2 does not list "nope.json"`, false},
-		{"fetch missing root", []string{"fetch", "--policy-tuf", filepath.Join(repo, "9.root.json"), "--policy-repo", repo, "--policy-target", "policy.json"}, "--policy-tuf: open ", false},
+		{"fetch missing root", []string{"fetch", "--policy-tuf", filepath.Join(repo, "9.root.json"), "--policy-repo", repo, "--policy-target", "policy.json"}, "--policy-tuf: cannot read ", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -159,7 +159,7 @@ func TestCLIPolicyWindowWarnings(t *testing.T) {
 			}
 		}
 	}
-	if _, stderr, code := runCLI(t, "policy", "check", p, "--evaluated-at", ""); code != exitInput || !strings.Contains(stderr, "--evaluated-at is empty") {
+	if _, stderr, code := runCLI(t, "policy", "check", p, "--evaluated-at", ""); code != exitInput || !strings.Contains(stderr, "an empty value is refused") {
 		t.Errorf("empty --evaluated-at: exit %d, %q", code, stderr)
 	}
 }
