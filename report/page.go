@@ -139,7 +139,7 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 <dl class="kv">{{range .Facts}}<dt>{{.K}}</dt><dd class="{{if .Mono}}mono {{end}}{{.Class}}">{{.V}}</dd>{{end}}</dl>
 {{with .Envelopes}}<h3>Envelopes</h3>{{template "table" .}}{{end}}
 {{with .Transparency}}<h3 id="transparency">Transparency</h3>{{template "table" .}}
-<p class="note">NONE: no reference. DIGEST_ONLY: only the SHA-256 of the proof bytes was checked; no log was consulted, so the log and entry are the signer's claim. VERIFIED_OFFLINE: the entry's inclusion in the log, the log's signed checkpoint and the witness cosignatures were verified offline against a log the policy trusts.</p>{{end}}
+<p class="note">NONE: no reference. DIGEST_ONLY: only the SHA-256 of the proof bytes was checked; no log was consulted, so the log and entry are the signer's claim. VERIFIED_OFFLINE: the entry's inclusion in the log, the log's signed checkpoint and the witness cosignatures were verified offline against a log the policy trusts. FAILED: the reference was checked and did not verify (its diagnostic says why).</p>{{end}}
 {{with .Witnesses}}<h3>Witness cosignatures</h3>{{template "table" .}}{{end}}
 {{if .Notes}}<h3>How the level was derived</h3><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Detail}}<details><summary>Everything the verification recorded</summary>{{template "tree" .Detail}}</details>{{end}}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/report"
@@ -466,6 +467,16 @@ func TestRenderTransparency(t *testing.T) {
 	if refs := tablesOf(t, page)["Transparency"]; !hasRow(refs, "0", "DIGEST_ONLY: only the SHA-256 of the proof bytes was checked; no log was consulted",
 		"test-log (claimed, not verified)", "test-entry-0001 (claimed, not verified)", "not verified", "not verified") {
 		t.Errorf("transparency table lacks the digest-only reference: %q", refs)
+	}
+	// A reference that was checked and failed: never shown as digest-only
+	// or verified, its log and entry as claimed.
+	failed := transparentInput(t)
+	failed.Attestation.Evaluation.Envelopes[0].Transparency = attest.TransparencyFailed
+	failed.Attestation.Evaluation.Envelopes[0].Verified = nil
+	page = render(t, failed)
+	if refs := tablesOf(t, page)["Transparency"]; !hasRow(refs, "0", "FAILED: the reference did not verify (see the diagnostics)",
+		failed.Attestation.Evaluation.Envelopes[0].Reference.LogID+" (claimed, not verified)", "1 (claimed, not verified)", "not verified", "not verified") {
+		t.Errorf("transparency table lacks the failed reference: %q", refs)
 	}
 	// Control: no references.
 	page = render(t, witnessedInput(t))

@@ -35,6 +35,12 @@ func transparencyTables(envs []attest.EnvelopeEvaluation) (refs, witnesses *tabl
 		case e.Transparency == attest.TransparencyDigestOnly && ref != nil:
 			refs.add(n, "DIGEST_ONLY: only the SHA-256 of the proof bytes was checked; no log was consulted",
 				show(ref.LogID, 300)+" (claimed, not verified)", show(ref.EntryUUID, 300)+" (claimed, not verified)", "not verified", "not verified")
+		case e.Transparency == attest.TransparencyFailed:
+			log, entry := "—", "—"
+			if ref != nil {
+				log, entry = show(ref.LogID, 300)+" (claimed, not verified)", show(ref.EntryUUID, 300)+" (claimed, not verified)"
+			}
+			refs.add(n, "FAILED: the reference did not verify (see the diagnostics)", log, entry, "not verified", "not verified")
 		case e.Transparency == attest.TransparencyNone:
 			refs.add(n, "NONE: the statement carries no transparency reference", "—", "—", "—", "—")
 		default: // a result put together by hand
