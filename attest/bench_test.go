@@ -8,7 +8,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
 

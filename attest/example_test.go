@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/trustpolicy"
 )
 

@@ -21,7 +21,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // testOnlyKey returns a deterministic Ed25519 key derived from a fixed

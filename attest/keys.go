@@ -13,8 +13,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/internal/truncate"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 )
 

@@ -20,7 +20,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/bundle"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // Fixed identifiers of MCP-RES attestations (REFERENCE §0.1, §3.2). The

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/bundle"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/example"
 	"github.com/mcpres/mcpres/validator"
 )

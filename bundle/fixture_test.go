@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/bundles/example.json and bundletest's copy of the draft from testdata/drafts/example.draft.json")

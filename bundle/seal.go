@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // A Stage is one step of sealing a draft bundle. Stages run in the order of

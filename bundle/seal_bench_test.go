@@ -6,7 +6,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // BenchmarkSeal seals the example bundle and Large bundles up to the

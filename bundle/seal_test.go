@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/upstreamtest"
 )
 

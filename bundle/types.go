@@ -1,6 +1,6 @@
 package bundle
 
-import "github.com/mcpres/mcpres/internal/canonjson"
+import "github.com/mcpres/mcpres/canonjson"
 
 // Schema versions of the MCP-RES documents (REFERENCE §0.1, §3): the value
 // of each document's root "schemaVersion". This is the one place they are

@@ -5,7 +5,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // LooksUnsealed fires on a draft and on placeholder digests, and not on a

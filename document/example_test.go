@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/example"
 )
 

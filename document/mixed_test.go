@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/canonjson/canonjsontest"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/jsontest"
 	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/oauth"
@@ -46,7 +46,7 @@ func strs(v *canonjson.Value) []string {
 	return out
 }
 
-func compact(t testing.TB, v *canonjson.Value) string { return jsontest.Compact(t, v) }
+func compact(t testing.TB, v *canonjson.Value) string { return canonjsontest.Compact(t, v) }
 
 // TestMixedFolder validates a folder mixing every document kind — official
 // attachments, profile evaluations, OAuth evaluations, a core bundle and

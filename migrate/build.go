@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/mcpres/mcpres/bundle"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // LegacyStrength labels every producer-written v0.1 boolean (MCP-RES §1).

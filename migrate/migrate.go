@@ -45,8 +45,8 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/v01"
 )

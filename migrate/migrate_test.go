@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/migrate"
 	"github.com/mcpres/mcpres/validator"

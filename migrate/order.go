@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // maxArrayIndex is the largest integer-like key a JavaScript object lists

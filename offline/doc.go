@@ -6,7 +6,7 @@
 //
 // It never imports a package that opens network connections, nor net
 // itself (TestOffline in internal/layering checks its dependency list):
-// that is why its keys and signatures are those of internal/signednote,
+// that is why its keys and signatures are those of signednote,
 // which verifies cosignature/v1 itself rather than through
 // transparency-dev/formats/note (which imports crypto/x509 and so net).
 // Rekor v1 entries, whose libraries link net/http, are verified by package

@@ -3,7 +3,7 @@ package offline
 import (
 	"fmt"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // SchemaVersionEntry is the schemaVersion of a transparency log entry.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/internal/truncate"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/transparency-dev/formats/proof"
 )
 

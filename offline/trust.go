@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -28,7 +28,7 @@ const (
 // PublicKey (Ed25519) or DER (ECDSA), Fingerprint (the lowercase hex
 // SHA-256 of the key's SPKI DER, by which witnesses are counted), String
 // (the vkey text) and Verify. It is the one key type of package
-// internal/signednote, which owns the encoding; get one from [ParseVKey].
+// signednote, which owns the encoding; get one from [ParseVKey].
 // VKey is the exported name of that type: code inside the module says
 // signednote.Verifier, callers outside it (which cannot import an internal
 // package) say offline.VKey; the two are the same type.

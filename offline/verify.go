@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"golang.org/x/mod/sumdb/note"

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // The browser tests load reports in headless Chromium (Debian's chromium

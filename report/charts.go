@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // Timeline geometry.

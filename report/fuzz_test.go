@@ -6,8 +6,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/report"
 	"github.com/mcpres/mcpres/validator"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // MaxDrawnOperations is the largest operation graph drawn in full; larger

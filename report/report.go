@@ -7,8 +7,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
 

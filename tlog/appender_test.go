@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
-	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
+	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/witness"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
+	"github.com/mcpres/mcpres/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 )

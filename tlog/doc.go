@@ -18,7 +18,7 @@
 //
 // # Keys and checkpoints
 //
-// A log is identified by its Ed25519 signed-note key (internal/signednote,
+// A log is identified by its Ed25519 signed-note key (signednote,
 // type 0x01): the key's name is the checkpoint origin. Every checkpoint
 // read is authenticated with that key before it is interpreted
 // ([ParseCheckpoint]). Tessera signs each new checkpoint with the log key

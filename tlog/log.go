@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/transparency-dev/formats/proof"
 	mproof "github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
@@ -86,7 +86,7 @@ type Storage interface {
 type Checkpoint = signednote.Checkpoint
 
 // ParseCheckpoint authenticates a checkpoint note with the log key and
-// parses it strictly (see internal/signednote.Open): the log signature
+// parses it strictly (see signednote.Open): the log signature
 // must verify, the origin must be the key's name, the size and root hash
 // must be canonical. Cosignatures are left unverified (UnverifiedSigs).
 func ParseCheckpoint(data []byte, logKey *signednote.Verifier) (*Checkpoint, error) {

@@ -6,7 +6,7 @@
 //
 // # Format
 //
-// A policy is a JSON document (read with internal/canonjson's strict
+// A policy is a JSON document (read with canonjson's strict
 // reader) with schemaVersion "mcpres.trust-policy/v1", an id (1..128
 // characters), an integer version ≥ 1, an inclusive window validFrom ≤
 // validUntil, signers (≤ 32: name, identity, publicKey, roles ⊆ {signer,

@@ -5,7 +5,7 @@ import (
 	"log"
 	"strings"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/trustpolicy"
 )
 

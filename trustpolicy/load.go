@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // TestParseTLogPolicyDraft: a draft may lack its log and quorum lines (the

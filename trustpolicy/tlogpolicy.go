@@ -8,9 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // Limits of a tlog-policy text.
@@ -100,7 +100,7 @@ func isReserved(name string) bool {
 //   - a NAME is 1..128 printable ASCII characters other than "#", and not
 //     one of log, witness, group, quorum, any, all, none; no name is defined
 //     twice;
-//   - a VKEY is parsed by offline.ParseVKey (internal/signednote, the one
+//   - a VKEY is parsed by offline.ParseVKey (signednote, the one
 //     parser of note keys): NAME+HASH+BASE64 with canonical padded base64 of
 //     a type byte and a 32-byte Ed25519 key that passes the rules of
 //     REFERENCE §6.7 (no small-order or non-canonical key), or the canonical

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // testKey derives a deterministic test-only key from a label.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
 )

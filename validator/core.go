@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpres/mcpres/bundle"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator/schema"
 )

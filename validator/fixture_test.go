@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/validatortest"
 )

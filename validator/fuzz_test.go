@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // FuzzBundle runs arbitrary documents through the strict reader and the

@@ -3,7 +3,7 @@ package validator
 import (
 	"strings"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // selfAssertedNamesJS are the member names whose presence anywhere inside

@@ -1,7 +1,7 @@
 package validator
 
 import (
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 

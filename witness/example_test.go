@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"golang.org/x/mod/sumdb/note"
 )

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // SchemaVersionState is the schemaVersion of a witness state document.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // RFC 8032 §7.1 TEST 1 and TEST 2 seeds. TEST-ONLY: these private keys are

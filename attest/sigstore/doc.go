@@ -7,7 +7,7 @@
 //
 // A Sigstore bundle is the protobuf message dev.sigstore.bundle.v1.Bundle
 // in its proto3 JSON form. This package writes that JSON with
-// internal/canonjson and imports neither sigstore-go nor
+// canonjson and imports neither sigstore-go nor
 // google.golang.org/protobuf: every package linked into mcpres pays its
 // init on every run, and a binary linking sigstore-go, Rekor, go-tuf and the
 // rest measured 37 ms of init against the 25 ms whole-process budget of

@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/bundle"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/example"
 )
 

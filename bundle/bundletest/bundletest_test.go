@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 func parsePretty(t *testing.T, v *canonjson.Value) error {

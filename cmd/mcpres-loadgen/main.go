@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/bundle"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/tlog/loadgen"
 	"github.com/mcpres/mcpres/validator"

@@ -28,9 +28,9 @@ import (
 	"os"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/version"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/offline/rekor/rekortest"

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/version"

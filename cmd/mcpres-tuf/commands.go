@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/version"

@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"

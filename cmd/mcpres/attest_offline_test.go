@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/attest/attesttest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // Verification is offline (REFERENCE §6.1): with every proxy variable

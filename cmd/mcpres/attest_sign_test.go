@@ -20,7 +20,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // writeTestFile writes data to dir/name with mode (chmod'ed, so the umask

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // batchFiles is how many copies of the witnessed fixture the batch

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // TestBatchMemoryBounded verifies a generated directory of attested

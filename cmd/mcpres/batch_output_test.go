@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // A directory, even of one file, or several inputs make every JSON result

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/base64"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/spf13/cobra"
 )
 

@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/spf13/cobra"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/attest/sigstore"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // An unsealed draft and a Sigstore bundle get one hint line on stderr;

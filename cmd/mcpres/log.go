@@ -19,11 +19,11 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
 	"github.com/mcpres/mcpres/tlog/posix"

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
 	"github.com/mcpres/mcpres/tlog/client"

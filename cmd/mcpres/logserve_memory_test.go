@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/tlog/server"
 )
 

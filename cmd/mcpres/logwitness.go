@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/mcpres/mcpres/trustpolicy"

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/migrate"
 	"github.com/spf13/cobra"
 )

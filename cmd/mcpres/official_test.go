@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // officialDir is the committed official-conformance corpus.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/attest/attesttest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // attestFixture is an attested bundle signed by test key one and a v1

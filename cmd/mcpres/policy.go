@@ -10,11 +10,11 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"

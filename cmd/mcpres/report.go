@@ -5,8 +5,8 @@ import (
 	"os"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/version"
 	htmlreport "github.com/mcpres/mcpres/report"

@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/mcpres/mcpres/validator/profile"

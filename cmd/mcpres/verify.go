@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
 )

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
 	"github.com/transparency-dev/tessera/api/layout"

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/mcpres/mcpres/witness/witnesshttp"
 	"github.com/transparency-dev/merkle/rfc6962"

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness/witnesshttp"
 	"github.com/spf13/cobra"
 )

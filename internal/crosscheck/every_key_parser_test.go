@@ -16,8 +16,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/ed25519strict"
-	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/trustpolicy/tufdist"
 	"github.com/mcpres/mcpres/validator"

@@ -5,7 +5,7 @@
 // fingerprint (REFERENCE §6.6, DESIGN §5).
 //
 // Every package that takes an Ed25519 key asks this one: attest (envelope
-// keys, PEM files), internal/signednote (log and witness note keys, and so
+// keys, PEM files), signednote (log and witness note keys, and so
 // offline, witness, tlog and trustpolicy) and trustpolicy/tufdist. It is
 // pure: it imports neither crypto/x509 nor anything that links net, so that
 // package offline can use it. A layout that is not the Ed25519 SPKI is

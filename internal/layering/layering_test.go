@@ -35,21 +35,23 @@ type row struct {
 // own layer and those listed; nothing points upward.
 var layout = []row{
 	{"internal/...", []string{"internal/..."}, "the ground floor: helpers every layer may use, which use no layer above"},
-	{"bundle/...", []string{"internal/...", "bundle/..."}, "the typed documents and Seal"},
-	{"validator/...", []string{"internal/...", "bundle/...", "validator/..."}, "core and kind validation"},
-	{"attest/...", []string{"internal/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
-	{"document", []string{"internal/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detects a kind and calls its validator (attest.Verify for attested bundles)"},
-	{"report/...", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document"}, "HTML rendering of results computed by the packages below it; computes no verdict of its own"},
-	{"offline", []string{"internal/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},
-	{"offline/...", []string{"internal/...", "offline/..."}, "offline's helpers and the Rekor verifier"},
-	{"trustpolicy/...", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
-	{"migrate/...", []string{"internal/...", "bundle/...", "validator/...", "migrate/..."}, "v0.1 → v0.2 migration"},
-	{"witness/witnesshttp", []string{"internal/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
-	{"witness/...", []string{"internal/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
-	{"tlog/admit", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document", "offline"}, "the log's admission rule: a document is validated (an attested bundle verified) before it is logged"},
-	{"tlog/witnessclient", []string{"internal/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
-	{"tlog/...", []string{"internal/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
-	{"cmd/internal/verifycmd", []string{"internal/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
+	{"canonjson/...", []string{"internal/...", "canonjson/..."}, "the parsed JSON document every entry point takes: strict reader, canonical encoder, digests"},
+	{"signednote/...", []string{"internal/...", "signednote/..."}, "signed-note keys, verifiers and checkpoints of every key type the logs and witnesses use"},
+	{"bundle/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/..."}, "the typed documents and Seal"},
+	{"validator/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/..."}, "core and kind validation"},
+	{"attest/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
+	{"document", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detects a kind and calls its validator (attest.Verify for attested bundles)"},
+	{"report/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "HTML rendering of results computed by the packages below it; computes no verdict of its own"},
+	{"offline", []string{"internal/...", "canonjson/...", "signednote/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},
+	{"offline/...", []string{"internal/...", "canonjson/...", "signednote/...", "offline/..."}, "offline's helpers and the Rekor verifier"},
+	{"trustpolicy/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
+	{"migrate/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "migrate/..."}, "v0.1 → v0.2 migration"},
+	{"witness/witnesshttp", []string{"internal/...", "canonjson/...", "signednote/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
+	{"witness/...", []string{"internal/...", "canonjson/...", "signednote/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
+	{"tlog/admit", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline"}, "the log's admission rule: a document is validated (an attested bundle verified) before it is logged"},
+	{"tlog/witnessclient", []string{"internal/...", "canonjson/...", "signednote/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
+	{"tlog/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
+	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
 }
 
@@ -62,7 +64,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "internal/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "cmd/internal/verifycmd",
+	verification = []string{"attest/...", "bundle/...", "canonjson/...", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "cmd/internal/verifycmd",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}
@@ -240,7 +242,7 @@ func TestOffline(t *testing.T) {
 		"Import a package that does not link it, or move the code that needs the network to cmd/ or to a package of its own outside the verification set (as offline/rekor and witness/witnesshttp are).")
 	check(noNet, netPkgs,
 		"package offline links no package net at all",
-		"crypto/x509 and formats/note import net: parse keys without them (internal/signednote reads P-256 DER by hand), or do the work outside offline.")
+		"crypto/x509 and formats/note import net: parse keys without them (signednote reads P-256 DER by hand), or do the work outside offline.")
 	check(startup, startupBanned,
 		"the startup budget of DESIGN.md §4: every linked package's init runs on every `mcpres validate`",
 		"Keep Sigstore/Rekor interop in cmd/mcpres-sigstore, or make the package that pulls it in an opt-in one.")
@@ -250,21 +252,25 @@ func TestOffline(t *testing.T) {
 // (a wrong-reason control: a permitted import is not reported).
 func TestLayeringRulesFire(t *testing.T) {
 	g := &graph{imports: map[string][]string{
-		full("offline"):             {full("internal/signednote"), "crypto/x509"},
-		full("internal/signednote"): {"crypto/ecdsa"},
-		"crypto/x509":               {"net"},
-		"net":                       nil,
-		"crypto/ecdsa":              nil,
+		full("offline"):    {full("signednote"), "crypto/x509"},
+		full("signednote"): {"crypto/ecdsa"},
+		"crypto/x509":      {"net"},
+		"net":              nil,
+		"crypto/ecdsa":     nil,
 	}}
 	if c := g.chain(full("offline"), netPkgs); fmt.Sprint(c) != "[offline crypto/x509 net]" {
 		t.Errorf("chain to net = %v", c)
 	}
-	if c := g.chain(full("internal/signednote"), netPkgs); c != nil {
+	if c := g.chain(full("signednote"), netPkgs); c != nil {
 		t.Errorf("a package that does not link net: chain %v", c)
 	}
-	r := layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "internal/jsontest") })]
-	if matchAny(r.may, "validator/schema") || !matchAny(r.may, "internal/canonjson") {
+	r := layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "internal/truncate") })]
+	if matchAny(r.may, "validator/schema") || matchAny(r.may, "canonjson") || !matchAny(r.may, "internal/datetime") {
 		t.Errorf("internal/... row allows %v", r.may)
+	}
+	r = layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "canonjson/canonjsontest") })]
+	if matchAny(r.may, "bundle") || !matchAny(r.may, "canonjson") {
+		t.Errorf("canonjson/... row allows %v", r.may)
 	}
 	// The witness's HTTP service has a row of its own: it may use witness
 	// but no log, and it is outside the offline set that witness is in; the

@@ -11,7 +11,7 @@
 // Kubernetes are links); what they lead to must be a regular file.
 //
 // Documents read with the strict JSON reader keep that reader's own rules
-// (internal/canonjson, which also refuses links); this package is for
+// (canonjson, which also refuses links); this package is for
 // everything else.
 package regularfile
 

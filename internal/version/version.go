@@ -4,11 +4,11 @@
 package version
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"runtime/debug"
 	"strings"
-
-	"github.com/mcpres/mcpres/internal/canonjson"
 )
 
 // Version is the mcpres release version.
@@ -18,7 +18,10 @@ const Version = "0.1.0"
 const ToolName = "mcpres"
 
 // IdentitySha256 is the SHA-256 of "mcpres@<Version>\n".
-func IdentitySha256() string { return canonjson.TextDigest(ToolName + "@" + Version + "\n") }
+func IdentitySha256() string {
+	sum := sha256.Sum256([]byte(ToolName + "@" + Version + "\n"))
+	return hex.EncodeToString(sum[:])
+}
 
 // Build describes the running binary from its build information
 // (runtime/debug.ReadBuildInfo): the module version ("(devel)" for a build

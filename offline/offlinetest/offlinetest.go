@@ -10,8 +10,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/transparency-dev/formats/log"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"github.com/transparency-dev/merkle/testonly"

@@ -5,7 +5,7 @@
 //
 // # What is admitted
 //
-// A document read with the strict reader (internal/canonjson) is admitted
+// A document read with the strict reader (canonjson) is admitted
 // when it is
 //
 //   - a conformance bundle whose core validation (validator.Validator.Bundle,
@@ -39,8 +39,8 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
 )

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/tlog/client"

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"

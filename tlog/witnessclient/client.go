@@ -39,7 +39,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/transparency-dev/tessera/client"
 	"golang.org/x/mod/sumdb/note"

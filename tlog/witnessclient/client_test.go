@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/mcpres/mcpres/internal/signednote"
-	"github.com/mcpres/mcpres/internal/signednote/signednotetest"
+	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/witnessclient"

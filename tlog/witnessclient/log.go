@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/transparency-dev/tessera/client"

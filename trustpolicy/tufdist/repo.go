@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/secure-systems-lab/go-securesystemslib/cjson"

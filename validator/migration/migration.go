@@ -9,7 +9,7 @@ package migration
 import (
 	"fmt"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 	"github.com/mcpres/mcpres/validator/v01"

@@ -2,13 +2,13 @@ package oauth_test
 
 import (
 	"flag"
-	"github.com/mcpres/mcpres/internal/jsontest"
+	"github.com/mcpres/mcpres/canonjson/canonjsontest"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator/profile"
 )
 
@@ -131,7 +131,7 @@ func corpusFiles(t testing.TB) map[string][]byte {
 }
 
 func TestCorpusFiles(t *testing.T) {
-	jsontest.SyncCorpus(t, corpusDir, corpusFiles(t), *update, "go test ./validator/oauth -run TestCorpusFiles -update")
+	canonjsontest.SyncCorpus(t, corpusDir, corpusFiles(t), *update, "go test ./validator/oauth -run TestCorpusFiles -update")
 }
 
 // TestStandinMatchesCommittedSet: the PROVISIONAL stand-in built here is

@@ -2,13 +2,13 @@ package official_test
 
 import (
 	"flag"
-	"github.com/mcpres/mcpres/internal/jsontest"
+	"github.com/mcpres/mcpres/canonjson/canonjsontest"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator/official"
 )
 
@@ -141,7 +141,7 @@ func prettyOf(t testing.TB, v *canonjson.Value) []byte {
 
 // TestCorpusFiles: the committed corpus is exactly what the builder makes.
 func TestCorpusFiles(t *testing.T) {
-	jsontest.SyncCorpus(t, corpusDir, corpusFiles(t, corpus(t)), *update, "go test ./validator/official -run TestCorpusFiles -update")
+	canonjsontest.SyncCorpus(t, corpusDir, corpusFiles(t, corpus(t)), *update, "go test ./validator/official -run TestCorpusFiles -update")
 }
 
 // TestCorpus validates every committed case as its catalog entry says,

@@ -3,7 +3,7 @@ package official_test
 import (
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator/official"
 )
 

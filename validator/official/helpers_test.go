@@ -3,7 +3,7 @@ package official_test
 import (
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/jsontest"
+	"github.com/mcpres/mcpres/canonjson/canonjsontest"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 )
@@ -19,8 +19,8 @@ func testValidator(t testing.TB) *official.Validator {
 }
 
 var (
-	parse   = jsontest.Parse
-	compact = jsontest.Compact
-	edit    = jsontest.Edit
-	text    = jsontest.Text
+	parse   = canonjsontest.Parse
+	compact = canonjsontest.Compact
+	edit    = canonjsontest.Edit
+	text    = canonjsontest.Text
 )

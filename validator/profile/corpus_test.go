@@ -2,13 +2,13 @@ package profile_test
 
 import (
 	"flag"
-	"github.com/mcpres/mcpres/internal/jsontest"
+	"github.com/mcpres/mcpres/canonjson/canonjsontest"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator/profile"
 )
 
@@ -165,7 +165,7 @@ func nonEmpty(s string) []string {
 }
 
 func TestCorpusFiles(t *testing.T) {
-	jsontest.SyncCorpus(t, corpusDir, corpusFiles(t), *update, "go test ./validator/profile -run TestCorpusFiles -update")
+	canonjsontest.SyncCorpus(t, corpusDir, corpusFiles(t), *update, "go test ./validator/profile -run TestCorpusFiles -update")
 }
 
 func strs(v *canonjson.Value) []string {

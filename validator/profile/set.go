@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator/schema"
 )
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // The embedded MCP-RES v0.2.0 schema documents. Embedding costs nothing at

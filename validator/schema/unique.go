@@ -5,7 +5,7 @@ import (
 	"hash/maphash"
 	"slices"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // smallArray is the size up to which uniqueItems compares pairwise.

@@ -4,8 +4,8 @@ import (
 	"flag"
 	"testing"
 
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/validatortest"
 )

@@ -63,7 +63,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/filelock"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
 )
 

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 	"golang.org/x/term"
 )
 

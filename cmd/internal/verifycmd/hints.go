@@ -5,9 +5,9 @@ import (
 
 	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/canonjson"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator/official"
 )

@@ -22,9 +22,9 @@ import (
 
 	jsoncanonicalizer "github.com/cyberphone/json-canonicalization/go/src/webpki.org/jsoncanonicalizer"
 	"github.com/go-openapi/strfmt"
-	"github.com/mcpres/mcpres/internal/signednote"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/sigstore/rekor/pkg/generated/models"
 	hashedrekord "github.com/sigstore/rekor/pkg/types/hashedrekord/v0.0.1"
 	"github.com/sigstore/rekor/pkg/util"

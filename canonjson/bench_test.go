@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // benchDocs are the documents of the reader and encoder benchmarks: the

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/ed25519strict"
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 )

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // keyFiles are one key file of each kind, from fixed public seeds.

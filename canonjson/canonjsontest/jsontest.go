@@ -2,7 +2,7 @@
 // documents: parsing with the strict reader, JSON-pointer edits, and
 // corpus checks. It must only be imported by tests. Like every package
 // under internal/, it imports no non-internal package of the module.
-package jsontest
+package canonjsontest
 
 import (
 	"io/fs"
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/canonjson"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // Parse reads s with the strict reader, failing the test on error.

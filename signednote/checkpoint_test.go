@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/internal/signednote"
+	"github.com/mcpres/mcpres/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 )
