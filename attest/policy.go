@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -22,13 +23,18 @@ type Failure struct {
 // trust is evaluated: its single signature verified (strict Ed25519), its
 // payload is the canonical encoding of a schema-valid statement, and the
 // statement binds the attested bundle, the signer identity and the key.
+//
+// Times are exact instants in UTC at microsecond precision: MCP-RES
+// date-times are read as REFERENCE §1.7 says (fraction digits beyond the
+// sixth truncated, never rounded), so comparing them compares the instants
+// the strings name.
 type EnvelopeFacts struct {
 	Index           int
 	KeyID           string // lowercase hex SHA-256 of the SPKI DER
 	PublicKey       ed25519.PublicKey
 	SignerIdentity  string
-	SigningTime     datetime.Instant
-	SigningTimeText string
+	SigningTime     time.Time // the statement's signingTime
+	SigningTimeText string    // signingTime as signed
 	TrustPolicyID   string
 	Transparency    *TransparencyReference
 	// The statement's binding, checked equal to the attested bundle (E10).
@@ -39,7 +45,7 @@ type EnvelopeFacts struct {
 	ExecutionInstanceDigest string
 	// EvaluatedAt is the verification's evaluation time, which a policy
 	// judges witness cosignature times against.
-	EvaluatedAt datetime.Instant
+	EvaluatedAt time.Time
 }
 
 // Derivation is a policy's verdict on a set of verified envelopes.
@@ -94,13 +100,15 @@ type UncountedWitness struct {
 // every envelope has passed (G8). Any Failure ends the verification with
 // that diagnostic. Transparency returns what it verified, or nil when the
 // reference stays digest-checked only (DIGEST_ONLY); Verify records it in
-// the EnvelopeEvaluation (VERIFIED_OFFLINE) that Derive gets.
+// the EnvelopeEvaluation (VERIFIED_OFFLINE) that Derive gets. The
+// evaluation time at is Options.EvaluatedAt as an exact instant in UTC
+// (see [EnvelopeFacts]), atText as given.
 // Implementations MUST NOT use the network or read a clock.
 type TrustPolicy interface {
 	ID() string
 	Version() string
-	InForce(at datetime.Instant, atText string) *Failure
-	Envelope(f *EnvelopeFacts, at datetime.Instant, ev *EnvelopeEvaluation) *Failure
+	InForce(at time.Time, atText string) *Failure
+	Envelope(f *EnvelopeFacts, at time.Time, ev *EnvelopeEvaluation) *Failure
 	Transparency(f *EnvelopeFacts, proof []byte) (*VerifiedTransparency, *Failure)
 	Derive(fs []EnvelopeFacts, evs []EnvelopeEvaluation) Derivation
 }
@@ -154,18 +162,20 @@ type trustedSigner struct {
 func (p *policy02) ID() string      { return p.PolicyID }
 func (p *policy02) Version() string { return p.PolicyVersion }
 
-func (p *policy02) InForce(at datetime.Instant, atText string) *Failure {
+func (p *policy02) InForce(atTime time.Time, atText string) *Failure {
+	at := datetime.FromTime(atTime)
 	if at.Compare(p.from) < 0 || at.Compare(p.until) > 0 {
 		return &Failure{CodeTrustPolicyExpired, fmt.Sprintf("evaluation time %s is outside the policy window %s … %s", atText, p.ValidFrom, p.ValidUntil)}
 	}
 	return nil
 }
 
-func (p *policy02) Envelope(f *EnvelopeFacts, at datetime.Instant, ev *EnvelopeEvaluation) *Failure {
+func (p *policy02) Envelope(f *EnvelopeFacts, atTime time.Time, ev *EnvelopeEvaluation) *Failure {
 	if f.TrustPolicyID != p.PolicyID {
 		return &Failure{CodeIdentityMismatch, fmt.Sprintf("signed for trust policy %q, evaluated with %q", f.TrustPolicyID, p.PolicyID)}
 	}
-	if f.SigningTime.Compare(p.from) < 0 || f.SigningTime.Compare(p.until) > 0 || f.SigningTime.Compare(at) > 0 {
+	signed, at := datetime.FromTime(f.SigningTime), datetime.FromTime(atTime)
+	if signed.Compare(p.from) < 0 || signed.Compare(p.until) > 0 || signed.Compare(at) > 0 {
 		return &Failure{CodeTrustPolicyExpired, fmt.Sprintf("signingTime %s is outside the policy window %s … %s or after the evaluation time", f.SigningTimeText, p.ValidFrom, p.ValidUntil)}
 	}
 	if slices.Contains(p.RevokedKeyFingerprints, f.KeyID) {

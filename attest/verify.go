@@ -441,7 +441,7 @@ func (v *verification) loadPolicy() error {
 	v.policy = p
 	id, version := p.ID(), p.Version()
 	v.res.Evaluation.PolicyID, v.res.Evaluation.PolicyVersion = &id, &version
-	if f := p.InForce(v.at, v.o.EvaluatedAt); f != nil {
+	if f := p.InForce(v.at.Time(), v.o.EvaluatedAt); f != nil {
 		return v.fail(f.Code, f.Detail)
 	}
 	return nil
@@ -534,12 +534,12 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		return &validator.InputError{Reason: where + "signingTime: " + err.Error()}
 	}
 	facts := EnvelopeFacts{Index: i, KeyID: keyID, PublicKey: pub, SignerIdentity: identity,
-		SigningTime: t, SigningTimeText: p.SigningTime, TrustPolicyID: p.TrustPolicyID, Transparency: p.TransparencyReference,
+		SigningTime: t.Time(), SigningTimeText: p.SigningTime, TrustPolicyID: p.TrustPolicyID, Transparency: p.TransparencyReference,
 		SubjectName: st.Subject[0].Name, SubjectDigest: st.Subject[0].Digest.Sha256, EvidenceBundleDigest: p.EvidenceBundleDigest,
-		ScenarioFingerprint: p.ScenarioFingerprint, ExecutionInstanceDigest: p.ExecutionInstanceDigest, EvaluatedAt: v.at}
+		ScenarioFingerprint: p.ScenarioFingerprint, ExecutionInstanceDigest: p.ExecutionInstanceDigest, EvaluatedAt: v.at.Time()}
 	ev := &v.res.Evaluation.Envelopes[len(v.res.Evaluation.Envelopes)-1]
 	if v.policy != nil { // E13
-		if f := v.policy.Envelope(&facts, v.at, ev); f != nil {
+		if f := v.policy.Envelope(&facts, v.at.Time(), ev); f != nil {
 			return v.fail(f.Code, where+f.Detail)
 		}
 	}

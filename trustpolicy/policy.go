@@ -100,8 +100,12 @@ func (p *Policy) ID() string { return p.doc.ID }
 func (p *Policy) Version() string { return strconv.FormatInt(p.doc.Version, 10) }
 
 // InForce is step G6: the policy window validFrom ≤ at ≤ validUntil is
-// inclusive; outside it the result is MCP_RES_TRUST_POLICY_EXPIRED.
-func (p *Policy) InForce(at datetime.Instant, atText string) *attest.Failure {
+// inclusive; outside it the result is MCP_RES_TRUST_POLICY_EXPIRED. Times
+// are compared at microsecond precision (a finer at is truncated, as
+// REFERENCE §1.7 truncates fraction digits); atText is at as the caller
+// wrote it, for the message.
+func (p *Policy) InForce(atTime time.Time, atText string) *attest.Failure {
+	at := datetime.FromTime(atTime)
 	if at.Compare(p.from) < 0 || at.Compare(p.until) > 0 {
 		return &attest.Failure{Code: attest.CodeTrustPolicyExpired, Detail: fmt.Sprintf("evaluation time %s is outside the policy window %s … %s", atText, p.doc.ValidFrom, p.doc.ValidUntil)}
 	}
@@ -113,7 +117,8 @@ func (p *Policy) InForce(at datetime.Instant, atText string) *attest.Failure {
 // in force ([Policy.InForce] passes): "not in force yet: its window … starts
 // after the evaluation time …" or "expired: its window … ended before the
 // evaluation time …". Authoring and checking commands warn with it.
-func (p *Policy) OutOfWindow(at datetime.Instant, atText string) string {
+func (p *Policy) OutOfWindow(atTime time.Time, atText string) string {
+	at := datetime.FromTime(atTime)
 	switch {
 	case at.Compare(p.from) < 0:
 		return fmt.Sprintf("not in force yet: its window %s … %s starts after the evaluation time %s", p.doc.ValidFrom, p.doc.ValidUntil, atText)
@@ -138,11 +143,12 @@ func (p *Policy) OutOfWindow(at datetime.Instant, atText string) string {
 //     signerIdentity, and the signer's own window, if it has one, covers
 //     both the signing time and the evaluation time. This is recorded in
 //     ev.Trusted; [Policy.Derive] explains untrusted envelopes.
-func (p *Policy) Envelope(f *attest.EnvelopeFacts, at datetime.Instant, ev *attest.EnvelopeEvaluation) *attest.Failure {
+func (p *Policy) Envelope(f *attest.EnvelopeFacts, atTime time.Time, ev *attest.EnvelopeEvaluation) *attest.Failure {
 	if f.TrustPolicyID != p.doc.ID {
 		return &attest.Failure{Code: attest.CodeIdentityMismatch, Detail: fmt.Sprintf("signed for trust policy %q, evaluated with %q", f.TrustPolicyID, p.doc.ID)}
 	}
-	if f.SigningTime.Compare(p.from) < 0 || f.SigningTime.Compare(p.until) > 0 || f.SigningTime.Compare(at) > 0 {
+	signed, at := datetime.FromTime(f.SigningTime), datetime.FromTime(atTime)
+	if signed.Compare(p.from) < 0 || signed.Compare(p.until) > 0 || signed.Compare(at) > 0 {
 		return &attest.Failure{Code: attest.CodeTrustPolicyExpired, Detail: fmt.Sprintf("signingTime %s is outside the policy window %s … %s or after the evaluation time", f.SigningTimeText, p.doc.ValidFrom, p.doc.ValidUntil)}
 	}
 	if i, ok := p.revoked[f.KeyID]; ok {
@@ -172,7 +178,7 @@ func (p *Policy) untrusted(f *attest.EnvelopeFacts, at *datetime.Instant) string
 	if s.Identity != f.SignerIdentity {
 		return "identity differs"
 	}
-	if at == nil || !s.covers(f.SigningTime) || !s.covers(*at) {
+	if at == nil || !s.covers(datetime.FromTime(f.SigningTime)) || !s.covers(*at) {
 		return "key window"
 	}
 	return ""
@@ -205,7 +211,7 @@ func (p *Policy) explain(f *attest.EnvelopeFacts) string {
 		return fmt.Sprintf("identity %q differs from signer %q's %q", f.SignerIdentity, s.Name, s.Identity)
 	}
 	s := &p.signers[p.byKey[f.KeyID]]
-	if !s.covers(f.SigningTime) {
+	if !s.covers(datetime.FromTime(f.SigningTime)) {
 		return fmt.Sprintf("signingTime %s is outside signer %q's key window %s", f.SigningTimeText, s.Name, s.window())
 	}
 	return fmt.Sprintf("the evaluation time is outside signer %q's key window %s", s.Name, s.window())

@@ -85,7 +85,7 @@ func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offlin
 		ExecutionInstanceDigest: f.ExecutionInstanceDigest,
 	}
 	kind := offline.DetectKind(proof)
-	trust, _ := p.TrustAt(f.EvaluatedAt.Time())
+	trust, _ := p.TrustAt(f.EvaluatedAt)
 	var v *offline.Verified
 	var err error
 	switch kv, ok := p.kinds[kind]; {

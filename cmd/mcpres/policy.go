@@ -173,7 +173,7 @@ func evaluationInstant(cmd *cobra.Command, flag string) (datetime.Instant, strin
 // warnWindow warns when the policy in path is not in force at the
 // evaluation time: attest verify would refuse every bundle with it.
 func (a *app) warnWindow(path string, p *trustpolicy.Policy, at datetime.Instant, atText string) {
-	if why := p.OutOfWindow(at, atText); why != "" {
+	if why := p.OutOfWindow(at.Time(), atText); why != "" {
 		a.warnf("%s: the policy is %s; attest verify refuses every bundle with it then (%s)", path, why, attest.CodeTrustPolicyExpired)
 	}
 }

@@ -32,6 +32,7 @@
 package datetime
 
 import (
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -65,10 +66,20 @@ func (t Instant) Sub(u Instant) int64 { return int64(t) - int64(u) }
 func (t Instant) Time() time.Time { return time.UnixMicro(int64(t)).UTC() }
 
 // FromTime returns the instant of tm, truncated to whole microseconds
-// (toward the past for instants before the epoch).
+// (toward the past for instants before the epoch). It is exact for every
+// Instant's Time. A time too far from the epoch for an Instant (beyond
+// about ±292,000 years) saturates to the earliest or latest Instant rather
+// than wrapping around, so it stays before or after every parsed instant.
 func FromTime(tm time.Time) Instant {
-	sec := tm.Unix()
-	return Instant(sec*1_000_000 + int64(tm.Nanosecond()/1000))
+	const maxSec = math.MaxInt64/microsPerSecond - 1
+	switch sec := tm.Unix(); {
+	case sec > maxSec:
+		return math.MaxInt64
+	case sec < -maxSec:
+		return math.MinInt64
+	default:
+		return Instant(sec*microsPerSecond + int64(tm.Nanosecond()/1000))
+	}
 }
 
 // String formats t as RFC 3339 in UTC with microsecond precision,

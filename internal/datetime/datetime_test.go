@@ -2,6 +2,7 @@ package datetime
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,34 @@ func TestInstantArithmetic(t *testing.T) {
 			t.Errorf("String = %q", s)
 		}
 	})
+}
+
+// A time.Time outside the Instant range saturates instead of wrapping
+// around into the range of parsed instants; one inside it is exact.
+func TestFromTimeSaturates(t *testing.T) {
+	last, _ := Parse("9999-12-31T23:59:59.999999Z")
+	first, _ := Parse("0000-01-01T00:00:00Z")
+	for _, tc := range []struct {
+		tm   time.Time
+		want Instant
+	}{
+		{time.Unix(math.MaxInt64/1_000_000+1, 0), math.MaxInt64},
+		{time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC), math.MaxInt64},
+		{time.Unix(1<<62, 0), math.MaxInt64},
+		{time.Date(-300000, 1, 1, 0, 0, 0, 0, time.UTC), math.MinInt64},
+		{time.Unix(-1<<62, 0), math.MinInt64},
+		{time.Unix(0, 1999), 1},
+		{time.Unix(-1, 999_999_999), -1},
+		{time.Time{}, Instant(time.Time{}.Unix() * 1_000_000)},
+	} {
+		got := FromTime(tc.tm)
+		if got != tc.want {
+			t.Errorf("FromTime(%v) = %d, want %d", tc.tm, got, tc.want)
+		}
+		if tc.want == math.MaxInt64 && got.Compare(last) <= 0 || tc.want == math.MinInt64 && got.Compare(first) >= 0 {
+			t.Errorf("FromTime(%v) = %d is within the parsed range", tc.tm, got)
+		}
+	}
 }
 
 // TestAgainstTimePackage checks every day of a 400-year cycle plus edges

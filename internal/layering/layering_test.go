@@ -1,8 +1,11 @@
 // Package layering_test holds the one layering test of the module: the
-// allowed-imports table of the package layout (DESIGN.md §2) and the one
-// definition of "offline", and the check that the README's architecture
-// block lists every package of the module. It has no non-test code, so
-// the table has no imports of its own to check.
+// allowed-imports table of the package layout (DESIGN.md §2), the one
+// definition of "offline" and the other rules on what a package links
+// (startup budget, pure rendering), the public boundary (no exported API
+// of a public package names an internal type: boundary_test.go), and the
+// check that the README's architecture block lists every package of the
+// module. It has no non-test code, so the table has no imports of its own
+// to check.
 package layering_test
 
 import (
@@ -38,7 +41,8 @@ var layout = []row{
 	{"canonjson/...", []string{"internal/...", "canonjson/..."}, "the parsed JSON document every entry point takes: strict reader, canonical encoder, digests"},
 	{"signednote/...", []string{"internal/...", "signednote/..."}, "signed-note keys, verifiers and checkpoints of every key type the logs and witnesses use"},
 	{"bundle/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/..."}, "the typed documents and Seal"},
-	{"validator/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/..."}, "core and kind validation"},
+	{"validator", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/schema"}, "core validation and what every kind reports the same way: never its kind packages, which depend on it (package document chooses among them)"},
+	{"validator/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/..."}, "the schema engine and the kind validators"},
 	{"attest/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
 	{"document", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detects a kind and calls its validator (attest.Verify for attested bundles)"},
 	{"report/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "HTML rendering of results computed by the packages below it; computes no verdict of its own"},
@@ -79,6 +83,14 @@ var (
 var (
 	startup       = []string{"cmd/mcpres"}
 	startupBanned = []string{"github.com/sigstore/...", "google.golang.org/protobuf/...", "google.golang.org/grpc/...", "github.com/in-toto/..."}
+)
+
+// Rendering is pure (DESIGN.md §2): report links nothing that fetches or
+// listens (the offline rule above), starts no program, and links none of
+// the log, witness or TUF packages.
+var (
+	rendering       = []string{"report/..."}
+	renderingBanned = []string{"os/exec", full("tlog") + "/...", full("witness") + "/...", full("trustpolicy/tufdist") + "/..."}
 )
 
 // match reports whether the import path p (relative to the module root for
@@ -246,6 +258,9 @@ func TestOffline(t *testing.T) {
 	check(startup, startupBanned,
 		"the startup budget of DESIGN.md §4: every linked package's init runs on every `mcpres validate`",
 		"Keep Sigstore/Rekor interop in cmd/mcpres-sigstore, or make the package that pulls it in an opt-in one.")
+	check(rendering, renderingBanned,
+		"rendering is pure: it renders results computed below it, and starts, fetches or logs nothing",
+		"Compute what the report needs in the package that owns it and pass the result in.")
 }
 
 // The rules can fire: a controlled graph with one violation of each kind
@@ -285,6 +300,28 @@ func TestLayeringRulesFire(t *testing.T) {
 	}
 	if !matchAny(verification, "witness") || matchAny(verification, "witness/witnesshttp") || matchAny(verification, "tlog/witnessclient") {
 		t.Error("witness is offline; its HTTP service and the log's witness client are not")
+	}
+	// The validator root never imports its kind packages; they may import
+	// it and each other, and the root may use the schema engine.
+	r = layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "validator") })]
+	if r.pkg != "validator" || matchAny(r.may, "validator/official") || matchAny(r.may, "validator/profile") || !matchAny(r.may, "validator/schema") {
+		t.Errorf("validator row: %+v", r)
+	}
+	r = layout[slices.IndexFunc(layout, func(r row) bool { return match(r.pkg, "validator/oauth") })]
+	if !matchAny(r.may, "validator") || !matchAny(r.may, "validator/profile") {
+		t.Errorf("validator/... row: %+v", r)
+	}
+	// Rendering links no program, log or witness, through any chain.
+	g.imports[full("report")] = []string{full("attest"), "fmt"}
+	g.imports[full("attest")] = []string{full("tlog/client")}
+	g.imports[full("tlog/client")] = []string{"os/exec"}
+	g.imports["fmt"] = nil
+	if c := g.chain(full("report"), renderingBanned); fmt.Sprint(c) != "[report attest tlog/client]" {
+		t.Errorf("chain to a log package = %v", c)
+	}
+	g.imports[full("attest")] = nil
+	if c := g.chain(full("report"), renderingBanned); c != nil {
+		t.Errorf("a report that links no banned package: chain %v", c)
 	}
 	if match("offline/...", "offlinetest") || !match("offline/...", "offline/rekor") || !match("offline/...", "offline") || match("offline", "offline/rekor") {
 		t.Error("pattern matching is wrong")
