@@ -1,7 +1,6 @@
 package layering_test
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -10,7 +9,6 @@ import (
 	"go/types"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"slices"
 	"strings"
@@ -37,31 +35,13 @@ func internalPath(p string) bool {
 
 // exportData lists the module's packages and their dependencies with the
 // compiler's export data of each, from one `go list -export -deps ./...`
-// (which builds them into the build cache; see loadGraph for why "./..."
-// and GOPROXY=off).
+// (which builds them into the build cache; see goList).
 func exportData(t *testing.T) (files map[string]string, own []string) {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("the go tool is not on PATH (%v): cannot read export data", err)
-	}
-	cmd := exec.Command(goTool, "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", "./...")
-	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "GOPROXY=off")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if bytes.Contains(stderr.Bytes(), []byte("module lookup disabled by GOPROXY=off")) {
-			t.Skipf("a module the build needs is not in the module cache (run `go mod download` or `go test ./...`):\n%s", stderr.Bytes())
-		}
-		t.Fatalf("go list -export -deps ./...: %v\n%s", err, stderr.Bytes())
-	}
 	files = map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		p, file, _ := strings.Cut(line, "\t")
-		files[p] = file
-		if rel, ok := relative(p); ok {
+	for _, f := range goList(t, "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{.Export}}", "./...") {
+		files[f[0]] = f[2]
+		if rel, ok := relative(f[0]); ok {
 			own = append(own, rel)
 		}
 	}

@@ -118,37 +118,10 @@ type graph struct {
 
 func loadGraph(t *testing.T) *graph {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("the go tool is not on PATH (%v): cannot list dependencies", err)
-	}
-	// "./..." and not the module path: a module-path pattern makes the go
-	// command consult every module of the build list for matching packages,
-	// including ones no build of this platform downloads (cobra's
-	// Windows-only mousetrap), which fails on an empty module cache.
-	// "./..." loads the main module's packages and what they import, the
-	// modules `go build ./...` needs and `go test ./...` has downloaded.
-	cmd := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}", "./...")
-	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "GOPROXY=off") // never let the check reach a module proxy
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		if bytes.Contains(stderr, []byte("module lookup disabled by GOPROXY=off")) {
-			// Only when this package is tested alone on a cold module cache:
-			// `go test ./...` downloads every module the build needs first.
-			t.Skipf("a module the build needs is not in the module cache (run `go mod download` or `go test ./...`):\n%s", stderr)
-		}
-		t.Fatalf("go list -deps ./...: %v\n%s", err, stderr)
-	}
 	g := &graph{imports: map[string][]string{}}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		p, imps, _ := strings.Cut(line, "\t")
-		g.imports[p] = strings.Fields(imps)
-		if rel, ok := relative(p); ok {
+	for _, f := range goList(t, "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .Imports \" \"}}", "./...") {
+		g.imports[f[0]] = strings.Fields(f[2])
+		if rel, ok := relative(f[0]); ok {
 			g.own = append(g.own, rel)
 		}
 	}
@@ -157,6 +130,60 @@ func loadGraph(t *testing.T) *graph {
 	}
 	slices.Sort(g.own)
 	return g
+}
+
+// goList runs `go list args` in the module root and returns its lines,
+// split at tabs; the template's second field must be {{.Dir}}. It opens
+// the directory of each of the module's packages, the module root, go.mod and go.sum,
+// so that the test cache reruns the test when a source file changes
+// (it records what the test process opens, not what the go command
+// reads).
+func goList(t *testing.T, args ...string) [][]string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("the go tool is not on PATH (%v): cannot list packages", err)
+	}
+	// "./..." and not the module path: a module-path pattern makes the go
+	// command consult every module of the build list for matching packages,
+	// including ones no build of this platform downloads (cobra's
+	// Windows-only mousetrap), which fails on an empty module cache.
+	// "./..." loads the main module's packages and what they import, the
+	// modules `go build ./...` needs and `go test ./...` has downloaded.
+	cmd := exec.Command(goTool, append([]string{"list"}, args...)...)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOPROXY=off") // never let the check reach a module proxy
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if bytes.Contains(stderr.Bytes(), []byte("module lookup disabled by GOPROXY=off")) {
+			// Only when this package is tested alone on a cold module cache:
+			// `go test ./...` downloads every module the build needs first.
+			t.Skipf("a module the build needs is not in the module cache (run `go mod download` or `go test ./...`):\n%s", stderr.Bytes())
+		}
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	var lines [][]string
+	watch := []string{"../..", "../../go.mod", "../../go.sum"}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 3 {
+			t.Fatalf("go list: unexpected line %q", line)
+		}
+		if _, own := relative(f[0]); own {
+			watch = append(watch, f[1])
+		}
+		lines = append(lines, f)
+	}
+	for _, name := range watch {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	return lines
 }
 
 func relative(p string) (string, bool) {
