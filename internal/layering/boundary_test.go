@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -318,3 +320,47 @@ type J interface{ private(x.T) }
 type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// TestOutsideModule: examples/goapi, the outside module that .ci/run
+// builds and runs (examples/goapi/check.sh), imports the module's public
+// packages only. (The go command would refuse an internal/ import; this
+// also refuses test helpers and cmd/, which no outside program should
+// need.)
+func TestOutsideModule(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "goapi")
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(gomod), "\nreplace "+module+" => ../..\n") || strings.HasPrefix(string(gomod), "module "+module) {
+		t.Errorf("examples/goapi/go.mod must be a module of its own that replaces %s with ../..:\n%s", module, gomod)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.go"))
+	if err != nil || len(files) < 6 {
+		t.Fatalf("examples/goapi programs: %v %v", files, err)
+	}
+	fset := token.NewFileSet()
+	used := map[string]bool{}
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			rel, own := relative(p)
+			if !own {
+				continue
+			}
+			used[rel] = true
+			if !public(rel) {
+				t.Errorf("%s imports %s, which is not a public package: an outside module uses the public API only", name, rel)
+			}
+		}
+	}
+	for _, p := range []string{"canonjson", "document", "bundle", "attest", "trustpolicy", "offline", "witness", "signednote"} {
+		if !used[p] {
+			t.Errorf("no program of examples/goapi imports %s", p)
+		}
+	}
+}
