@@ -1,6 +1,7 @@
 package attest_test
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
@@ -46,6 +47,53 @@ func ExampleSignBundle() {
 	// claim: SIGNED envelopes: 1
 	// signature: HUqUH0Qu1hfqC9B6IBgFhjhZlo1A6VLWiIRRJI9koIuiRX1W/qaA5zlDAEJtxw0DDl7VFgfQcezekGB0420oDw==
 	// verified: true SIGNED
+}
+
+// Co-sign an attested bundle: a witness (or a second producer) adds its
+// envelope over the same statement fields, and the claim is raised to
+// WITNESSED. With the upstream test policy, which trusts both keys, the
+// verifier derives WITNESSED. Signing is deterministic: the result is
+// testdata/attestation/witnessed.json byte for byte.
+func ExampleCosign() {
+	dir := filepath.Join("..", "testdata")
+	_, b, err := canonjson.ReadFile(filepath.Join(dir, "bundles", "example.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// TEST-ONLY: the RFC 8032 §7.1 TEST 1 and TEST 2 seeds, published private keys.
+	seed1, _ := hex.DecodeString("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+	seed2, _ := hex.DecodeString("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb")
+	o := attest.SignOptions{SigningTime: "2026-08-27T18:00:00.000Z", TrustPolicyID: "mcp-res/test-policy"}
+
+	o.SignerIdentity = "test://mcp-res/disposable/signer-one"
+	s, err := attest.SignBundle(b, ed25519.NewKeyFromSeed(seed1), attest.BundleSignOptions{SignOptions: o})
+	if err != nil {
+		log.Fatal(err)
+	}
+	o.SignerIdentity = "test://mcp-res/disposable/signer-two"
+	witnessed := attest.Witnessed
+	s, err = attest.Cosign(s.Attested, ed25519.NewKeyFromSeed(seed2), attest.BundleSignOptions{SignOptions: o, Claim: &witnessed})
+	if err != nil {
+		log.Fatal(err) // an *attest.SignError: e.g. the same key twice, or a claim the envelopes cannot reach
+	}
+	fmt.Println("claim:", s.Claim, "envelopes:", s.Envelopes)
+
+	_, policy, err := canonjson.ReadFile(filepath.Join(dir, "attestation", "witnessed.trust-policy.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := attest.Verify(s.Attested, attest.Options{Policy: policy, EvaluatedAt: "2026-08-27T18:05:00.000Z"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("verified:", r.Valid, r.Level, "distinct keys:", r.Evaluation.DistinctKeys)
+	committed, _, _ := canonjson.ReadFile(filepath.Join(dir, "attestation", "witnessed.json"))
+	out, _ := canonjson.Pretty(s.Attested)
+	fmt.Println("same as testdata/attestation/witnessed.json:", bytes.Equal(out, committed))
+	// Output:
+	// claim: WITNESSED envelopes: 2
+	// verified: true WITNESSED distinct keys: 2
+	// same as testdata/attestation/witnessed.json: true
 }
 
 // Verify an attested bundle offline against a trust policy (here the

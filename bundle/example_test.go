@@ -2,25 +2,31 @@ package bundle_test
 
 import (
 	"fmt"
+	"log"
+	"os"
+	"path/filepath"
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/internal/example"
 	"github.com/mcpres/mcpres/validator"
 )
 
-// ExampleSeal seals mcpres's example draft (internal/example, the draft
+// ExampleSeal seals mcpres's example draft (testdata/drafts, the draft
 // that `mcpres seal` and `mcpres demo` start from): every digest and
 // derived member is computed in place, after which the core validator
 // accepts the bundle. The sealed bytes are testdata/bundles/example.json.
 func ExampleSeal() {
-	draft, err := canonjson.Parse(example.Draft())
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "drafts", "example.draft.json"))
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
+	}
+	draft, err := canonjson.Parse(data)
+	if err != nil {
+		log.Fatal(err) // not strict JSON
 	}
 	fmt.Printf("draft bundleDigest: %q\n", draft.Path("integrity", "bundleDigest").Str)
 	if err := bundle.Seal(draft); err != nil {
-		panic(err)
+		log.Fatal(err) // a *bundle.SealError names the member that cannot be sealed
 	}
 	fmt.Println("schemaVersion:", draft.Get("schemaVersion").Str == bundle.SchemaVersionBundle)
 	fmt.Println("evidenceClass:", draft.Path("statement", "evidenceClass").Str)
@@ -29,7 +35,7 @@ func ExampleSeal() {
 
 	r, err := validator.New().Bundle(draft)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	out, _ := canonjson.Compact(r.Value())
 	fmt.Println(string(out))

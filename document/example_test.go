@@ -2,36 +2,32 @@ package document_test
 
 import (
 	"fmt"
+	"log"
+	"os"
+	"path/filepath"
 
-	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/internal/example"
 )
 
-// sealedExample returns mcpres's example bundle: the draft of
-// internal/example, sealed (testdata/bundles/example.json).
-func sealedExample() *canonjson.Value {
-	doc, err := canonjson.Parse(example.Draft())
-	if err != nil {
-		panic(err)
-	}
-	if err := bundle.Seal(doc); err != nil {
-		panic(err)
-	}
-	return doc
-}
-
-// ExampleValidator_Validate validates the example bundle as `mcpres
-// validate` does: the kind comes from schemaVersion, and the result object
-// is the upstream one. A tampered copy fails with the first failing check.
+// ExampleValidator_Validate validates a document from its bytes as `mcpres
+// validate` does (here the example bundle, testdata/bundles/example.json):
+// the kind comes from schemaVersion, and the result object is the upstream
+// one. A tampered copy fails with the first failing check. One Validator
+// serves any number of documents, concurrently.
 func ExampleValidator_Validate() {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "bundles", "example.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	doc, err := canonjson.Parse(data) // the strict reader: duplicate keys, lone surrogates, … are errors
+	if err != nil {
+		log.Fatal(err)
+	}
 	val := document.New(nil)
-	doc := sealedExample()
-
 	r, err := val.Validate(doc, document.Options{})
 	if err != nil {
-		panic(err)
+		log.Fatal(err) // MCP_RES_INPUT_INVALID: no result object (exit 2)
 	}
 	out, _ := canonjson.Compact(r.Value())
 	fmt.Println(r.Kind, string(out))
@@ -41,7 +37,7 @@ func ExampleValidator_Validate() {
 	tampered.Get("statement").Set("result", canonjson.NewString("FAIL"))
 	r, err = val.Validate(tampered, document.Options{})
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	out, _ = canonjson.Compact(r.Value())
 	fmt.Println(string(out))

@@ -3,8 +3,10 @@ package trustpolicy_test
 import (
 	"fmt"
 	"log"
+	"path/filepath"
 	"strings"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/trustpolicy"
 )
@@ -63,4 +65,43 @@ func ExampleLoad() {
 	// signer signer-two [signer witness]
 	// witness quorum 1 of [signer-two]
 	// problem: /signers/1/publicKey: key 06e3fd8fda29bb60ab59557de61edb0aecdb231134be30e75b455f8e1b792fa9 is already listed as /signers/0 ("signer-one"); one key is one signer and counts once (uniqueKey)
+}
+
+// Verify an attested bundle against an mcpres.trust-policy/v1 file: Loader
+// plugs the v1 kind into attest.Verify, next to the built-in upstream
+// kind, so either kind of policy file works. This policy
+// (testdata/transparency/policy.json) trusts a producer and a witness and
+// has a tlog policy, so the bundle's transparency reference is verified
+// offline (inclusion, the log's signature, the log witness's
+// cosignature): TRANSPARENCY_RECORDED.
+func ExampleLoader() {
+	dir := filepath.Join("..", "testdata", "transparency")
+	_, policy, err := canonjson.ReadFile(filepath.Join(dir, "policy.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, signed, err := canonjson.ReadFile(filepath.Join(dir, "example.signed.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := attest.Verify(signed, attest.Options{
+		Policy:        policy,
+		EvaluatedAt:   "2026-08-27T18:05:00.000Z",
+		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("valid:", r.Valid, "level:", r.Level)
+	for _, e := range r.Evaluation.Envelopes {
+		fmt.Printf("envelope %d: %s trusted %t transparency %s\n", e.Index, e.SignerIdentity, e.Trusted, e.Transparency)
+		if v := e.Verified; v != nil {
+			fmt.Printf("  leaf %d of %s (tree size %d), quorum %s\n", v.LeafIndex, v.Origin, v.TreeSize, v.Quorum)
+		}
+	}
+	// Output:
+	// valid: true level: TRANSPARENCY_RECORDED
+	// envelope 0: test://mcp-res/disposable/signer-one trusted true transparency VERIFIED_OFFLINE
+	//   leaf 2 of log.example.org/mcpres-example (tree size 4), quorum W
+	// envelope 1: test://mcp-res/disposable/signer-two trusted true transparency NONE
 }

@@ -364,3 +364,156 @@ func TestOutsideModule(t *testing.T) {
 		}
 	}
 }
+
+// exampleImports returns, for each Example function of the test files of
+// dir, the module packages it names that are not public (directly, or in
+// a function of the same test files that it calls, transitively), as
+// "ExampleName uses path".
+func exampleImports(dir string) ([]string, error) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	type fn struct {
+		decl    *ast.FuncDecl
+		imports map[string]string // local name → import path
+	}
+	funcs := map[string]fn{} // by package name and function name
+	var examples []string
+	for _, name := range names {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		imports := map[string]string{}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			local := path.Base(p)
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			imports[local] = p
+		}
+		for _, d := range f.Decls {
+			if d, ok := d.(*ast.FuncDecl); ok && d.Recv == nil {
+				key := f.Name.Name + "." + d.Name.Name
+				funcs[key] = fn{d, imports}
+				if strings.HasPrefix(d.Name.Name, "Example") {
+					examples = append(examples, key)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, ex := range examples {
+		pkgName, _, _ := strings.Cut(ex, ".")
+		seen := map[string]bool{}
+		bad := map[string]bool{}
+		var visit func(key string)
+		visit = func(key string) {
+			f, ok := funcs[key]
+			if !ok || seen[key] {
+				return
+			}
+			seen[key] = true
+			ast.Inspect(f.decl, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					if x, ok := n.X.(*ast.Ident); ok {
+						if p, ok := f.imports[x.Name]; ok {
+							if rel, own := relative(p); own && !public(rel) {
+								bad[rel] = true
+							}
+						}
+					}
+				case *ast.Ident:
+					visit(pkgName + "." + n.Name)
+				}
+				return true
+			})
+		}
+		visit(ex)
+		for rel := range bad {
+			out = append(out, strings.TrimPrefix(ex, pkgName+".")+" uses "+rel)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// TestExamplesUsePublicAPI: every Example function of a public package
+// (what go doc and pkg.go.dev show as the way to call it) uses only the
+// public packages, so that outside code can run what it shows.
+func TestExamplesUsePublicAPI(t *testing.T) {
+	root := filepath.Join("..", "..")
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		base := d.Name()
+		if rel != "." && (base == "testdata" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || rel == "examples/goapi") {
+			return filepath.SkipDir // not packages of this module
+		}
+		if rel == "." || !public(rel) {
+			return nil
+		}
+		problems, err := exampleImports(p)
+		if err != nil {
+			return err
+		}
+		for _, pr := range problems {
+			t.Errorf("%s: %s, which code outside this module cannot import: show the public API (read testdata/ files, use public packages)", rel, pr)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 20 {
+		t.Fatalf("only %d public package directories found", n)
+	}
+}
+
+// The example check fires for an internal or helper package named in an
+// Example or in a function it calls, and not for one only other tests use.
+func TestExamplesUsePublicAPIFires(t *testing.T) {
+	dir := t.TempDir()
+	src := `package p_test
+
+import (
+	"fmt"
+
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/canonjson"
+	ex "github.com/mcpres/mcpres/internal/example"
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"testing"
+)
+
+func helper() []byte { return ex.Draft() }
+
+func ExampleA() { fmt.Println(helper(), canonjson.NewNull()) }
+
+func ExampleB() { _ = attesttest.EvaluatedAt }
+
+func ExampleC() { fmt.Println(canonjson.NewNull()) }
+
+func TestD(t *testing.T) { bundletest.Example(t) }
+`
+	if err := os.WriteFile(filepath.Join(dir, "p_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := exampleImports(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ExampleA uses internal/example", "ExampleB uses attest/attesttest"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
