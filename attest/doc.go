@@ -14,6 +14,34 @@
 // transparency reference ([VerifiedTransparency]) is recorded in the
 // evaluation the level is derived from.
 //
+// Everything is offline and explicit: documents are *canonjson.Value
+// (canonjson.Parse), keys are ed25519.PrivateKey and PublicKey
+// ([ParsePrivateKeyPEM], [ParsePublicKeyPEM]), and no clock is read, so
+// the signing time ([SignOptions].SigningTime) and the evaluation time
+// ([Options].EvaluatedAt) are RFC 3339 strings the caller gives (REFERENCE
+// §1.7). A gate verifies and then checks the result:
+//
+//	r, err := attest.Verify(doc, attest.Options{Policy: policy, EvaluatedAt: now,
+//		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}})
+//	if err != nil || !r.Valid || r.Level < attest.Witnessed { // Levels are ordered
+//		// refuse
+//	}
+//
+// A valid result vouches for the embedded bundle as a whole: its signed
+// statement binds the bundle's digests and its subject (name and
+// artifactSha256), so the subject read from the bundle (bundle.Decode) is
+// the one that was signed.
+//
+// # Trust policies
+//
+// [Options].Policy is a parsed policy document; its schemaVersion picks the
+// loader. The built-in one reads mcp-res.trust-policy/0.2.0 with exactly
+// the upstream semantics; package trustpolicy's Loader reads
+// mcpres.trust-policy/v1 (witness rules, key windows, revocations, offline
+// transparency verification). Any other [TrustPolicy] can be plugged in
+// through [Options].PolicyLoaders: Verify gives it times as time.Time in
+// UTC, exact to the microsecond (see [EnvelopeFacts]).
+//
 // # Cryptographic layer
 //
 // The files base64.go, ed25519.go, spki.go, pae.go and keys.go hold the

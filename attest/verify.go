@@ -184,10 +184,14 @@ type verification struct {
 // signature with strict Ed25519 rules (small-order keys and R, S ≥ L and
 // non-canonical encodings rejected), the canonical statement and its
 // binding to the bundle, signer identity and key fingerprint, and, with a
-// policy, its window, the signing times, revocations and trust. What it does
-// not check: a transparency reference beyond the SHA-256 of its proof bytes
-// (the result says DIGEST_ONLY), and anything about who a signer identity
-// really is beyond the policy's pairing of identity and key.
+// policy, its window, the signing times, revocations and trust. A
+// transparency reference's proof bytes must match their SHA-256 (E14);
+// what they prove is the policy's to verify ([TrustPolicy].Transparency):
+// an mcpres.trust-policy/v1 with a transparency section verifies them
+// offline (VERIFIED_OFFLINE, package trustpolicy), while the built-in
+// upstream policy, and no policy, check the digest only (DIGEST_ONLY). What
+// it does not check: anything about who a signer identity really is beyond
+// the policy's pairing of identity and key.
 //
 // A non-nil error is an *validator.InputError (MCP_RES_INPUT_INVALID, exit
 // 2); otherwise the Result holds the verdict.

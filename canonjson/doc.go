@@ -1,5 +1,27 @@
 // Package canonjson is the only way mcpres reads JSON and the only way it
-// hashes JSON.
+// hashes JSON: every entry point of mcpres takes the *Value it parses.
+//
+// A program that validates, signs or verifies MCP-RES documents turns their
+// bytes into a Value with Parse (or a file with ReadFile), hands it to
+// document, bundle, attest or trustpolicy, and writes what they return with
+// Pretty:
+//
+//	doc, err := canonjson.Parse(data) // strict: see Reading
+//	if err != nil {
+//		return err // a *SyntaxError: MCP_RES_INPUT_INVALID
+//	}
+//	r, err := document.New(nil).Validate(doc, document.Options{})
+//
+// # Values
+//
+// A Value is a JSON value as a tree: Kind says which of Null, Bool, Int,
+// Number (a lenient read's non-integer token), String, Array or Object it
+// is, and the field of that kind holds it. Objects keep their members in
+// input order. Get and Path read members (nil when absent; every reader
+// method accepts a nil *Value), Set, Delete and Without edit objects, Clone
+// copies a tree, Equal compares two, and the New… functions build one.
+// Unmarshal decodes a Value into a Go struct strictly (json tags; unknown
+// members are errors), and FromGo converts Go data into a Value.
 //
 // # Reading
 //

@@ -1,7 +1,26 @@
 // Package document is the one document-kind switch of mcpres: it detects
 // an MCP-RES document's kind from its root schemaVersion (REFERENCE §5.0)
 // and validates it with the validator of that kind. The CLI and batch code
-// decide kinds only here.
+// decide kinds only here, and it is the one call a registry needs to check
+// an upload:
+//
+//	doc, err := canonjson.Parse(data)
+//	if err != nil {
+//		return err // not strict JSON: MCP_RES_INPUT_INVALID
+//	}
+//	r, err := val.Validate(doc, document.Options{EvaluatedAt: now}) // val := document.New(nil), once
+//	if err != nil {
+//		return err // MCP_RES_INPUT_INVALID: no result object
+//	}
+//	if !r.Valid {
+//		// r.Diagnostics, r.Detail
+//	}
+//
+// A Validator compiles the embedded schemas once and is safe for concurrent
+// use. Options carries what some kinds need besides the document: the
+// evaluation time of an attested bundle (verified without a trust policy:
+// see package attest for the level a policy gives), the profile set of
+// profile and OAuth evaluations.
 //
 // # Kinds
 //

@@ -60,10 +60,13 @@
 // [Trust] (the logs and the witness policy of a tlog-policy text, with keys
 // parsed once by [ParseVKey]; package trustpolicy converts its TLogPolicy).
 // Its steps and their error types are listed on the function; it returns a
-// [Verified] if and only if every step passed. Duplicates never count twice: witnesses are counted once per key
-// fingerprint, a repeated cosignature line counts once, and a Trust that
-// lists one key twice is refused. Nothing reads a clock: witness timestamps
-// are reported, not judged.
+// [Verified] if and only if every step passed. Duplicates never count
+// twice: witnesses are counted once per key fingerprint, a repeated
+// cosignature line counts once, and a Trust that lists one key twice is
+// refused. Nothing reads a clock: with Trust.EvaluatedAt set, a
+// cosignature dated after it (or, with Trust.MaxCosignatureAge, older than
+// that) is reported as not counted (NotCounted); without it, cosignature
+// timestamps are reported, not judged.
 //
 // [CheckBinding] is the signing-time check (no keys needed): the proof
 // parses, its entry binds the bundle, and its inclusion proof leads to the
