@@ -134,10 +134,10 @@ func loadGraph(t *testing.T) *graph {
 
 // goList runs `go list args` in the module root and returns its lines,
 // split at tabs; the template's second field must be {{.Dir}}. It opens
-// the directory of each of the module's packages, the module root, go.mod and go.sum,
-// so that the test cache reruns the test when a source file changes
-// (it records what the test process opens, not what the go command
-// reads).
+// the directory of each of the module's packages, the module root, go.mod
+// and go.sum, so that the test cache reruns the test when a source file
+// changes or a package appears (the cache records what the test process
+// opens, not what the go command reads).
 func goList(t *testing.T, args ...string) [][]string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
