@@ -197,7 +197,7 @@ var sharedEncrypted = sync.OnceValue(func() []byte {
 	if err != nil {
 		panic(err)
 	}
-	return pemOf(PEMTypeEncryptedSigstore, sealed)
+	return pemOf(signednote.PEMTypeEncryptedSigstore, sealed)
 })
 
 func mustHexBytes(s string) []byte { return mustHex(s) }
@@ -247,7 +247,7 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"X25519 PKCS#8", pemOf("PRIVATE KEY", pkcs8Of(t, xKey)), nil, ErrUnsupportedKeyType, "private key is X25519, only Ed25519 is supported"},
 		{"RSA PKCS#1 block", pemOf("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)), nil, ErrUnsupportedKeyType, "private key is RSA, only Ed25519 is supported"},
 		{"SEC 1 EC block", pemOf("EC PRIVATE KEY", []byte{0x30, 0}), nil, ErrUnsupportedKeyType, "private key is ECDSA, only Ed25519 is supported"},
-		{"encrypted RSA (cosign format)", testOnlyEncryptedPEM(t, PEMTypeEncryptedSigstore, pkcs8Of(t, rsaKey), testPassphrase, encrypted.Legacy),
+		{"encrypted RSA (cosign format)", testOnlyEncryptedPEM(t, signednote.PEMTypeEncryptedSigstore, pkcs8Of(t, rsaKey), testPassphrase, encrypted.Legacy),
 			passphraseOf(testPassphrase), ErrUnsupportedKeyType, "private key is RSA, only Ed25519 is supported"},
 
 		{"OpenSSH", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), nil, ErrUnsupportedKeyFormat, "OpenSSH private keys are not supported"},
@@ -264,7 +264,7 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"truncated PKCS#8", pemOf("PRIVATE KEY", goodDER[:40]), nil, ErrMalformedKey, "private key is not valid PKCS#8"},
 		{"Ed25519 PKCS#8 with a 31-byte seed", pemOf("PRIVATE KEY", mustHex("302d020100300506032b657004210420"+testOnlySeedOneHex[:62])), nil,
 			ErrMalformedKey, "private key is not valid PKCS#8"},
-		{"encrypted non-PKCS#8 plaintext", testOnlyEncryptedPEM(t, PEMTypeEncryptedSigstore, []byte("not der"), testPassphrase, encrypted.Legacy),
+		{"encrypted non-PKCS#8 plaintext", testOnlyEncryptedPEM(t, signednote.PEMTypeEncryptedSigstore, []byte("not der"), testPassphrase, encrypted.Legacy),
 			passphraseOf(testPassphrase), ErrMalformedKey, "private key is not valid PKCS#8"},
 
 		{"encrypted, no passphrase function", enc, nil, ErrPassphraseRequired, "no passphrase was supplied"},
@@ -279,7 +279,7 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"encrypted, salt altered", editContainer(t, enc, func(m map[string]any) {
 			m["kdf"].(map[string]any)["salt"] = make([]byte, 32)
 		}), passphraseOf(testPassphrase), ErrIncorrectPassphrase, "wrong passphrase or corrupted key"},
-		{"encrypted, not JSON", pemOf(PEMTypeEncryptedSigstore, []byte("{not json")), neverCalled, ErrMalformedKey, "not valid JSON"},
+		{"encrypted, not JSON", pemOf(signednote.PEMTypeEncryptedSigstore, []byte("{not json")), neverCalled, ErrMalformedKey, "not valid JSON"},
 		{"encrypted, huge scrypt N", editContainer(t, enc, func(m map[string]any) {
 			m["kdf"].(map[string]any)["params"].(map[string]any)["N"] = 1 << 30
 		}), neverCalled, ErrUnsupportedKeyFormat, "unsupported scrypt parameters N=1073741824 r=8 p=1"},
@@ -364,7 +364,7 @@ func TestPrivateKeyErrorsDoNotLeak(t *testing.T) {
 	}
 	// A damaged encrypted container (JSON truncated at every 7th byte).
 	for n := 0; n < len(encBlock.Bytes); n += 7 {
-		inputs = append(inputs, pemOf(PEMTypeEncryptedSigstore, encBlock.Bytes[:n]))
+		inputs = append(inputs, pemOf(signednote.PEMTypeEncryptedSigstore, encBlock.Bytes[:n]))
 	}
 	for i, in := range inputs {
 		_, err := ParsePrivateKeyPEM(in, passphraseOf(testWrongPassphrase))

@@ -108,11 +108,11 @@ type TrustPolicy interface {
 // A PolicyLoader turns a trust-policy document into a TrustPolicy. Schema
 // violations are returned as schema errors (reported as
 // MCP_RES_ATTESTATION_SCHEMA_INVALID); an error aborts the verification.
-type PolicyLoader func(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []validator.SchemaError, error)
+type PolicyLoader func(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []schema.Error, error)
 
 // loadPolicy02 is the built-in loader of mcp-res.trust-policy/0.2.0. It is
 // also used for documents of unknown kind, which then fail its schema.
-func loadPolicy02(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []validator.SchemaError, error) {
+func loadPolicy02(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []schema.Error, error) {
 	if errs := val.SchemaErrors(schema.TrustPolicy, doc); len(errs) > 0 {
 		return nil, errs, nil
 	}

@@ -257,11 +257,11 @@ func (v *verification) init(wrapper *canonjson.Value, o Options) error {
 }
 
 func (v *verification) fail(code, detail string) error {
-	v.res.Result = validator.Result{Diagnostics: []string{code}, SchemaErrors: []validator.SchemaError{}, Detail: detail}
+	v.res.Result = validator.Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
 	return errDone
 }
 
-func (v *verification) failSchema(detail string, errs []validator.SchemaError) error {
+func (v *verification) failSchema(detail string, errs []schema.Error) error {
 	v.res.Result = validator.Result{Diagnostics: []string{CodeSchemaInvalid}, SchemaErrors: errs, Detail: detail}
 	return errDone
 }
@@ -309,7 +309,7 @@ func (v *verification) checks() error {
 	envelopes := auth.Get("envelopes").Items
 	if len(envelopes) == 0 { // G4
 		if claim == UnsignedIntegrityOnly {
-			v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
+			v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}}
 			v.res.Level = UnsignedIntegrityOnly
 			return errDone
 		}
@@ -382,7 +382,7 @@ func (v *verification) preScan() error {
 // errors or an input error, which each Verify reports at step G6.
 type LoadedPolicy struct {
 	policy TrustPolicy
-	errs   []validator.SchemaError
+	errs   []schema.Error
 	err    error
 }
 
@@ -414,7 +414,7 @@ func loadPolicy(doc *canonjson.Value, o Options) LoadedPolicy {
 
 // Policy returns the outcome of the load: the policy, or the schema errors
 // of the document, or the error that aborts every verification with it.
-func (lp *LoadedPolicy) Policy() (TrustPolicy, []validator.SchemaError, error) {
+func (lp *LoadedPolicy) Policy() (TrustPolicy, []schema.Error, error) {
 	return lp.policy, lp.errs, lp.err
 }
 
@@ -450,7 +450,7 @@ func (v *verification) loadPolicy() error {
 // prefixErrors marks schema errors of the policy so they are not mistaken
 // for errors in the attested bundle. The pointer stays RFC 6901 relative to
 // the policy document; the keyword is unchanged.
-func prefixErrors(errs []validator.SchemaError, doc string) []validator.SchemaError {
+func prefixErrors(errs []schema.Error, doc string) []schema.Error {
 	out := slices.Clone(errs)
 	for i := range out {
 		out[i].Message = doc + ": " + out[i].Message
@@ -614,7 +614,7 @@ func (v *verification) decide(claim Level, n int) error {
 	if claim > d.Level {
 		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%s)", claim, d.Level, strings.Join(d.Notes, "; ")))
 	}
-	v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
+	v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}}
 	v.res.Level = d.Level
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone

@@ -42,6 +42,7 @@ import (
 	"github.com/mcpres/mcpres/validator/oauth"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/mcpres/mcpres/validator/profile"
+	"github.com/mcpres/mcpres/validator/schema"
 	"github.com/mcpres/mcpres/validator/v01"
 )
 
@@ -233,8 +234,8 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 
 // kindResult converts the result of a kind with its own Result type; its
 // mode-specific members go to Extra.
-func kindResult(valid bool, diags []string, errs []validator.SchemaError, detail string, extra []canonjson.Member) validator.Result {
-	out := validator.Result{Valid: valid, Diagnostics: diags, SchemaErrors: make([]validator.SchemaError, len(errs)), Detail: detail, Extra: extra}
+func kindResult(valid bool, diags []string, errs []schema.Error, detail string, extra []canonjson.Member) validator.Result {
+	out := validator.Result{Valid: valid, Diagnostics: diags, SchemaErrors: make([]schema.Error, len(errs)), Detail: detail, Extra: extra}
 	copy(out.SchemaErrors, errs)
 	return out
 }

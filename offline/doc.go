@@ -58,7 +58,7 @@
 //
 // [Verify] takes the proof bytes, the entry this bundle must have, and a
 // [Trust] (the logs and the witness policy of a tlog-policy text, with keys
-// parsed once by [ParseVKey]; package trustpolicy converts its TLogPolicy).
+// parsed once by signednote.ParseVerifier; package trustpolicy converts its TLogPolicy).
 // Its steps and their error types are listed on the function; it returns a
 // [Verified] if and only if every step passed. Duplicates never count twice: witnesses are counted once per key
 // fingerprint, a repeated cosignature line counts once, and a Trust that

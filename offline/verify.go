@@ -191,7 +191,7 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 // signature type sumdb/note can use) and the witness keys of trust,
 // requires the origin, and applies the quorum. trust.Logs is not read.
 // Package offline/rekor uses it for Rekor checkpoints.
-func VerifyCheckpoint(signed []byte, origin string, logKey *VKey, trust Trust) (*Checkpoint, error) {
+func VerifyCheckpoint(signed []byte, origin string, logKey *signednote.Verifier, trust Trust) (*Checkpoint, error) {
 	s, err := trust.check()
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpres/mcpres/report"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -300,7 +301,7 @@ func hostileInputs(t testing.TB, base string) map[string]report.Input {
 	vr := validator.Result{Diagnostics: []string{p[0], "MCP_RES_SCHEMA_INVALID"}, Detail: p[1],
 		Extra: []canonjson.Member{{Key: p[2], Value: canonjson.NewString(p[3])}}}
 	for _, s := range p {
-		vr.SchemaErrors = append(vr.SchemaErrors, validator.SchemaError{InstancePath: s, Keyword: s, Message: s})
+		vr.SchemaErrors = append(vr.SchemaErrors, schema.Error{InstancePath: s, Keyword: s, Message: s})
 	}
 	in["validator-results"] = report.Input{Name: p[5], Document: mixed, Result: vr}
 	in["input-invalid"] = report.Input{Name: p[6], InputError: p[7]}

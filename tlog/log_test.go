@@ -225,7 +225,7 @@ func TestEndToEnd(t *testing.T) {
 	// Attach both, plus the first one again (dropped).
 	ws := []*signednote.Verifier{w1v, w2v}
 	var res *witness.AttachResult
-	if _, err := l.UpdateCheckpoint(c, func(cp *tlog.Checkpoint) ([]byte, error) {
+	if _, err := l.UpdateCheckpoint(c, func(cp *signednote.Checkpoint) ([]byte, error) {
 		res, err = witness.Attach(cp.Note, lv, ws, []witness.CosignatureInput{
 			{Source: "w1", Data: c1.Line}, {Source: "w2", Data: c2.Line}, {Source: "w1-again", Data: c1.Line},
 		})
@@ -360,7 +360,7 @@ func TestLogErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = l.UpdateCheckpoint(c, func(cp *tlog.Checkpoint) ([]byte, error) {
+		_, err = l.UpdateCheckpoint(c, func(cp *signednote.Checkpoint) ([]byte, error) {
 			if _, err := l2.Add(c, s, e); err != nil {
 				t.Fatal(err)
 			}
@@ -375,7 +375,7 @@ func TestLogErrors(t *testing.T) {
 		}
 	})
 	t.Run("update must keep the body", func(t *testing.T) {
-		_, err := l.UpdateCheckpoint(c, func(cp *tlog.Checkpoint) ([]byte, error) {
+		_, err := l.UpdateCheckpoint(c, func(cp *signednote.Checkpoint) ([]byte, error) {
 			n, err := note.Sign(&note.Note{Text: cp.Text + "extension line\n"}, s)
 			return n, err
 		})

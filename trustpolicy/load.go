@@ -12,6 +12,7 @@ import (
 	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // A Problem is one reason a policy document does not load. Path is an RFC
@@ -35,7 +36,7 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s (%s)", path, p.Message, p.Keyword)
 }
 
-func schemaProblems(errs []validator.SchemaError) []Problem {
+func schemaProblems(errs []schema.Error) []Problem {
 	out := make([]Problem, len(errs))
 	for i, e := range errs {
 		out[i] = Problem{Path: e.InstancePath, Keyword: e.Keyword, Message: e.Message}
@@ -43,10 +44,10 @@ func schemaProblems(errs []validator.SchemaError) []Problem {
 	return out
 }
 
-func schemaErrors(ps []Problem) []validator.SchemaError {
-	out := make([]validator.SchemaError, len(ps))
+func schemaErrors(ps []Problem) []schema.Error {
+	out := make([]schema.Error, len(ps))
 	for i, p := range ps {
-		out[i] = validator.SchemaError{InstancePath: p.Path, Keyword: p.Keyword, Message: p.Message}
+		out[i] = schema.Error{InstancePath: p.Path, Keyword: p.Keyword, Message: p.Message}
 	}
 	return out
 }
@@ -262,7 +263,7 @@ func fingerprint(pub ed25519.PublicKey) string { return ed25519strict.Fingerprin
 // load fails verification with MCP_RES_ATTESTATION_SCHEMA_INVALID at step
 // G6, like an upstream policy that fails its schema. It never returns an
 // error.
-func Loader(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []validator.SchemaError, error) {
+func Loader(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
 	p, problems := Load(doc, val)
 	if len(problems) > 0 {
 		return nil, schemaErrors(problems), nil

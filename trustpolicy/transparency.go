@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Trust converts the tlog policy into what package offline verifies
@@ -35,7 +36,7 @@ func (t *TLogPolicy) Trust() offline.Trust {
 // that its policies verify Rekor v1 entries; mcpres links no such verifier
 // and reports a Rekor entry as DIGEST_ONLY.
 func LoaderWith(kinds ...offline.KindVerifier) attest.PolicyLoader {
-	return func(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []validator.SchemaError, error) {
+	return func(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
 		p, problems := Load(doc, val)
 		if len(problems) > 0 {
 			return nil, schemaErrors(problems), nil

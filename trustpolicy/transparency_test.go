@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
+	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -177,9 +178,9 @@ func TestTransparencyVerifiedOnce(t *testing.T) {
 	}
 }
 
-func mustVKey(t *testing.T, s string) *offline.VKey {
+func mustVKey(t *testing.T, s string) *signednote.Verifier {
 	t.Helper()
-	k, err := offline.ParseVKey(s)
+	k, err := signednote.ParseVerifier(s)
 	if err != nil {
 		t.Fatal(err)
 	}

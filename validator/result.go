@@ -33,10 +33,6 @@ const (
 	CodeExecutionDigestMismatch     = "MCP_RES_EXECUTION_DIGEST_MISMATCH"
 )
 
-// A SchemaError is one schema violation: an RFC 6901 pointer to the
-// instance, the failing keyword and a human-readable message.
-type SchemaError = schema.Error
-
 // Result is the outcome of validating one document (REFERENCE §5.0).
 // Valid is true iff Diagnostics is empty. Detail is a human-readable
 // explanation of the first failing check (not part of the upstream result
@@ -44,7 +40,7 @@ type SchemaError = schema.Error
 type Result struct {
 	Valid        bool
 	Diagnostics  []string
-	SchemaErrors []SchemaError
+	SchemaErrors []schema.Error
 	Detail       string
 	// Extra holds the mode-specific members that follow schemaErrors in
 	// the result object (REFERENCE §5.5–§5.7: importStatus, result,
@@ -55,13 +51,13 @@ type Result struct {
 
 // Pass is the result of a document that passes every check.
 func Pass() Result {
-	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []SchemaError{}}
+	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}}
 }
 
 // Fail is the result of the first failing check: exactly one diagnostic
 // code, no schema errors, and detail for people.
 func Fail(code, detail string) Result {
-	return Result{Diagnostics: []string{code}, SchemaErrors: []SchemaError{}, Detail: detail}
+	return Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
 }
 
 // Value renders the upstream-compatible result object

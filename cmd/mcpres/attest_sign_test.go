@@ -21,6 +21,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // writeTestFile writes data to dir/name with mode (chmod'ed, so the umask
@@ -300,7 +301,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	if info, _ := os.Lstat(name + ".key"); info.Mode().Perm() != 0o600 {
 		t.Errorf("encrypted key mode %v, want 0600", info.Mode())
 	}
-	if !bytes.HasPrefix(keyPEM, []byte("-----BEGIN "+attest.PEMTypeEncryptedSigstore+"-----\n")) {
+	if !bytes.HasPrefix(keyPEM, []byte("-----BEGIN "+signednote.PEMTypeEncryptedSigstore+"-----\n")) {
 		t.Fatalf("not an encrypted sigstore key:\n%s", keyPEM)
 	}
 	if _, err := attest.ParsePrivateKeyPEM(keyPEM, nil); !errors.Is(err, attest.ErrPassphraseRequired) {

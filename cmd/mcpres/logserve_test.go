@@ -619,7 +619,7 @@ func crashTest(t *testing.T, e *logEnv, serveArgs []string, store tlog.Storage) 
 		t.Fatal(err)
 	}
 	for _, data := range checkpoints {
-		cp, err := tlog.ParseCheckpoint(data, v)
+		cp, err := signednote.Open(data, v)
 		if err != nil {
 			t.Fatalf("a served checkpoint: %v", err)
 		}

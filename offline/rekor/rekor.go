@@ -47,6 +47,7 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/sigstore/rekor/pkg/generated/models"
 	"github.com/sigstore/rekor/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -279,7 +280,7 @@ func checkBinding(body []byte, want offline.Entry) error {
 // findLog returns the trust's ECDSA log whose key has the entry's logID.
 func findLog(logID string, trust offline.Trust) (offline.Log, []byte, error) {
 	for _, l := range trust.Logs {
-		if l.Key == nil || l.Key.Type() != offline.KeyTypeECDSA {
+		if l.Key == nil || l.Key.Type() != signednote.TypeECDSA {
 			continue
 		}
 		if der := l.Key.DER(); l.Key.Fingerprint() == logID {
