@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
@@ -172,13 +173,13 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 }
 
 // MarshalPublicKeyPEM returns pub as a PEM block of type [signednote.PEMTypePublicKey]
-// holding the 44-byte SPKI DER of [MarshalSPKI]. A pub that is not 32 bytes
+// holding the 44-byte SPKI DER of ed25519strict.MarshalSPKI. A pub that is not 32 bytes
 // yields [ErrPublicKeySize].
 func MarshalPublicKeyPEM(pub ed25519.PublicKey) ([]byte, error) {
 	if len(pub) != ed25519.PublicKeySize {
-		return nil, fmt.Errorf("%w: got %d bytes, want %d", ErrPublicKeySize, len(pub), ed25519.PublicKeySize)
+		return nil, fmt.Errorf("%w: got %d bytes, want %d", ed25519strict.ErrPublicKeySize, len(pub), ed25519.PublicKeySize)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypePublicKey, Bytes: MarshalSPKI(pub)}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypePublicKey, Bytes: ed25519strict.MarshalSPKI(pub)}), nil
 }
 
 // ParsePublicKeyPEM reads an Ed25519 public key from data, which is either
@@ -187,9 +188,10 @@ func MarshalPublicKeyPEM(pub ed25519.PublicKey) ([]byte, error) {
 // envelope's publicKeySpkiBase64; surrounding whitespace is allowed in both
 // forms. The DER must be the 44-byte layout of [ParseSPKI] (else
 // [ErrInvalidSPKI], naming the algorithm of a well-formed non-Ed25519 key),
-// and the key must pass [CheckEd25519PublicKey] (a non-canonical, off-curve
-// or small-order key could never verify a signature under [VerifyEd25519],
-// so it is rejected when loaded, with that function's error).
+// and the key must pass ed25519strict.CheckPublicKey (a non-canonical,
+// off-curve or small-order key could never verify a signature under
+// ed25519strict.Verify, so it is rejected when loaded, with that function's
+// error).
 //
 // Other failures: empty input, damaged PEM or text around the block
 // ([ErrInvalidPEM]); bad base64 ([ErrInvalidBase64]); a PKCS#1
@@ -234,7 +236,7 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckEd25519PublicKey(pub); err != nil {
+	if err := ed25519strict.CheckPublicKey(pub); err != nil {
 		return nil, err
 	}
 	return pub, nil

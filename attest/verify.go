@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -489,14 +490,14 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+"sig: "+err.Error())
 	}
-	if KeyID(der) != keyID { // E4
+	if ed25519strict.SPKIFingerprint(der) != keyID { // E4
 		return v.fail(CodeIdentityMismatch, where+"keyid is not the SHA-256 of the public key")
 	}
 	pub, err := ParseSPKI(der) // E5
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+err.Error())
 	}
-	if err := VerifyEd25519(pub, PAE(env.Get("payloadType").Str, payload), rawSig); err != nil { // E6
+	if err := ed25519strict.Verify(pub, PAE(env.Get("payloadType").Str, payload), rawSig); err != nil { // E6
 		return v.fail(CodeSignatureInvalid, where+err.Error())
 	}
 	record(func(e *EnvelopeEvaluation) { e.SignatureValid = true })

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/report"
@@ -125,7 +126,7 @@ func transparentInput(t testing.TB) report.Input {
 		priv           ed25519.PrivateKey
 	}{{"signer-one", attesttest.IdentityOne, one}, {"signer-two", attesttest.IdentityTwo, two}} {
 		d.AddSigner(trustpolicy.Signer{Name: s.name, Identity: s.identity, Roles: []string{trustpolicy.RoleSigner},
-			PublicKey: base64.StdEncoding.EncodeToString(attest.MarshalSPKI(s.priv.Public().(ed25519.PublicKey)))})
+			PublicKey: base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(s.priv.Public().(ed25519.PublicKey)))})
 	}
 	d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + lg.VKey + "\nwitness WA " + wa.VKey + "\nwitness WB " + wb.VKey +
 		"\nwitness WC " + wc.VKey + "\ngroup witnesses 2 WA WB WC\nquorum witnesses\n"}

@@ -17,7 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"golang.org/x/mod/sumdb/note"
 )

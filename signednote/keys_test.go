@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // A KeyKind is what a key file holds, as [RecogniseKey] tells it: mcpres

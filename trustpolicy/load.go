@@ -8,8 +8,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
-	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -64,7 +64,7 @@ func schemaErrors(ps []Problem) []schema.Error {
 //     that has both;
 //   - uniqueName: no two signers share a name;
 //   - publicKey: each key is an Ed25519 SPKI (PEM or base64, see
-//     attest.ParsePublicKeyPEM) that passes attest.CheckEd25519PublicKey;
+//     attest.ParsePublicKeyPEM) that passes ed25519strict.CheckPublicKey;
 //   - uniqueKey: no two signers share a key, compared by SPKI fingerprint,
 //     whatever their names or identities (one key is one signer and counts
 //     once);

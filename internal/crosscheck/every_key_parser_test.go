@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -135,8 +135,6 @@ func parsers(t *testing.T) []parser {
 	return []parser{
 		{"ed25519strict.CheckPublicKey", ed25519strict.CheckPublicKey},
 		{"ed25519strict.Verify", verify(ed25519strict.Verify)},
-		{"attest.CheckEd25519PublicKey", attest.CheckEd25519PublicKey},
-		{"attest.VerifyEd25519", verify(attest.VerifyEd25519)},
 		{"attest.ParsePublicKeyPEM (PEM)", func(pub []byte) error {
 			return errOf(attest.ParsePublicKeyPEM(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: ed25519strict.MarshalSPKI(pub)})))
 		}},
@@ -170,7 +168,7 @@ func logLine(k string) string { return "log " + k + "\nquorum none\n" }
 // parser (they take *signednote.Verifier, which only the parsers above
 // make, and signednote.Open takes nothing else); offline.Trust holds parsed
 // *signednote.Verifier (TestZeroVerifierIsRefused covers a zero value); attest.ParseSPKI
-// is the layout step (check E5) whose key goes to attest.VerifyEd25519 only,
+// is the layout step (check E5) whose key goes to ed25519strict.Verify only,
 // and attest.ParsePrivateKeyPEM derives its public key from a seed.
 func TestEveryKeyParserIsStrict(t *testing.T) {
 	for _, p := range parsers(t) {
