@@ -51,9 +51,9 @@ func (v *Verified) MatchesReference(logID, entryUUID string) error {
 
 // A Checkpoint is a verified checkpoint and the witnesses counted on it.
 type Checkpoint struct {
-	Origin   string
-	Size     uint64
-	RootHash []byte
+	Origin string
+	Size   uint64
+	Hash   signednote.Hash // the root hash
 	// LogKey is the NAME+HASH (8 hex digits) of the log key that signed.
 	LogKey string
 	// Witnesses are the witnesses of the trust whose cosignature verified,
@@ -174,7 +174,7 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 	if claim != nil && claim.LogID != cp.Origin {
 		return nil, fmt.Errorf("logId is %q, the checkpoint's origin is %q", claim.LogID, cp.Origin)
 	}
-	if err := VerifyInclusion(p.Index, cp.Size, leaf, hashSlices(p.Hashes), cp.RootHash); err != nil {
+	if err := VerifyInclusion(p.Index, cp.Size, leaf, hashSlices(p.Hashes), cp.Hash[:]); err != nil {
 		return nil, err
 	}
 	if err := s.applyQuorum(cp, counted); err != nil {
@@ -322,7 +322,7 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 	if err != nil {
 		return nil, nil, err
 	}
-	cp := &Checkpoint{Origin: body.Origin, Size: body.Size, RootHash: body.Hash, LogKey: fmt.Sprintf("%s+%08x", logKey.Name(), logKey.KeyHash())}
+	cp := &Checkpoint{Origin: body.Origin, Size: body.Size, Hash: body.Hash, LogKey: fmt.Sprintf("%s+%08x", logKey.Name(), logKey.KeyHash())}
 	counted := map[string]bool{}
 	byFP := map[string]bool{}
 	for _, sig := range n.Sigs {
@@ -390,7 +390,7 @@ func CheckBinding(proofBytes []byte, bundle *canonjson.Value) error {
 	if err != nil {
 		return err
 	}
-	return VerifyInclusion(p.Index, cp.Size, rfc6962.DefaultHasher.HashLeaf(p.Entry), hashSlices(p.Hashes), cp.Hash)
+	return VerifyInclusion(p.Index, cp.Size, rfc6962.DefaultHasher.HashLeaf(p.Entry), hashSlices(p.Hashes), cp.Hash[:])
 }
 
 // CheckReference is [CheckBinding] for a whole transparencyReference: the

@@ -24,11 +24,33 @@ const MaxBytes = 64 << 10
 // limit).
 const MaxSignatures = 100
 
+// HashSize is the size of a [Hash]: a SHA-256 digest.
+const HashSize = sha256.Size
+
+// A Hash is an RFC 6962 tree hash, such as the root hash a checkpoint
+// commits to (golang.org/x/mod/sumdb/tlog.Hash is the same type, and
+// converts to and from it).
+type Hash [HashSize]byte
+
+// String returns the hash as a checkpoint writes it: standard base64 with
+// padding.
+func (h Hash) String() string { return base64.StdEncoding.EncodeToString(h[:]) }
+
+// ParseHash reads a hash as a checkpoint writes it: the canonical padded
+// base64 of exactly [HashSize] bytes (one encoding per hash).
+func ParseHash(s string) (Hash, error) {
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil || len(b) != HashSize || base64.StdEncoding.EncodeToString(b) != s {
+		return Hash{}, fmt.Errorf("hash %q is not the canonical base64 of %d bytes", truncate.String(s, 64), HashSize)
+	}
+	return Hash(b), nil
+}
+
 // A Checkpoint is an authenticated, parsed checkpoint.
 type Checkpoint struct {
 	Origin string
 	Size   uint64
-	Hash   []byte // the 32-byte RFC 6962 root hash
+	Hash   Hash // the RFC 6962 root hash
 	// Text is the note text: the checkpoint body, with any extension lines.
 	Text string
 	// Note is the whole signed note as read.
@@ -102,7 +124,7 @@ func SignedBy(n *note.Note, key note.Verifier) bool {
 type Body struct {
 	Origin string
 	Size   uint64
-	Hash   []byte
+	Hash   Hash
 	Rest   []byte
 }
 
@@ -134,13 +156,13 @@ func ParseBody(text []byte) (*Body, error) {
 	if err != nil {
 		return nil, &BodyError{Msg: "malformed body", Err: err}
 	}
-	if len(cp.Hash) != sha256.Size {
-		return nil, &BodyError{Msg: fmt.Sprintf("root hash is %d bytes, want %d", len(cp.Hash), sha256.Size)}
+	if len(cp.Hash) != HashSize {
+		return nil, &BodyError{Msg: fmt.Sprintf("root hash is %d bytes, want %d", len(cp.Hash), HashSize)}
 	}
 	if !bytes.Equal(append(cp.Marshal(), rest...), text) {
 		return nil, &BodyError{Msg: "body is not in canonical form (a size with leading zeros or non-canonical base64)"}
 	}
-	return &Body{Origin: cp.Origin, Size: cp.Size, Hash: cp.Hash, Rest: rest}, nil
+	return &Body{Origin: cp.Origin, Size: cp.Size, Hash: Hash(cp.Hash), Rest: rest}, nil
 }
 
 // A SigLine is one signature line of a signed note, unverified: the key

@@ -77,3 +77,25 @@ func TestOpen(t *testing.T) {
 		t.Errorf("tampered signature: %v, want note.InvalidSignatureError", err)
 	}
 }
+
+// TestParseHash: one hash, one encoding: the canonical padded base64 of
+// 32 bytes, which String gives back.
+func TestParseHash(t *testing.T) {
+	h, err := signednote.ParseHash(root)
+	if err != nil || h.String() != root || h[0] != 0xe3 || h[31] != 0x55 {
+		t.Fatalf("ParseHash(%q) = %v, %v", root, h, err)
+	}
+	for _, bad := range []struct{ name, s string }{
+		{"31 bytes", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuA=="},
+		{"33 bytes", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFUA"},
+		{"no padding", strings.TrimSuffix(root, "=")},
+		{"non-zero unused bits", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFV="},
+		{"URL alphabet", strings.ReplaceAll(root, "+", "-")},
+		{"trailing newline", root + "\n"},
+		{"empty", ""},
+	} {
+		if h, err := signednote.ParseHash(bad.s); err == nil || h != (signednote.Hash{}) || !strings.Contains(err.Error(), "not the canonical base64 of 32 bytes") {
+			t.Errorf("%s: ParseHash(%q) = %v, %v", bad.name, bad.s, h, err)
+		}
+	}
+}

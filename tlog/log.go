@@ -323,7 +323,7 @@ func (p *Proof) Verify() error {
 		}
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(p.Entry)
-	return mproof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, p.Checkpoint.Size, leaf, p.Hashes, p.Checkpoint.Hash)
+	return mproof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, p.Checkpoint.Size, leaf, p.Hashes, p.Checkpoint.Hash[:])
 }
 
 // TLogProof returns the proof as a C2SP tlog-proof value: the index, the

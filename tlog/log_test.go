@@ -151,7 +151,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp0.Size != 0 || !bytes.Equal(cp0.Hash, rfc6962.DefaultHasher.EmptyRoot()) || cp0.Origin != testOrigin {
+	if cp0.Size != 0 || !bytes.Equal(cp0.Hash[:], rfc6962.DefaultHasher.EmptyRoot()) || cp0.Origin != testOrigin {
 		t.Fatalf("initial checkpoint %d %x %q", cp0.Size, cp0.Hash, cp0.Origin)
 	}
 	for _, f := range []string{"checkpoint", ".state/treeState"} {
@@ -286,7 +286,7 @@ func TestEndToEnd(t *testing.T) {
 	if c3.From == nil || c3.From.Size != 2 || c3.State.Size != 3 || len(c3.ConsistencyProof) == 0 {
 		t.Fatalf("follow-up cosignature: from %+v to %+v, proof of %d hashes", c3.From, c3.State, len(c3.ConsistencyProof))
 	}
-	if err := mproof.VerifyConsistency(rfc6962.DefaultHasher, 2, 3, c3.ConsistencyProof, c1.State.Hash, c3.State.Hash); err != nil {
+	if err := mproof.VerifyConsistency(rfc6962.DefaultHasher, 2, 3, c3.ConsistencyProof, c1.State.Hash[:], c3.State.Hash[:]); err != nil {
 		t.Fatal(err)
 	}
 }

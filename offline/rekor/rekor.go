@@ -133,8 +133,8 @@ func (Verifier) Verify(proof []byte, want offline.Entry, trust offline.Trust) (*
 		return nil, err
 	}
 	root, _ := hex.DecodeString(*ip.RootHash) // checked by parseEntry
-	if cp.Size != uint64(*ip.TreeSize) || !bytes.Equal(cp.RootHash, root) {
-		return nil, &offline.CheckpointError{Msg: fmt.Sprintf("the checkpoint is for tree size %d and root %x, the inclusion proof for tree size %d and root %s", cp.Size, cp.RootHash, *ip.TreeSize, *ip.RootHash)}
+	if cp.Size != uint64(*ip.TreeSize) || !bytes.Equal(cp.Hash[:], root) {
+		return nil, &offline.CheckpointError{Msg: fmt.Sprintf("the checkpoint is for tree size %d and root %x, the inclusion proof for tree size %d and root %s", cp.Size, cp.Hash, *ip.TreeSize, *ip.RootHash)}
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(body)
 	return &offline.Verified{
