@@ -59,7 +59,7 @@ type Checkpoint struct {
 	// Witnesses are the witnesses of the trust whose cosignature verified,
 	// once each, in signature order. Each has its own key (keys are
 	// distinct in a checked Trust), so this counts distinct keys.
-	Witnesses []CountedCosignature
+	Witnesses []signednote.CountedCosignature
 	// Quorum is the rule that was satisfied ("none" when none is required).
 	Quorum string
 	// Repeated names witnesses with more than one cosignature line, counted
@@ -69,14 +69,7 @@ type Checkpoint struct {
 	// NotCounted are verified cosignatures of witnesses of the trust that
 	// were not counted because of their time (Trust.EvaluatedAt,
 	// Trust.MaxCosignatureAge).
-	NotCounted []NotCounted
-}
-
-// A CountedCosignature is a counted witness cosignature.
-type CountedCosignature struct {
-	Name        string // the policy's name
-	Fingerprint string // lowercase hex SHA-256 of the witness key's SPKI DER
-	Time        uint64 // the cosignature's timestamp, Unix seconds, as the witness wrote it
+	NotCounted []signednote.UncountedCosignature
 }
 
 // A KindVerifier verifies proof bytes of a kind this package leaves to
@@ -339,7 +332,7 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 			continue
 		}
 		byFP[fp], counted[w.Name] = true, true
-		cp.Witnesses = append(cp.Witnesses, CountedCosignature{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)})
+		cp.Witnesses = append(cp.Witnesses, signednote.CountedCosignature{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)})
 	}
 	seen := map[string]int{}
 	for _, l := range lines {

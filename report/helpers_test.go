@@ -23,6 +23,7 @@ import (
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/report"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -295,8 +296,8 @@ func hostileInputs(t testing.TB, base string) map[string]report.Input {
 		Envelopes: []attest.EnvelopeEvaluation{{KeyFingerprint: p[7], SignerIdentity: p[8], Transparency: p[9]},
 			{Index: 1, Transparency: attest.TransparencyVerifiedOffline, Reference: &attest.TransparencyReference{LogID: p[10], EntryUUID: p[11]},
 				Verified: &attest.VerifiedTransparency{Kind: p[0], Origin: p[1], LogKey: p[2], Quorum: p[3], TreeSize: 1 << 63, LeafIndex: 1<<64 - 1,
-					Witnesses:  []attest.CountedWitness{{Name: p[4], Fingerprint: p[5], Time: 1<<64 - 1}},
-					NotCounted: []attest.UncountedWitness{{Name: p[6], Time: 0, Reason: p[7]}}}},
+					Witnesses:  []signednote.CountedCosignature{{Name: p[4], Fingerprint: p[5], Time: 1<<64 - 1}},
+					NotCounted: []signednote.UncountedCosignature{{Name: p[6], Time: 0, Reason: p[7]}}}},
 			{Index: 2, Transparency: attest.TransparencyDigestOnly, Reference: &attest.TransparencyReference{LogID: p[8], EntryUUID: p[9]}}}, Notes: p}
 	in["results"] = report.Input{Name: p[1], Document: attested, Attestation: &res, PolicyName: p[10], Generator: p[11]}
 	vr := validator.Result{Diagnostics: []string{p[0], "MCP_RES_SCHEMA_INVALID"}, Detail: p[1],

@@ -109,14 +109,8 @@ func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offlin
 // verifiedTransparency is what attest records of a verified reference.
 func verifiedTransparency(v *offline.Verified) *attest.VerifiedTransparency {
 	cp := &v.Checkpoint
-	t := &attest.VerifiedTransparency{Kind: v.Kind.String(), Origin: cp.Origin, TreeSize: cp.Size, LeafIndex: v.Index, LogKey: cp.LogKey, Quorum: cp.Quorum}
-	for _, c := range cp.Witnesses {
-		t.Witnesses = append(t.Witnesses, attest.CountedWitness{Name: c.Name, Fingerprint: c.Fingerprint, Time: c.Time})
-	}
-	for _, n := range cp.NotCounted {
-		t.NotCounted = append(t.NotCounted, attest.UncountedWitness{Name: n.Name, Time: n.Time, Reason: n.Reason})
-	}
-	return t
+	return &attest.VerifiedTransparency{Kind: v.Kind.String(), Origin: cp.Origin, TreeSize: cp.Size, LeafIndex: v.Index, LogKey: cp.LogKey,
+		Witnesses: cp.Witnesses, Quorum: cp.Quorum, NotCounted: cp.NotCounted}
 }
 
 // describe is the note of one verified reference.
@@ -131,11 +125,7 @@ func describe(i int, v *attest.VerifiedTransparency) string {
 	}
 	s += fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), v.Quorum)
 	if len(v.NotCounted) > 0 {
-		ns := make([]offline.NotCounted, len(v.NotCounted))
-		for i, n := range v.NotCounted {
-			ns[i] = offline.NotCounted{Name: n.Name, Time: n.Time, Reason: n.Reason}
-		}
-		s += ", not counted: " + offline.FormatNotCounted(ns)
+		s += ", not counted: " + offline.FormatNotCounted(v.NotCounted)
 	}
 	return s
 }
