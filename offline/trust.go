@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/signednote"
-	"golang.org/x/mod/sumdb/note"
 )
 
 // Trust is what a verification trusts: logs by key, and the witness policy
@@ -57,7 +56,7 @@ type Group struct {
 
 type trustedLog struct {
 	Log
-	v note.Verifier // Key, or nil for an ECDSA log
+	v *signednote.Verifier // Key, or nil for an ECDSA log
 }
 
 type trustedWitness struct {
@@ -164,14 +163,13 @@ func (t Trust) check() (*trustSet, error) {
 	return s, nil
 }
 
-// verifiers returns the note verifiers of one log and every witness.
-func (s *trustSet) verifiers(log note.Verifier) note.Verifiers {
-	vs := make([]note.Verifier, 0, len(s.witnesses)+1)
-	vs = append(vs, log)
+// witnessKeys returns the key of every witness.
+func (s *trustSet) witnessKeys() []*signednote.Verifier {
+	vs := make([]*signednote.Verifier, len(s.witnesses))
 	for i := range s.witnesses {
-		vs = append(vs, s.witnesses[i].Key)
+		vs[i] = s.witnesses[i].Key
 	}
-	return note.VerifierList(vs...)
+	return vs
 }
 
 // satisfied reports whether a witness or group is satisfied by the counted

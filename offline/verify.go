@@ -101,11 +101,13 @@ func (t Trust) Check() error {
 //  4. the leaf hash is the RFC 6962 hash SHA-256(0x00 ‖ entry bytes);
 //  5. a signature line of the checkpoint is by an Ed25519 log key of the
 //     trust, matched by key name and hash (*[UnknownLogError]);
-//  6. the checkpoint opens with sumdb/note.Open under that log key and
-//     every witness key (a line by one of them that does not verify:
-//     *[SignatureError]; a malformed note: *[CheckpointError]), then
-//     formats' log.ParseCheckpoint with the log's origin (*[OriginError])
-//     and a strict body (*[CheckpointError]);
+//  6. the checkpoint's signatures verify under that log key and every
+//     witness key (signednote.OpenNote: sumdb/note.Open with strict
+//     verifiers; a line by one of them that does not verify:
+//     *[SignatureError]; a malformed note: *[CheckpointError]), then its
+//     body is read: one formats' Checkpoint.Unmarshal cannot read is a
+//     *[CheckpointError], another origin than the log's an *[OriginError],
+//     a body that is not strict (signednote.ParseBody) a *[CheckpointError];
 //  7. merkle's proof.VerifyInclusion of the leaf at the proof's index in the
 //     checkpoint's tree size and root hash (*[InclusionError]);
 //  8. the cosignature/v1 signatures of witness keys are counted once per
@@ -180,8 +182,8 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 }
 
 // VerifyCheckpoint is steps 6 and 8 of [Verify] for a checkpoint on its
-// own: it verifies signed with logKey (a verifier of the log's key, of any
-// signature type sumdb/note can use) and the witness keys of trust,
+// own: it verifies signed with logKey (the log's key: type 0x01, or 0x02
+// for a Rekor log) and the witness keys of trust,
 // requires the origin, and applies the quorum. trust.Logs is not read.
 // Package offline/rekor uses it for Rekor checkpoints.
 func VerifyCheckpoint(signed []byte, origin string, logKey *signednote.Verifier, trust Trust) (*Checkpoint, error) {
@@ -279,11 +281,11 @@ func (s *trustSet) findLog(lines []signednote.SigLine) (*trustedLog, error) {
 // the checkpoint and the names of the witnesses counted. text and lines are
 // signed as signednote.Split returned them: the note is split, opened and
 // its body parsed once each.
-func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLine, origin string, logKey note.Verifier) (*Checkpoint, map[string]bool, error) {
-	n, err := note.Open(signed, s.verifiers(logKey))
+func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLine, origin string, logKey *signednote.Verifier) (*Checkpoint, map[string]bool, error) {
+	n, err := signednote.OpenNote(signed, logKey, s.witnessKeys()...)
 	if err != nil {
 		var inv *note.InvalidSignatureError
-		var unv *note.UnverifiedNoteError
+		var ns *signednote.NotSignedByLogError
 		switch {
 		case errors.As(err, &inv):
 			role := "log"
@@ -293,13 +295,10 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 				}
 			}
 			return nil, nil, &SignatureError{Name: inv.Name, KeyHash: inv.Hash, Role: role, Err: err}
-		case errors.As(err, &unv):
+		case errors.As(err, &ns):
 			return nil, nil, unknownLog(lines)
 		}
 		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
-	}
-	if !signednote.SignedBy(n, logKey) {
-		return nil, nil, unknownLog(lines)
 	}
 	// Authenticated: now parse. A body formats cannot read at all is
 	// malformed; one it reads with another origin is an *OriginError (as

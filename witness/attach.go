@@ -93,7 +93,7 @@ func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Veri
 			return nil, err
 		}
 		for _, line := range lines {
-			s, w, err := verifyLine(c, line, witnesses, vs)
+			s, w, err := verifyLine(c, line, vs)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", in.Source, err)
 			}
@@ -148,31 +148,21 @@ func signatureLines(in CosignatureInput) ([][]byte, error) {
 }
 
 // verifyLine verifies one signature line against the checkpoint body.
-func verifyLine(c *signednote.Checkpoint, line []byte, witnesses, vs []*signednote.Verifier) (note.Signature, *signednote.Verifier, error) {
-	msg := append([]byte(c.Text+"\n"), line...)
-	nvs := make([]note.Verifier, len(vs))
-	for i, v := range vs {
-		nvs[i] = v
-	}
-	n, err := note.Open(msg, note.VerifierList(nvs...))
+func verifyLine(c *signednote.Checkpoint, line []byte, vs []*signednote.Verifier) (note.Signature, *signednote.Verifier, error) {
+	s, w, err := c.VerifyLine(line, vs...)
 	if err != nil {
-		var unv *note.UnverifiedNoteError
+		var unk *note.UnknownVerifierError
 		var inv *note.InvalidSignatureError
 		switch {
-		case errors.As(err, &unv) && len(unv.Note.UnverifiedSigs) == 1:
-			s := unv.Note.UnverifiedSigs[0]
-			return note.Signature{}, nil, fmt.Errorf("%w: %q (key hash %08x)", ErrUnknownWitness, s.Name, s.Hash)
+		case errors.As(err, &unk):
+			return note.Signature{}, nil, fmt.Errorf("%w: %q (key hash %08x)", ErrUnknownWitness, unk.Name, unk.KeyHash)
 		case errors.As(err, &inv):
 			return note.Signature{}, nil, fmt.Errorf("%w: cosignature by %q does not verify against the checkpoint of %q at size %d (a cosignature of another checkpoint?)",
 				ErrBadCosignature, inv.Name, c.Origin, c.Size)
 		}
 		return note.Signature{}, nil, fmt.Errorf("malformed cosignature line: %w", err)
 	}
-	if len(n.Sigs) != 1 {
-		return note.Signature{}, nil, fmt.Errorf("malformed cosignature line")
-	}
-	s := n.Sigs[0]
-	return s, findVerifier(witnesses, s), nil
+	return s, w, nil
 }
 
 func findVerifier(ws []*signednote.Verifier, s note.Signature) *signednote.Verifier {
