@@ -258,12 +258,13 @@ func (v *verification) init(wrapper *canonjson.Value, o Options) error {
 }
 
 func (v *verification) fail(code, detail string) error {
-	v.res.Result = validator.Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
+	v.res.Result = validator.Fail(code, detail)
 	return errDone
 }
 
 func (v *verification) failSchema(detail string, errs []schema.Error) error {
-	v.res.Result = validator.Result{Diagnostics: []string{CodeSchemaInvalid}, SchemaErrors: errs, Detail: detail}
+	v.res.Result = validator.Fail(CodeSchemaInvalid, detail)
+	v.res.SchemaErrors = errs
 	return errDone
 }
 
@@ -310,7 +311,7 @@ func (v *verification) checks() error {
 	envelopes := auth.Get("envelopes").Items
 	if len(envelopes) == 0 { // G4
 		if claim == UnsignedIntegrityOnly {
-			v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}}
+			v.res.Result = validator.Pass()
 			v.res.Level = UnsignedIntegrityOnly
 			return errDone
 		}
@@ -615,7 +616,7 @@ func (v *verification) decide(claim Level, n int) error {
 	if claim > d.Level {
 		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%s)", claim, d.Level, strings.Join(d.Notes, "; ")))
 	}
-	v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}}
+	v.res.Result = validator.Pass()
 	v.res.Level = d.Level
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone

@@ -33,10 +33,15 @@ const (
 	CodeExecutionDigestMismatch     = "MCP_RES_EXECUTION_DIGEST_MISMATCH"
 )
 
-// Result is the outcome of validating one document (REFERENCE §5.0).
-// Valid is true iff Diagnostics is empty. Detail is a human-readable
-// explanation of the first failing check (not part of the upstream result
-// object; printed by the text renderer and in JSON as "detail").
+// Result is the outcome of validating one document (REFERENCE §5.0), the
+// one result convention of every document kind: the kind packages
+// (validator/v01, validator/migration, validator/official,
+// validator/profile, validator/oauth) and attest build it with [Pass] and
+// [Fail], and a kind with mode members embeds it in its own Result, with
+// Extra set and typed copies of those members. Valid is true iff
+// Diagnostics is empty. Detail is a human-readable explanation of the
+// first failing check (not part of the upstream result object; printed by
+// the text renderer and in JSON as "detail").
 type Result struct {
 	Valid        bool
 	Diagnostics  []string
