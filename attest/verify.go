@@ -184,11 +184,22 @@ type verification struct {
 // signature over invalid evidence is invalid), each envelope's single
 // signature with strict Ed25519 rules (small-order keys and R, S ≥ L and
 // non-canonical encodings rejected), the canonical statement and its
-// binding to the bundle, signer identity and key fingerprint, and, with a
-// policy, its window, the signing times, revocations and trust. What it does
-// not check: a transparency reference beyond the SHA-256 of its proof bytes
-// (the result says DIGEST_ONLY), and anything about who a signer identity
-// really is beyond the policy's pairing of identity and key.
+// binding to the bundle, signer identity and key fingerprint, a
+// transparency reference's proof bytes against their SHA-256 (E14: a
+// mismatch is MCP_RES_TRANSPARENCY_REFERENCE_INVALID), and, with a
+// policy, its window, the signing times, revocations and trust, and the
+// transparency reference as the policy verifies it offline
+// ([TrustPolicy.Transparency]; trustpolicy.Policy with a transparency
+// section verifies the log entry's binding, the inclusion proof, the log's
+// signed checkpoint and the witness quorum): the envelope's evaluation
+// then says VERIFIED_OFFLINE and carries what was verified
+// ([VerifiedTransparency]), and a reference the policy rejects fails with
+// the policy's diagnostic (FAILED). What it does not check: a reference no
+// policy verifies beyond the SHA-256 of its proof bytes (without a policy,
+// with mcp-res.trust-policy/0.2.0, or with a policy that leaves it: the
+// evaluation says DIGEST_ONLY and its logId and entryUuid stay the
+// signer's claim), and anything about who a signer identity really is
+// beyond the policy's pairing of identity and key.
 //
 // A non-nil error is an *validator.InputError (MCP_RES_INPUT_INVALID, exit
 // 2); otherwise the Result holds the verdict.
