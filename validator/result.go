@@ -59,6 +59,14 @@ func Pass() Result {
 	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}}
 }
 
+// PassWith is [Pass] with the mode-specific members extra (Extra) of a
+// kind whose valid result object carries them.
+func PassWith(extra ...canonjson.Member) Result {
+	r := Pass()
+	r.Extra = extra
+	return r
+}
+
 // Fail is the result of the first failing check: exactly one diagnostic
 // code, no schema errors, and detail for people.
 func Fail(code, detail string) Result {

@@ -129,17 +129,6 @@ type Result struct {
 	Derived string
 }
 
-// valid is the result of an evaluation that passes every check.
-func valid(derived string) Result {
-	r := validator.Pass()
-	r.Extra = []canonjson.Member{
-		{Key: "result", Value: canonjson.NewString(derived)},
-		{Key: "securityCertificationClaim", Value: canonjson.NewBool(false)},
-		{Key: "realAuthorizationProvidersContacted", Value: canonjson.NewInt(0)},
-	}
-	return Result{Result: r, Derived: derived}
-}
-
 // A Validator validates OAuth boundary evaluations. It is safe for
 // concurrent use.
 type Validator struct {
@@ -193,5 +182,9 @@ func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, er
 			return Result{Result: validator.Fail(code, detail)}, nil
 		}
 	}
-	return valid(c.derived), nil
+	return Result{Result: validator.PassWith(
+		canonjson.Member{Key: "result", Value: canonjson.NewString(c.derived)},
+		canonjson.Member{Key: "securityCertificationClaim", Value: canonjson.NewBool(false)},
+		canonjson.Member{Key: "realAuthorizationProvidersContacted", Value: canonjson.NewInt(0)},
+	), Derived: c.derived}, nil
 }

@@ -1,7 +1,6 @@
 package official
 
 import (
-	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -49,16 +48,6 @@ const (
 type Result struct {
 	validator.Result
 	ImportStatus string
-}
-
-// valid is the result of an attachment that passes every check.
-func valid(importStatus string) Result {
-	r := validator.Pass()
-	r.Extra = []canonjson.Member{
-		{Key: "importStatus", Value: canonjson.NewString(importStatus)},
-		{Key: "officialCertificationClaim", Value: canonjson.NewBool(false)},
-	}
-	return Result{Result: r, ImportStatus: importStatus}
 }
 
 // An ImportError is a refusal of Import: Code is

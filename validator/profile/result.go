@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -50,15 +49,4 @@ type Result struct {
 	Derived       string
 	ProfileStatus string
 	ClaimScope    string
-}
-
-// valid is the result of an evaluation that passes every check.
-func valid(derived, profileStatus, claimScope string) Result {
-	r := validator.Pass()
-	r.Extra = []canonjson.Member{
-		{Key: "result", Value: canonjson.NewString(derived)},
-		{Key: "profileStatus", Value: canonjson.NewString(profileStatus)},
-		{Key: "claimScope", Value: canonjson.NewString(claimScope)},
-	}
-	return Result{Result: r, Derived: derived, ProfileStatus: profileStatus, ClaimScope: claimScope}
 }

@@ -146,7 +146,11 @@ func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 			return Result{Result: validator.Fail(code, detail)}, nil
 		}
 	}
-	return valid(c.derived, m.Status, ev.Scope.Claim), nil
+	return Result{Result: validator.PassWith(
+		canonjson.Member{Key: "result", Value: canonjson.NewString(c.derived)},
+		canonjson.Member{Key: "profileStatus", Value: canonjson.NewString(m.Status)},
+		canonjson.Member{Key: "claimScope", Value: canonjson.NewString(ev.Scope.Claim)},
+	), Derived: c.derived, ProfileStatus: m.Status, ClaimScope: ev.Scope.Claim}, nil
 }
 
 // evaluationCheck carries one evaluation through steps 4–11.
