@@ -27,7 +27,7 @@ type Verified struct {
 	EntryUUID string
 	// Entry is the verified log entry; LeafHash its RFC 6962 leaf hash.
 	Entry    Entry
-	LeafHash []byte
+	LeafHash signednote.Hash
 	Index    uint64
 	// Checkpoint is the verified checkpoint the leaf is included in.
 	Checkpoint Checkpoint
@@ -177,7 +177,7 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 	}
 	return &Verified{
 		Kind: KindTLogProof, LogID: cp.Origin, EntryUUID: strconv.FormatUint(p.Index, 10),
-		Entry: entry, LeafHash: leaf, Index: p.Index, Checkpoint: *cp,
+		Entry: entry, LeafHash: signednote.Hash(leaf), Index: p.Index, Checkpoint: *cp,
 	}, nil
 }
 

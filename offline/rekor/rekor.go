@@ -139,7 +139,7 @@ func (Verifier) Verify(proof []byte, want offline.Entry, trust offline.Trust) (*
 	leaf := rfc6962.DefaultHasher.HashLeaf(body)
 	return &offline.Verified{
 		Kind: offline.KindRekorV1, LogID: *e.LogID, EntryUUID: hex.EncodeToString(leaf),
-		Entry: want, LeafHash: leaf, Index: uint64(*ip.LogIndex), Checkpoint: *cp,
+		Entry: want, LeafHash: signednote.Hash(leaf), Index: uint64(*ip.LogIndex), Checkpoint: *cp,
 	}, nil
 }
 
