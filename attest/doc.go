@@ -44,28 +44,31 @@
 //
 // # Cryptographic layer
 //
-// The files base64.go, ed25519.go, spki.go, pae.go and keys.go hold the
-// low-level primitives the envelope logic is built on. Each one does exactly
-// what REFERENCE §6 fixes and nothing the upstream reference implementation
+// The files base64.go, spki.go, pae.go and keys.go hold the low-level
+// primitives the envelope logic is built on. Each one does exactly what
+// REFERENCE §6 fixes and nothing the upstream reference implementation
 // would not also do:
 //
 //   - [DecodeStrictBase64] (§6.8): standard alphabet, padding mandatory, no
 //     whitespace, no superfluous padding; non-zero unused bits in the last
 //     group are accepted.
-//   - [VerifyEd25519] (§6.7): pure Ed25519 with the Python validator's
-//     strictness. Go's crypto/ed25519.Verify alone accepts a small-order
-//     public key, so a "signature" made without any private key (public key
-//     = identity point, R = identity, S = 0) verifies for every message;
-//     VerifyEd25519 rejects non-canonical and small-order A and R, S ≥ L and
-//     wrong lengths before it calls crypto/ed25519.Verify, and says which
-//     rule failed. [CheckEd25519PublicKey] applies the key rules alone.
-//     Both are the functions of package internal/ed25519strict, which owns
-//     these rules for the whole module (note keys included).
-//   - [MarshalSPKI], [ParseSPKI], [KeyID] (§6.6): the 44-byte Ed25519
-//     SubjectPublicKeyInfo DER and its key id, the lowercase hex SHA-256 of
-//     those 44 bytes (also called the key fingerprint), likewise owned by
-//     internal/ed25519strict; ParseSPKI adds the name of a non-Ed25519
-//     algorithm with crypto/x509.
+//   - Ed25519 (§6.7) is package ed25519strict's, which owns the rules for
+//     the whole module (note keys included): ed25519strict.Verify is pure
+//     Ed25519 with the Python validator's strictness. Go's
+//     crypto/ed25519.Verify alone accepts a small-order public key, so a
+//     "signature" made without any private key (public key = identity
+//     point, R = identity, S = 0) verifies for every message;
+//     ed25519strict.Verify rejects non-canonical and small-order A and R,
+//     S ≥ L and wrong lengths before it calls crypto/ed25519.Verify, and
+//     says which rule failed (its Err… values, wrapped).
+//   - The 44-byte Ed25519 SubjectPublicKeyInfo DER and its key id, the
+//     lowercase hex SHA-256 of those 44 bytes (also called the key
+//     fingerprint: the envelope's keyid, the predicate's
+//     signerKeyFingerprint, the trust policy's keyFingerprint) are
+//     ed25519strict.MarshalSPKI and ed25519strict.SPKIFingerprint (§6.6);
+//     [ParseSPKI] is check E5, the layout alone, and names the algorithm of
+//     a non-Ed25519 key with crypto/x509 (which ed25519strict, linked by
+//     package offline, must not import).
 //   - [PAE] (§6.5): the DSSE pre-authentication encoding that is signed.
 //   - [GenerateKey], [MarshalPrivateKeyPEM], [MarshalEncryptedPrivateKeyPEM],
 //     [ParsePrivateKeyPEM], [MarshalPublicKeyPEM], [ParsePublicKeyPEM]: key

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -298,14 +299,14 @@ func checkResult(t *testing.T, doc, pol *canonjson.Value, r attest.Result, at st
 		payload, err1 := base64.StdEncoding.DecodeString(env.Get("payload").Str)
 		der, err2 := base64.StdEncoding.DecodeString(sig.Get("publicKeySpkiBase64").Str)
 		raw, err3 := base64.StdEncoding.DecodeString(sig.Get("sig").Str)
-		if err1 != nil || err2 != nil || err3 != nil || len(der) != attest.SPKISize {
+		if err1 != nil || err2 != nil || err3 != nil || len(der) != ed25519strict.SPKISize {
 			t.Fatalf("envelope %d of a valid result does not decode: %v %v %v (%d-byte key)", i, err1, err2, err3, len(der))
 		}
-		pub := ed25519.PublicKey(der[len(attest.SPKIPrefix):])
+		pub := ed25519.PublicKey(der[len(ed25519strict.SPKIPrefix):])
 		if !ed25519.Verify(pub, attest.PAE(env.Get("payloadType").Str, payload), raw) {
 			t.Fatalf("envelope %d: crypto/ed25519 rejects a signature Verify accepted", i)
 		}
-		if err := attest.CheckEd25519PublicKey(pub); err != nil {
+		if err := ed25519strict.CheckPublicKey(pub); err != nil {
 			t.Fatalf("envelope %d: accepted a key that fails the §6.7 rules: %v", i, err)
 		}
 		keys[sig.Get("keyid").Str] = true

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 )
@@ -61,15 +62,15 @@ func TestInteropSecureSystemsLibStockVerifier(t *testing.T) {
 				t.Fatal("the stock verifier accepted an envelope whose keyid is not its key ID")
 			}
 			// Recipe: the key ID set to the SPKI fingerprint.
-			if e.keyID != attest.KeyID(e.spki) {
+			if e.keyID != ed25519strict.SPKIFingerprint(e.spki) {
 				t.Fatalf("envelope keyid %s is not the SPKI fingerprint", e.keyID)
 			}
-			if err := verifyWith(attest.KeyID(e.spki)); err != nil {
+			if err := verifyWith(ed25519strict.SPKIFingerprint(e.spki)); err != nil {
 				t.Fatalf("the recipe fails: %v", err)
 			}
 			// Control: the recipe still checks the signature.
 			env.Signatures[0].Sig = strings.Repeat("A", len(e.sigB64)-2) + "=="
-			if err := verifyWith(attest.KeyID(e.spki)); err == nil {
+			if err := verifyWith(ed25519strict.SPKIFingerprint(e.spki)); err == nil {
 				t.Error("the recipe accepted a wrong signature")
 			}
 		})

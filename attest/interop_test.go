@@ -22,6 +22,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // testOnlyKey returns a deterministic Ed25519 key derived from a fixed
@@ -56,7 +57,7 @@ func decodeEnvelope(t testing.TB, name string, env *canonjson.Value) interopEnve
 		keyID:       sig.Get("keyid").Str,
 		sigB64:      sig.Get("sig").Str,
 		spki:        spki,
-		pub:         ed25519.PublicKey(spki[len(attest.SPKIPrefix):]),
+		pub:         ed25519.PublicKey(spki[len(ed25519strict.SPKIPrefix):]),
 	}
 }
 
@@ -114,7 +115,7 @@ func signedEnvelopes(t testing.TB) []interopEnvelope {
 }
 
 // stdlibVerifier implements dsse.Verifier with crypto/ed25519, independent
-// of attest.VerifyEd25519.
+// of ed25519strict.Verify.
 type stdlibVerifier struct {
 	pub   ed25519.PublicKey
 	keyID string
@@ -249,7 +250,7 @@ func TestInteropNodeEd25519(t *testing.T) {
 	forgedKey[0] = 1
 	forgedSig := make([]byte, 64)
 	forgedSig[0] = 1
-	write("identity-key-forgery", []byte("any message"), forgedSig, attest.MarshalSPKI(forgedKey), "")
+	write("identity-key-forgery", []byte("any message"), forgedSig, ed25519strict.MarshalSPKI(forgedKey), "")
 
 	cmd := exec.Command(node, append([]string{"-e", nodeVerifyScript}, names...)...)
 	cmd.Dir = dir

@@ -13,25 +13,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
-)
-
-// PEM block types of key files.
-const (
-	// PEMTypePrivateKey is an unencrypted PKCS#8 private key.
-	PEMTypePrivateKey = signednote.PEMTypePrivateKey
-	// PEMTypePublicKey is a DER SubjectPublicKeyInfo.
-	PEMTypePublicKey = signednote.PEMTypePublicKey
-	// PEMTypeEncryptedSigstore is a private key encrypted the way cosign
-	// and sigstore do it: the block's bytes are the JSON container of
-	// go-securesystemslib's encrypted package (scrypt key derivation, NaCl
-	// secretbox) whose plaintext is the PKCS#8 DER.
-	PEMTypeEncryptedSigstore = signednote.PEMTypeEncryptedSigstore
-	// PEMTypeEncryptedCosign is the older name cosign gave the same format;
-	// it is read but never written.
-	PEMTypeEncryptedCosign = signednote.PEMTypeEncryptedCosign
 )
 
 // MaxKeyFileBytes bounds a PEM key file: a key is well under 1 KiB (an
@@ -77,7 +62,7 @@ func GenerateKey(rand io.Reader) (ed25519.PrivateKey, error) {
 }
 
 // MarshalPrivateKeyPEM returns priv as an unencrypted PKCS#8 PEM block of
-// type [PEMTypePrivateKey], the format openssl and cosign's unencrypted
+// type [signednote.PEMTypePrivateKey], the format openssl and cosign's unencrypted
 // import read. priv must be 64 bytes whose second half is the public key of
 // the first (the seed), else the error wraps [ErrMalformedKey]. Write the
 // result with mode 0600.
@@ -87,14 +72,14 @@ func MarshalPrivateKeyPEM(priv ed25519.PrivateKey) ([]byte, error) {
 		return nil, err
 	}
 	defer clear(der)
-	return pem.EncodeToMemory(&pem.Block{Type: PEMTypePrivateKey, Bytes: der}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypePrivateKey, Bytes: der}), nil
 }
 
 // MarshalEncryptedPrivateKeyPEM returns priv encrypted with passphrase in
 // cosign's format: the PKCS#8 DER of priv is sealed by go-securesystemslib's
 // encrypted.Encrypt (scrypt N=2^16, r=8, p=1, random 32-byte salt; NaCl
 // secretbox with a random nonce) and the resulting JSON container is the
-// body of a PEM block of type [PEMTypeEncryptedSigstore]. cosign reads the
+// body of a PEM block of type [signednote.PEMTypeEncryptedSigstore]. cosign reads the
 // result, and [ParsePrivateKeyPEM] reads cosign's keys.
 //
 // An empty passphrase is refused with [ErrEmptyPassphrase] (it would only
@@ -116,15 +101,15 @@ func MarshalEncryptedPrivateKeyPEM(priv ed25519.PrivateKey, passphrase []byte) (
 		// carries the plaintext or the passphrase.
 		return nil, fmt.Errorf("encrypting private key: %w", err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: PEMTypeEncryptedSigstore, Bytes: sealed}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypeEncryptedSigstore, Bytes: sealed}), nil
 }
 
 // ParsePrivateKeyPEM reads an Ed25519 private key from data, which must hold
 // exactly one PEM block (surrounding whitespace is allowed, other text is
 // not; else [ErrInvalidPEM]) without PEM headers, of one of the types
 //
-//   - [PEMTypePrivateKey]: unencrypted PKCS#8;
-//   - [PEMTypeEncryptedSigstore] or [PEMTypeEncryptedCosign]: cosign's
+//   - [signednote.PEMTypePrivateKey]: unencrypted PKCS#8;
+//   - [signednote.PEMTypeEncryptedSigstore] or [signednote.PEMTypeEncryptedCosign]: cosign's
 //     encrypted format (see [MarshalEncryptedPrivateKeyPEM]). passphrase is
 //     called once to obtain the passphrase; if passphrase is nil the error
 //     is [ErrPassphraseRequired], an error it returns is wrapped, and a
@@ -157,9 +142,9 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 		return nil, fmt.Errorf("%w: PEM headers are not supported (legacy OpenSSL encryption?), use PKCS#8", ErrUnsupportedKeyFormat)
 	}
 	switch block.Type {
-	case PEMTypePrivateKey:
+	case signednote.PEMTypePrivateKey:
 		return parsePKCS8Ed25519(block.Bytes)
-	case PEMTypeEncryptedSigstore, PEMTypeEncryptedCosign:
+	case signednote.PEMTypeEncryptedSigstore, signednote.PEMTypeEncryptedCosign:
 		der, err := decryptSigstore(block.Bytes, passphrase)
 		if err != nil {
 			return nil, err
@@ -171,11 +156,11 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 	case "EC PRIVATE KEY":
 		return nil, fmt.Errorf("%w: private key is ECDSA, only Ed25519 is supported", ErrUnsupportedKeyType)
 	case "OPENSSH PRIVATE KEY":
-		return nil, fmt.Errorf("%w: OpenSSH private keys are not supported, use a PKCS#8 %q PEM block", ErrUnsupportedKeyFormat, PEMTypePrivateKey)
+		return nil, fmt.Errorf("%w: OpenSSH private keys are not supported, use a PKCS#8 %q PEM block", ErrUnsupportedKeyFormat, signednote.PEMTypePrivateKey)
 	case "ENCRYPTED PRIVATE KEY":
 		return nil, fmt.Errorf("%w: PKCS#8-encrypted keys are not supported, use %q (cosign's format) or an unencrypted %q",
-			ErrUnsupportedKeyFormat, PEMTypeEncryptedSigstore, PEMTypePrivateKey)
-	case PEMTypePublicKey:
+			ErrUnsupportedKeyFormat, signednote.PEMTypeEncryptedSigstore, signednote.PEMTypePrivateKey)
+	case signednote.PEMTypePublicKey:
 		// Say which public key it is: the half of an Ed25519 pair, or a
 		// key of another algorithm (which no private key of it could fix).
 		if alg := describeSPKI(block.Bytes); alg != "" {
@@ -187,25 +172,26 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 	}
 }
 
-// MarshalPublicKeyPEM returns pub as a PEM block of type [PEMTypePublicKey]
-// holding the 44-byte SPKI DER of [MarshalSPKI]. A pub that is not 32 bytes
+// MarshalPublicKeyPEM returns pub as a PEM block of type [signednote.PEMTypePublicKey]
+// holding the 44-byte SPKI DER of ed25519strict.MarshalSPKI. A pub that is not 32 bytes
 // yields [ErrPublicKeySize].
 func MarshalPublicKeyPEM(pub ed25519.PublicKey) ([]byte, error) {
 	if len(pub) != ed25519.PublicKeySize {
-		return nil, fmt.Errorf("%w: got %d bytes, want %d", ErrPublicKeySize, len(pub), ed25519.PublicKeySize)
+		return nil, fmt.Errorf("%w: got %d bytes, want %d", ed25519strict.ErrPublicKeySize, len(pub), ed25519.PublicKeySize)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: PEMTypePublicKey, Bytes: MarshalSPKI(pub)}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypePublicKey, Bytes: ed25519strict.MarshalSPKI(pub)}), nil
 }
 
 // ParsePublicKeyPEM reads an Ed25519 public key from data, which is either
-// exactly one PEM block of type [PEMTypePublicKey] without headers, or the
+// exactly one PEM block of type [signednote.PEMTypePublicKey] without headers, or the
 // strict base64 (see [DecodeStrictBase64]) of the SPKI DER, as found in an
 // envelope's publicKeySpkiBase64; surrounding whitespace is allowed in both
 // forms. The DER must be the 44-byte layout of [ParseSPKI] (else
 // [ErrInvalidSPKI], naming the algorithm of a well-formed non-Ed25519 key),
-// and the key must pass [CheckEd25519PublicKey] (a non-canonical, off-curve
-// or small-order key could never verify a signature under [VerifyEd25519],
-// so it is rejected when loaded, with that function's error).
+// and the key must pass ed25519strict.CheckPublicKey (a non-canonical,
+// off-curve or small-order key could never verify a signature under
+// ed25519strict.Verify, so it is rejected when loaded, with that function's
+// error).
 //
 // Other failures: empty input, damaged PEM or text around the block
 // ([ErrInvalidPEM]); bad base64 ([ErrInvalidBase64]); a PKCS#1
@@ -226,7 +212,7 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 		switch {
 		case len(block.Headers) != 0:
 			return nil, fmt.Errorf("%w: PEM headers are not supported", ErrUnsupportedKeyFormat)
-		case block.Type == PEMTypePublicKey:
+		case block.Type == signednote.PEMTypePublicKey:
 			der = block.Bytes
 		case block.Type == "RSA PUBLIC KEY":
 			return nil, fmt.Errorf("%w: public key is RSA, only Ed25519 is supported", ErrUnsupportedKeyType)
@@ -235,9 +221,9 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 			if err := otherKind(trimmed, signednote.PEMPublicKey, nil); err != nil {
 				return nil, err // the private half of a pair of key generate
 			}
-			return nil, fmt.Errorf("%w: PEM block is a private key, want a public key (%q)", ErrUnsupportedKeyFormat, PEMTypePublicKey)
+			return nil, fmt.Errorf("%w: PEM block is a private key, want a public key (%q)", ErrUnsupportedKeyFormat, signednote.PEMTypePublicKey)
 		default:
-			return nil, fmt.Errorf("%w: PEM block type %q is not %q", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64), PEMTypePublicKey)
+			return nil, fmt.Errorf("%w: PEM block type %q is not %q", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64), signednote.PEMTypePublicKey)
 		}
 	} else {
 		var err error
@@ -250,7 +236,7 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckEd25519PublicKey(pub); err != nil {
+	if err := ed25519strict.CheckPublicKey(pub); err != nil {
 		return nil, err
 	}
 	return pub, nil

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 )
@@ -197,7 +198,7 @@ var sharedEncrypted = sync.OnceValue(func() []byte {
 	if err != nil {
 		panic(err)
 	}
-	return pemOf(PEMTypeEncryptedSigstore, sealed)
+	return pemOf(signednote.PEMTypeEncryptedSigstore, sealed)
 })
 
 func mustHexBytes(s string) []byte { return mustHex(s) }
@@ -247,12 +248,12 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"X25519 PKCS#8", pemOf("PRIVATE KEY", pkcs8Of(t, xKey)), nil, ErrUnsupportedKeyType, "private key is X25519, only Ed25519 is supported"},
 		{"RSA PKCS#1 block", pemOf("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)), nil, ErrUnsupportedKeyType, "private key is RSA, only Ed25519 is supported"},
 		{"SEC 1 EC block", pemOf("EC PRIVATE KEY", []byte{0x30, 0}), nil, ErrUnsupportedKeyType, "private key is ECDSA, only Ed25519 is supported"},
-		{"encrypted RSA (cosign format)", testOnlyEncryptedPEM(t, PEMTypeEncryptedSigstore, pkcs8Of(t, rsaKey), testPassphrase, encrypted.Legacy),
+		{"encrypted RSA (cosign format)", testOnlyEncryptedPEM(t, signednote.PEMTypeEncryptedSigstore, pkcs8Of(t, rsaKey), testPassphrase, encrypted.Legacy),
 			passphraseOf(testPassphrase), ErrUnsupportedKeyType, "private key is RSA, only Ed25519 is supported"},
 
 		{"OpenSSH", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), nil, ErrUnsupportedKeyFormat, "OpenSSH private keys are not supported"},
 		{"PKCS#8 encrypted", pemOf("ENCRYPTED PRIVATE KEY", []byte{0x30, 0}), nil, ErrUnsupportedKeyFormat, "PKCS#8-encrypted keys are not supported"},
-		{"public key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "this is a PEM public key (NAME.pub of `mcpres key generate`), for signers and co-signers (witnesses) of attested bundles"},
+		{"public key", pemOf("PUBLIC KEY", ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "this is a PEM public key (NAME.pub of `mcpres key generate`), for signers and co-signers (witnesses) of attested bundles"},
 		{"ECDSA public key", pemOf("PUBLIC KEY", spkiOf(t, &ecKey.PublicKey)), nil, ErrUnsupportedKeyFormat, "PEM block is a public key (ECDSA P-256); a private key is needed here, and only Ed25519 keys are accepted"},
 		{"X25519 public key", pemOf("PUBLIC KEY", spkiOf(t, xKey.Public())), nil, ErrUnsupportedKeyFormat, "(X25519); a private key is needed here, and only Ed25519 keys are accepted"},
 		{"unknown type", pemOf("CERTIFICATE", []byte{1}), nil, ErrUnsupportedKeyFormat, `PEM block type "CERTIFICATE" is not a supported private key type`},
@@ -264,7 +265,7 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"truncated PKCS#8", pemOf("PRIVATE KEY", goodDER[:40]), nil, ErrMalformedKey, "private key is not valid PKCS#8"},
 		{"Ed25519 PKCS#8 with a 31-byte seed", pemOf("PRIVATE KEY", mustHex("302d020100300506032b657004210420"+testOnlySeedOneHex[:62])), nil,
 			ErrMalformedKey, "private key is not valid PKCS#8"},
-		{"encrypted non-PKCS#8 plaintext", testOnlyEncryptedPEM(t, PEMTypeEncryptedSigstore, []byte("not der"), testPassphrase, encrypted.Legacy),
+		{"encrypted non-PKCS#8 plaintext", testOnlyEncryptedPEM(t, signednote.PEMTypeEncryptedSigstore, []byte("not der"), testPassphrase, encrypted.Legacy),
 			passphraseOf(testPassphrase), ErrMalformedKey, "private key is not valid PKCS#8"},
 
 		{"encrypted, no passphrase function", enc, nil, ErrPassphraseRequired, "no passphrase was supplied"},
@@ -279,7 +280,7 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"encrypted, salt altered", editContainer(t, enc, func(m map[string]any) {
 			m["kdf"].(map[string]any)["salt"] = make([]byte, 32)
 		}), passphraseOf(testPassphrase), ErrIncorrectPassphrase, "wrong passphrase or corrupted key"},
-		{"encrypted, not JSON", pemOf(PEMTypeEncryptedSigstore, []byte("{not json")), neverCalled, ErrMalformedKey, "not valid JSON"},
+		{"encrypted, not JSON", pemOf(signednote.PEMTypeEncryptedSigstore, []byte("{not json")), neverCalled, ErrMalformedKey, "not valid JSON"},
 		{"encrypted, huge scrypt N", editContainer(t, enc, func(m map[string]any) {
 			m["kdf"].(map[string]any)["params"].(map[string]any)["N"] = 1 << 30
 		}), neverCalled, ErrUnsupportedKeyFormat, "unsupported scrypt parameters N=1073741824 r=8 p=1"},
@@ -364,7 +365,7 @@ func TestPrivateKeyErrorsDoNotLeak(t *testing.T) {
 	}
 	// A damaged encrypted container (JSON truncated at every 7th byte).
 	for n := 0; n < len(encBlock.Bytes); n += 7 {
-		inputs = append(inputs, pemOf(PEMTypeEncryptedSigstore, encBlock.Bytes[:n]))
+		inputs = append(inputs, pemOf(signednote.PEMTypeEncryptedSigstore, encBlock.Bytes[:n]))
 	}
 	for i, in := range inputs {
 		_, err := ParsePrivateKeyPEM(in, passphraseOf(testWrongPassphrase))
@@ -423,8 +424,8 @@ func TestPublicKeyPEM(t *testing.T) {
 			t.Errorf("ParsePublicKeyPEM(%s) = %x, %v", name, parsed, err)
 		}
 	}
-	if _, err := MarshalPublicKeyPEM(pub[:31]); !errors.Is(err, ErrPublicKeySize) {
-		t.Fatalf("MarshalPublicKeyPEM(31 bytes) error = %v, want ErrPublicKeySize", err)
+	if _, err := MarshalPublicKeyPEM(pub[:31]); !errors.Is(err, ed25519strict.ErrPublicKeySize) {
+		t.Fatalf("MarshalPublicKeyPEM(31 bytes) error = %v, want ed25519strict.ErrPublicKeySize", err)
 	}
 }
 
@@ -453,7 +454,7 @@ func TestParsePublicKeyPEMErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := pemOf("PUBLIC KEY", MarshalSPKI(mustHex(testKeyOnePubHex)))
+	good := pemOf("PUBLIC KEY", ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex)))
 	tests := []struct {
 		name    string
 		data    []byte
@@ -475,12 +476,12 @@ func TestParsePublicKeyPEMErrors(t *testing.T) {
 		{"encrypted private key", sharedEncrypted(), ErrUnsupportedKeyFormat, "this is a PEM private key"},
 		{"OpenSSH private key", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), ErrUnsupportedKeyFormat, "PEM block is a private key, want a public key"},
 		{"certificate", pemOf("CERTIFICATE", []byte{0x30, 0}), ErrUnsupportedKeyFormat, `PEM block type "CERTIFICATE" is not "PUBLIC KEY"`},
-		{"PEM header", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Headers: map[string]string{"Comment": "x"}, Bytes: MarshalSPKI(mustHex(testKeyOnePubHex))}),
+		{"PEM header", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Headers: map[string]string{"Comment": "x"}, Bytes: ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex))}),
 			ErrUnsupportedKeyFormat, "PEM headers are not supported"},
-		{"small-order key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex(identityHex))), ErrSmallOrderKey, "small-order"},
-		{"non-canonical key", []byte(base64.StdEncoding.EncodeToString(MarshalSPKI(mustHex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")))),
-			ErrNonCanonicalKey, "y ≥ p"},
-		{"off-curve key", pemOf("PUBLIC KEY", MarshalSPKI(mustHex("0200000000000000000000000000000000000000000000000000000000000000"))), ErrKeyNotOnCurve, "not a point on the curve"},
+		{"small-order key", pemOf("PUBLIC KEY", ed25519strict.MarshalSPKI(mustHex(identityHex))), ed25519strict.ErrSmallOrderKey, "small-order"},
+		{"non-canonical key", []byte(base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(mustHex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")))),
+			ed25519strict.ErrNonCanonicalKey, "y ≥ p"},
+		{"off-curve key", pemOf("PUBLIC KEY", ed25519strict.MarshalSPKI(mustHex("0200000000000000000000000000000000000000000000000000000000000000"))), ed25519strict.ErrKeyNotOnCurve, "not a point on the curve"},
 		// A signed-note key (a witness of a log, not of attested bundles) says
 		// what it is instead of "invalid strict base64: length 69".
 		{"cosignature/v1 vkey", []byte(testOnlyWitnessVKey + "\n"), ErrUnsupportedKeyFormat, "this is a cosignature/v1 witness verifier key (NAME.vkey of `mcpres witness keygen`), for transparency-log witnesses"},
@@ -539,7 +540,7 @@ func FuzzParsePublicKeyPEM(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add([]byte(testKeyTwoSPKIB64 + "\n"))
-	f.Add([]byte(base64.StdEncoding.EncodeToString(MarshalSPKI(mustHex(identityHex)))))
+	f.Add([]byte(base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(mustHex(identityHex)))))
 	f.Add([]byte("QR=="))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pub, err := ParsePublicKeyPEM(data)
@@ -549,7 +550,7 @@ func FuzzParsePublicKeyPEM(f *testing.F) {
 			}
 			return
 		}
-		if err := CheckEd25519PublicKey(pub); err != nil {
+		if err := ed25519strict.CheckPublicKey(pub); err != nil {
 			t.Fatalf("accepted a key that fails CheckEd25519PublicKey: %v", err)
 		}
 		again, err := MarshalPublicKeyPEM(pub)

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // A policy loaded once with LoadPolicy gives every verification the result
@@ -25,7 +26,7 @@ func TestLoadPolicyOnce(t *testing.T) {
 		valid bool
 	}{{"valid policy", policy, true}, {"schema-invalid policy", badPolicy, false}} {
 		loads := 0
-		counting := func(doc *canonjson.Value, v *validator.Validator) (attest.TrustPolicy, []validator.SchemaError, error) {
+		counting := func(doc *canonjson.Value, v *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
 			loads++
 			return attest.LoadPolicy(doc, attest.Options{Validator: v}).Policy()
 		}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // inTotoPayloadType is the payloadType of every MCP-RES envelope, spelled
@@ -111,10 +113,10 @@ func TestPAEGoldens(t *testing.T) {
 				t.Fatalf("signature = %s, want %s", got, tt.signatureHex)
 			}
 			pub := tt.priv.Public().(ed25519.PublicKey)
-			if err := VerifyEd25519(pub, pae, sig); err != nil {
-				t.Fatalf("VerifyEd25519(golden) = %v", err)
+			if err := ed25519strict.Verify(pub, pae, sig); err != nil {
+				t.Fatalf("ed25519strict.Verify(golden) = %v", err)
 			}
-			if err := VerifyEd25519(pub, payload, sig); err == nil {
+			if err := ed25519strict.Verify(pub, payload, sig); err == nil {
 				t.Fatal("the signature verifies over the bare payload; it must cover the PAE")
 			}
 		})
@@ -138,7 +140,7 @@ func TestPAEGoldenPrefixAndBase64Signature(t *testing.T) {
 	if got := base64.StdEncoding.EncodeToString(ed25519.Sign(testOnlyKeyOne(), pae)); got != sigB64 {
 		t.Fatalf("signature base64 = %s, want %s", got, sigB64)
 	}
-	if err := VerifyEd25519(mustHex(testKeyOnePubHex), pae, sig); err != nil {
+	if err := ed25519strict.Verify(mustHex(testKeyOnePubHex), pae, sig); err != nil {
 		t.Fatalf("VerifyEd25519 = %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -69,28 +70,12 @@ type VerifiedTransparency struct {
 	LogKey    string // NAME+HASH (8 hex digits) of the log key that signed
 	// Witnesses are the counted witness cosignatures, once each, in
 	// signature order (distinct keys).
-	Witnesses []CountedWitness
+	Witnesses []signednote.CountedCosignature
 	Quorum    string // the rule that was satisfied ("none" when none is required)
 	// NotCounted are cosignatures that verified but were not counted
 	// (dated after the evaluation time, or older than the policy's maximum
 	// cosignature age); empty when every verified cosignature counted.
-	NotCounted []UncountedWitness
-}
-
-// A CountedWitness is a witness whose checkpoint cosignature verified and
-// counted toward the quorum.
-type CountedWitness struct {
-	Name        string // the policy's name for the witness
-	Fingerprint string // its key's NAME+HASH
-	Time        uint64 // the cosignature's timestamp, Unix seconds, as the witness wrote it
-}
-
-// An UncountedWitness is a witness whose checkpoint cosignature verified
-// but did not count toward the quorum because of its timestamp.
-type UncountedWitness struct {
-	Name   string // the policy's name for the witness
-	Time   uint64 // the cosignature's timestamp, Unix seconds
-	Reason string // why it did not count, e.g. "dated after the evaluation time …"
+	NotCounted []signednote.UncountedCosignature
 }
 
 // A TrustPolicy decides trust for Verify. Verify calls InForce once (step
@@ -116,11 +101,11 @@ type TrustPolicy interface {
 // A PolicyLoader turns a trust-policy document into a TrustPolicy. Schema
 // violations are returned as schema errors (reported as
 // MCP_RES_ATTESTATION_SCHEMA_INVALID); an error aborts the verification.
-type PolicyLoader func(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []validator.SchemaError, error)
+type PolicyLoader func(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []schema.Error, error)
 
 // loadPolicy02 is the built-in loader of mcp-res.trust-policy/0.2.0. It is
 // also used for documents of unknown kind, which then fail its schema.
-func loadPolicy02(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []validator.SchemaError, error) {
+func loadPolicy02(doc *canonjson.Value, val *validator.Validator) (TrustPolicy, []schema.Error, error) {
 	if errs := val.SchemaErrors(schema.TrustPolicy, doc); len(errs) > 0 {
 		return nil, errs, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // timeRecorder is a TrustPolicy as outside code writes one: it wraps the
@@ -45,7 +46,7 @@ func TestTrustPolicyTimes(t *testing.T) {
 		{"2026-08-27T20:05:00.0000019+02:00", time.Date(2026, 8, 27, 18, 5, 0, 1000, time.UTC)},
 	} {
 		rec := &timeRecorder{}
-		loader := func(doc *canonjson.Value, v *validator.Validator) (attest.TrustPolicy, []validator.SchemaError, error) {
+		loader := func(doc *canonjson.Value, v *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
 			p, errs, err := attest.LoadPolicy(doc, attest.Options{Validator: v}).Policy()
 			rec.TrustPolicy = p
 			return rec, errs, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -175,7 +176,7 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if err := v.addEnvelope(0, env); err != nil {
 		return nil, err
 	}
-	return &Signing{Attested: w, Envelope: env, KeyID: KeyID(MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references()}, nil
+	return &Signing{Attested: w, Envelope: env, KeyID: ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references()}, nil
 }
 
 // Cosign appends an envelope signed with priv to the attested bundle

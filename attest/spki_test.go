@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // REFERENCE §2.5: SPKI base64 and key id of both test keys.
@@ -24,14 +26,14 @@ func TestSPKIGoldens(t *testing.T) {
 		{"key two", testKeyTwoPubHex, testKeyTwoSPKIB64, testKeyTwoKeyID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			der := MarshalSPKI(mustHex(tc.pubHex))
+			der := ed25519strict.MarshalSPKI(mustHex(tc.pubHex))
 			if len(der) != 44 || !bytes.HasPrefix(der, mustHex("302a300506032b6570032100")) {
-				t.Fatalf("MarshalSPKI = %x", der)
+				t.Fatalf("ed25519strict.MarshalSPKI = %x", der)
 			}
 			if got := base64.StdEncoding.EncodeToString(der); got != tc.spkiB64 {
 				t.Fatalf("SPKI base64 = %s, want %s", got, tc.spkiB64)
 			}
-			if got := KeyID(der); got != tc.keyID {
+			if got := ed25519strict.SPKIFingerprint(der); got != tc.keyID {
 				t.Fatalf("KeyID = %s, want %s", got, tc.keyID)
 			}
 			// crypto/x509 produces the same bytes.
@@ -52,7 +54,7 @@ func TestSPKIGoldens(t *testing.T) {
 }
 
 func TestParseSPKI(t *testing.T) {
-	good := MarshalSPKI(mustHex(testKeyOnePubHex))
+	good := ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex))
 	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +76,7 @@ func TestParseSPKI(t *testing.T) {
 		{"ECDSA P-256 key", ecDER, "public key is ECDSA P-256, only Ed25519 is supported"},
 		{"X25519 OID", withByte(good, 8, 0x6e), "public key is X25519, only Ed25519 is supported"},
 	}
-	for i := 0; i < len(SPKIPrefix); i++ {
+	for i := 0; i < len(ed25519strict.SPKIPrefix); i++ {
 		if i == 8 {
 			continue // 0x70 → 0x6e is X25519, above; other values are no known algorithm
 		}
@@ -104,7 +106,7 @@ func TestParseSPKI(t *testing.T) {
 }
 
 func TestParseSPKIDoesNotAlias(t *testing.T) {
-	der := MarshalSPKI(mustHex(testKeyOnePubHex))
+	der := ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex))
 	pub, err := ParseSPKI(der)
 	if err != nil {
 		t.Fatal(err)
@@ -115,31 +117,14 @@ func TestParseSPKIDoesNotAlias(t *testing.T) {
 	}
 }
 
-func TestMarshalSPKIPanicsOnBadLength(t *testing.T) {
-	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "31 bytes") {
-			t.Fatalf("recover() = %v, want a panic naming the length", r)
-		}
-	}()
-	MarshalSPKI(make([]byte, 31))
-}
-
-func TestKeyIDHashesAsGiven(t *testing.T) {
-	// E4 compares the key id before E5 checks the layout, so KeyID must
-	// work on any bytes.
-	if got, want := KeyID(nil), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"; got != want {
-		t.Fatalf("KeyID(nil) = %s, want %s", got, want)
-	}
-}
-
 func FuzzParseSPKI(f *testing.F) {
-	f.Add(MarshalSPKI(mustHex(testKeyOnePubHex)))
-	f.Add(MarshalSPKI(mustHex(testKeyTwoPubHex)))
+	f.Add(ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex)))
+	f.Add(ed25519strict.MarshalSPKI(mustHex(testKeyTwoPubHex)))
 	f.Add(mustHex(testKeyOnePubHex))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, der []byte) {
 		pub, err := ParseSPKI(der)
-		wantOK := len(der) == 44 && bytes.HasPrefix(der, []byte(SPKIPrefix))
+		wantOK := len(der) == 44 && bytes.HasPrefix(der, []byte(ed25519strict.SPKIPrefix))
 		if (err == nil) != wantOK {
 			t.Fatalf("ParseSPKI(%x) error = %v, want ok = %v", der, err, wantOK)
 		}
@@ -149,8 +134,8 @@ func FuzzParseSPKI(f *testing.F) {
 			}
 			return
 		}
-		if !bytes.Equal(MarshalSPKI(pub), der) {
-			t.Fatalf("MarshalSPKI(ParseSPKI(%x)) differs", der)
+		if !bytes.Equal(ed25519strict.MarshalSPKI(pub), der) {
+			t.Fatalf("ed25519strict.MarshalSPKI(ParseSPKI(%x)) differs", der)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // Fixed identifiers of MCP-RES attestations (REFERENCE §0.1, §3.2). The
@@ -116,8 +117,8 @@ func Statement(b *canonjson.Value, keyID string, o SignOptions) *canonjson.Value
 // (REFERENCE §6.11 steps 2–3) signed with priv. Ed25519 is deterministic,
 // so the same inputs always give the same envelope.
 func Sign(b *canonjson.Value, priv ed25519.PrivateKey, o SignOptions) (*canonjson.Value, error) {
-	der := MarshalSPKI(priv.Public().(ed25519.PublicKey))
-	keyID := KeyID(der)
+	der := ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))
+	keyID := ed25519strict.SPKIFingerprint(der)
 	payload, err := canonjson.Canonical(Statement(b, keyID, o))
 	if err != nil {
 		return nil, fmt.Errorf("attest: statement has no canonical form: %w", err)
@@ -128,7 +129,7 @@ func Sign(b *canonjson.Value, priv ed25519.PrivateKey, o SignOptions) (*canonjso
 // SignPayload wraps already-canonical statement bytes in a signed envelope.
 // Test corpora use it to sign deliberately altered statements.
 func SignPayload(payload []byte, priv ed25519.PrivateKey, signerIdentity string) *canonjson.Value {
-	der := MarshalSPKI(priv.Public().(ed25519.PublicKey))
+	der := ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))
 	sig := ed25519.Sign(priv, PAE(PayloadType, payload))
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
 	s := canonjson.NewString
@@ -138,7 +139,7 @@ func SignPayload(payload []byte, priv ed25519.PrivateKey, signerIdentity string)
 		m("payloadType", s(PayloadType)),
 		m("payload", s(enc(payload))),
 		m("signatures", canonjson.NewArray(canonjson.NewObject(
-			m("keyid", s(KeyID(der))),
+			m("keyid", s(ed25519strict.SPKIFingerprint(der))),
 			m("sig", s(enc(sig))),
 			m("algorithm", s(Algorithm)),
 			m("publicKeySpkiBase64", s(enc(der))),

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -183,15 +184,22 @@ type verification struct {
 // signature over invalid evidence is invalid), each envelope's single
 // signature with strict Ed25519 rules (small-order keys and R, S ≥ L and
 // non-canonical encodings rejected), the canonical statement and its
-// binding to the bundle, signer identity and key fingerprint, and, with a
-// policy, its window, the signing times, revocations and trust. A
-// transparency reference's proof bytes must match their SHA-256 (E14);
-// what they prove is the policy's to verify ([TrustPolicy].Transparency):
-// an mcpres.trust-policy/v1 with a transparency section verifies them
-// offline (VERIFIED_OFFLINE, package trustpolicy), while the built-in
-// upstream policy, and no policy, check the digest only (DIGEST_ONLY). What
-// it does not check: anything about who a signer identity really is beyond
-// the policy's pairing of identity and key.
+// binding to the bundle, signer identity and key fingerprint, a
+// transparency reference's proof bytes against their SHA-256 (E14: a
+// mismatch is MCP_RES_TRANSPARENCY_REFERENCE_INVALID), and, with a
+// policy, its window, the signing times, revocations and trust, and the
+// transparency reference as the policy verifies it offline
+// ([TrustPolicy.Transparency]; trustpolicy.Policy with a transparency
+// section verifies the log entry's binding, the inclusion proof, the log's
+// signed checkpoint and the witness quorum): the envelope's evaluation
+// then says VERIFIED_OFFLINE and carries what was verified
+// ([VerifiedTransparency]), and a reference the policy rejects fails with
+// the policy's diagnostic (FAILED). What it does not check: a reference no
+// policy verifies beyond the SHA-256 of its proof bytes (without a policy,
+// with mcp-res.trust-policy/0.2.0, or with a policy that leaves it: the
+// evaluation says DIGEST_ONLY and its logId and entryUuid stay the
+// signer's claim), and anything about who a signer identity really is
+// beyond the policy's pairing of identity and key.
 //
 // A non-nil error is an *validator.InputError (MCP_RES_INPUT_INVALID, exit
 // 2); otherwise the Result holds the verdict.
@@ -261,12 +269,13 @@ func (v *verification) init(wrapper *canonjson.Value, o Options) error {
 }
 
 func (v *verification) fail(code, detail string) error {
-	v.res.Result = validator.Result{Diagnostics: []string{code}, SchemaErrors: []validator.SchemaError{}, Detail: detail}
+	v.res.Result = validator.Fail(code, detail)
 	return errDone
 }
 
-func (v *verification) failSchema(detail string, errs []validator.SchemaError) error {
-	v.res.Result = validator.Result{Diagnostics: []string{CodeSchemaInvalid}, SchemaErrors: errs, Detail: detail}
+func (v *verification) failSchema(detail string, errs []schema.Error) error {
+	v.res.Result = validator.Fail(CodeSchemaInvalid, detail)
+	v.res.SchemaErrors = errs
 	return errDone
 }
 
@@ -313,7 +322,7 @@ func (v *verification) checks() error {
 	envelopes := auth.Get("envelopes").Items
 	if len(envelopes) == 0 { // G4
 		if claim == UnsignedIntegrityOnly {
-			v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
+			v.res.Result = validator.Pass()
 			v.res.Level = UnsignedIntegrityOnly
 			return errDone
 		}
@@ -386,7 +395,7 @@ func (v *verification) preScan() error {
 // errors or an input error, which each Verify reports at step G6.
 type LoadedPolicy struct {
 	policy TrustPolicy
-	errs   []validator.SchemaError
+	errs   []schema.Error
 	err    error
 }
 
@@ -418,7 +427,7 @@ func loadPolicy(doc *canonjson.Value, o Options) LoadedPolicy {
 
 // Policy returns the outcome of the load: the policy, or the schema errors
 // of the document, or the error that aborts every verification with it.
-func (lp *LoadedPolicy) Policy() (TrustPolicy, []validator.SchemaError, error) {
+func (lp *LoadedPolicy) Policy() (TrustPolicy, []schema.Error, error) {
 	return lp.policy, lp.errs, lp.err
 }
 
@@ -454,7 +463,7 @@ func (v *verification) loadPolicy() error {
 // prefixErrors marks schema errors of the policy so they are not mistaken
 // for errors in the attested bundle. The pointer stays RFC 6901 relative to
 // the policy document; the keyword is unchanged.
-func prefixErrors(errs []validator.SchemaError, doc string) []validator.SchemaError {
+func prefixErrors(errs []schema.Error, doc string) []schema.Error {
 	out := slices.Clone(errs)
 	for i := range out {
 		out[i].Message = doc + ": " + out[i].Message
@@ -493,14 +502,14 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+"sig: "+err.Error())
 	}
-	if KeyID(der) != keyID { // E4
+	if ed25519strict.SPKIFingerprint(der) != keyID { // E4
 		return v.fail(CodeIdentityMismatch, where+"keyid is not the SHA-256 of the public key")
 	}
 	pub, err := ParseSPKI(der) // E5
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+err.Error())
 	}
-	if err := VerifyEd25519(pub, PAE(env.Get("payloadType").Str, payload), rawSig); err != nil { // E6
+	if err := ed25519strict.Verify(pub, PAE(env.Get("payloadType").Str, payload), rawSig); err != nil { // E6
 		return v.fail(CodeSignatureInvalid, where+err.Error())
 	}
 	record(func(e *EnvelopeEvaluation) { e.SignatureValid = true })
@@ -618,7 +627,7 @@ func (v *verification) decide(claim Level, n int) error {
 	if claim > d.Level {
 		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%s)", claim, d.Level, strings.Join(d.Notes, "; ")))
 	}
-	v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
+	v.res.Result = validator.Pass()
 	v.res.Level = d.Level
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone

@@ -234,13 +234,13 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 		r, err = v.migration.Validate(doc)
 	case OfficialAttachment:
 		or, oerr := v.official.Validate(doc, official.Options{OriginalResult: opts.OriginalResult})
-		r, err = kindResult(or.Valid, or.Diagnostics, or.SchemaErrors, or.Detail, or.Extra()), kindInputError(oerr)
+		r, err = or.Result, kindInputError(oerr)
 	case ProfileEvaluation:
 		pr, perr := v.profile.Validate(doc, opts.Profiles)
-		r, err = kindResult(pr.Valid, pr.Diagnostics, pr.SchemaErrors, pr.Detail, pr.Extra()), kindInputError(perr)
+		r, err = pr.Result, kindInputError(perr)
 	case OAuthEvaluation:
 		ar, aerr := v.oauth.Validate(doc, opts.Profiles)
-		r, err = kindResult(ar.Valid, ar.Diagnostics, ar.SchemaErrors, ar.Detail, ar.Extra()), kindInputError(aerr)
+		r, err = ar.Result, kindInputError(aerr)
 	default: // Bundle, Unknown
 		r, err = v.core.Bundle(doc)
 	}
@@ -248,14 +248,6 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 		return Result{}, err
 	}
 	return Result{Kind: k, Result: r}, nil
-}
-
-// kindResult converts the result of a kind with its own Result type; its
-// mode-specific members go to Extra.
-func kindResult(valid bool, diags []string, errs []validator.SchemaError, detail string, extra []canonjson.Member) validator.Result {
-	out := validator.Result{Valid: valid, Diagnostics: diags, SchemaErrors: make([]validator.SchemaError, len(errs)), Detail: detail, Extra: extra}
-	copy(out.SchemaErrors, errs)
-	return out
 }
 
 // kindInputError returns nil, a *validator.InputError unchanged, or any

@@ -4,18 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcpres/mcpres/signednote"
 )
 
-// A NotCounted cosignature verified but was not counted because of its
-// timestamp.
-type NotCounted struct {
-	Name   string // the policy's name for the witness
-	Time   uint64 // the cosignature's timestamp, Unix seconds
-	Reason string // "dated after the evaluation time 2026-…" / "older than …"
-}
-
 // FormatNotCounted renders cosignatures not counted for messages.
-func FormatNotCounted(ns []NotCounted) string {
+func FormatNotCounted(ns []signednote.UncountedCosignature) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
 		parts[i] = fmt.Sprintf("%s (cosigned %s: %s)", n.Name, unixText(n.Time), n.Reason)
@@ -54,14 +48,14 @@ func (s *trustSet) setTimes(t Trust) error {
 // judge returns why a cosignature dated ts is not counted, or nil. A
 // cosignature in the same second as the evaluation time counts (the
 // timestamps have a resolution of one second).
-func (c cosignatureTimes) judge(name string, ts uint64) *NotCounted {
+func (c cosignatureTimes) judge(name string, ts uint64) *signednote.UncountedCosignature {
 	switch {
 	case !c.judged:
 		return nil
 	case ts > c.at:
-		return &NotCounted{Name: name, Time: ts, Reason: "dated after the evaluation time " + unixText(c.at)}
+		return &signednote.UncountedCosignature{Name: name, Time: ts, Reason: "dated after the evaluation time " + unixText(c.at)}
 	case c.maxAge > 0 && c.at-ts > c.maxAge:
-		return &NotCounted{Name: name, Time: ts, Reason: fmt.Sprintf("older than the maximum cosignature age of %ds at the evaluation time %s", c.maxAge, unixText(c.at))}
+		return &signednote.UncountedCosignature{Name: name, Time: ts, Reason: fmt.Sprintf("older than the maximum cosignature age of %ds at the evaluation time %s", c.maxAge, unixText(c.at))}
 	}
 	return nil
 }

@@ -58,17 +58,19 @@
 //
 // [Verify] takes the proof bytes, the entry this bundle must have, and a
 // [Trust] (the logs and the witness policy of a tlog-policy text, with keys
-// parsed once by [ParseVKey]; package trustpolicy converts its TLogPolicy).
+// parsed once by signednote.ParseVerifier; package trustpolicy converts its TLogPolicy).
 // Its steps and their error types are listed on the function; it returns a
 // [Verified] if and only if every step passed. Duplicates never count
-// twice: witnesses are counted once per key fingerprint, a repeated
-// cosignature line counts once, and a Trust that lists one key twice is
-// refused. Nothing reads a clock: with Trust.EvaluatedAt set, a
-// cosignature dated after it (or, with Trust.MaxCosignatureAge, older than
-// that) is reported as not counted (NotCounted); without it, cosignature
-// timestamps are reported, not judged.
+// twice: witnesses are counted once per key fingerprint
+// (signednote.CountedCosignature), a repeated cosignature line counts
+// once, and a Trust that lists one key twice is refused. Nothing reads a
+// clock: witness timestamps are reported, and judged only against the
+// Trust's EvaluatedAt and MaxCosignatureAge (a cosignature dated later, or
+// older than the maximum age, is not counted and is listed as a
+// signednote.UncountedCosignature).
 //
 // [CheckBinding] is the signing-time check (no keys needed): the proof
 // parses, its entry binds the bundle, and its inclusion proof leads to the
-// checkpoint's root hash.
+// checkpoint's root hash; [CheckReference] adds the reference's logId and
+// entryUuid.
 package offline

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // ErrNotTLogProof is wrapped by the errors of [ParseProof], [CheckBinding]
@@ -124,7 +126,7 @@ type QuorumError struct {
 	Repeated []string
 	Ignored  int
 	// NotCounted are cosignatures not counted because of their time.
-	NotCounted []NotCounted
+	NotCounted []signednote.UncountedCosignature
 }
 
 func (e *QuorumError) Error() string {

@@ -5,56 +5,13 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/signednote"
-	"golang.org/x/mod/sumdb/note"
 )
-
-// Signed-note verifier key types (C2SP signed-note, tlog-cosignature, and
-// the ECDSA type transparency-dev/formats uses for Rekor checkpoints).
-const (
-	// KeyTypeEd25519 is an Ed25519 signed-note key: what a log signs its
-	// checkpoints with.
-	KeyTypeEd25519 = signednote.TypeEd25519
-	// KeyTypeECDSA is an ECDSA P-256/SHA-256 key in PKIX DER, with the key
-	// hash SHA-256(DER)[:4]: how Rekor v1 signs its checkpoints (package
-	// offline/rekor verifies its entries).
-	KeyTypeECDSA = signednote.TypeECDSA
-	// KeyTypeCosignatureV1 is an Ed25519 cosignature/v1 key: what a
-	// witness cosigns checkpoints with.
-	KeyTypeCosignatureV1 = signednote.TypeCosignatureV1
-)
-
-// A VKey is a parsed signed-note verifier key NAME+HASH+BASE64(TYPE ‖ KEY)
-// and the strict note.Verifier of its signatures: Name, KeyHash, Type,
-// PublicKey (Ed25519) or DER (ECDSA), Fingerprint (the lowercase hex
-// SHA-256 of the key's SPKI DER, by which witnesses are counted), String
-// (the vkey text) and Verify. It is the one key type of package
-// signednote, which owns the encoding; get one from [ParseVKey].
-// VKey is the exported name of that type: code inside the module says
-// signednote.Verifier, callers outside it (which cannot import an internal
-// package) say offline.VKey; the two are the same type.
-type VKey = signednote.Verifier
-
-// ParseVKey parses a verifier key strictly: a valid note name (1 to 256
-// bytes of UTF-8 without spaces, "+" or control characters), 8 lowercase
-// hex digits of key hash, canonical padded base64, a supported type
-// ([KeyTypeEd25519], [KeyTypeECDSA] with the canonical PKIX DER of a P-256
-// key, or [KeyTypeCosignatureV1]), and a hash that matches the key. An
-// Ed25519 key must pass the rules of REFERENCE §6.7 (a canonical encoding
-// of a curve point that is not of small order): Go's crypto/ed25519.Verify
-// accepts a forged signature under a small-order key for every message.
-func ParseVKey(s string) (*VKey, error) { return signednote.ParseVerifier(s) }
-
-// FormatVKey returns the vkey of a 32-byte Ed25519 key of type
-// [KeyTypeEd25519] or [KeyTypeCosignatureV1] under name.
-func FormatVKey(name string, typ byte, pub []byte) string {
-	return signednote.FormatVerifierKey(name, typ, pub)
-}
 
 // Trust is what a verification trusts: logs by key, and the witness policy
 // their checkpoints must satisfy. It mirrors a tlog-policy text
 // (trustpolicy.TLogPolicy.Trust builds one) and is checked again by every
 // verification: a key twice, a malformed key, a bad group or an unknown
-// quorum is a *[TrustError]. Its keys are parsed ([ParseVKey]) by whoever
+// quorum is a *[TrustError]. Its keys are parsed (signednote.ParseVerifier) by whoever
 // builds it, once: a verification does not parse them again.
 type Trust struct {
 	Logs      []Log
@@ -80,14 +37,14 @@ type Log struct {
 	// Key is the log's signed-note verifier key: type 0x01 (Ed25519) for
 	// tlog-proofs, 0x02 (ECDSA) for Rekor v1 entries (package
 	// offline/rekor).
-	Key *VKey
+	Key *signednote.Verifier
 }
 
 // A Witness is a cosigner whose cosignature/v1 signatures count toward the
 // quorum, by key fingerprint.
 type Witness struct {
-	Name string // the policy's name for it, used in reports
-	Key  *VKey  // type 0x04 (cosignature/v1)
+	Name string               // the policy's name for it, used in reports
+	Key  *signednote.Verifier // type 0x04 (cosignature/v1)
 }
 
 // A Group is satisfied when Threshold of its Members are.
@@ -99,7 +56,7 @@ type Group struct {
 
 type trustedLog struct {
 	Log
-	v note.Verifier // Key, or nil for an ECDSA log
+	v *signednote.Verifier // Key, or nil for an ECDSA log
 }
 
 type trustedWitness struct {
@@ -123,7 +80,7 @@ func (t Trust) check() (*trustSet, error) {
 		return nil, err
 	}
 	keys := map[string]string{} // key fingerprint → who
-	claim := func(k *VKey, who string) error {
+	claim := func(k *signednote.Verifier, who string) error {
 		fp := k.Fingerprint()
 		if prev, dup := keys[fp]; dup {
 			return &TrustError{Msg: fmt.Sprintf("%s has the same key as %s: one key counts once", who, prev)}
@@ -141,9 +98,9 @@ func (t Trust) check() (*trustSet, error) {
 		}
 		tl := trustedLog{Log: l}
 		switch k.Type() {
-		case KeyTypeEd25519:
+		case signednote.TypeEd25519:
 			tl.v = k
-		case KeyTypeECDSA:
+		case signednote.TypeECDSA:
 		default:
 			return nil, &TrustError{Msg: fmt.Sprintf("log %s: key type 0x%02x is not a log key type (0x01 or 0x02)", k.Name(), k.Type())}
 		}
@@ -158,7 +115,7 @@ func (t Trust) check() (*trustSet, error) {
 		if k == nil {
 			return nil, &TrustError{Msg: fmt.Sprintf("witness %q: no key", w.Name)}
 		}
-		if k.Type() != KeyTypeCosignatureV1 {
+		if k.Type() != signednote.TypeCosignatureV1 {
 			return nil, &TrustError{Msg: fmt.Sprintf("witness %q: key type 0x%02x, want 0x04 (cosignature/v1)", w.Name, k.Type())}
 		}
 		if w.Name == "" || defined[w.Name] {
@@ -206,14 +163,13 @@ func (t Trust) check() (*trustSet, error) {
 	return s, nil
 }
 
-// verifiers returns the note verifiers of one log and every witness.
-func (s *trustSet) verifiers(log note.Verifier) note.Verifiers {
-	vs := make([]note.Verifier, 0, len(s.witnesses)+1)
-	vs = append(vs, log)
+// witnessKeys returns the key of every witness.
+func (s *trustSet) witnessKeys() []*signednote.Verifier {
+	vs := make([]*signednote.Verifier, len(s.witnesses))
 	for i := range s.witnesses {
-		vs = append(vs, s.witnesses[i].Key)
+		vs[i] = s.witnesses[i].Key
 	}
-	return note.VerifierList(vs...)
+	return vs
 }
 
 // satisfied reports whether a witness or group is satisfied by the counted

@@ -27,7 +27,7 @@ type Verified struct {
 	EntryUUID string
 	// Entry is the verified log entry; LeafHash its RFC 6962 leaf hash.
 	Entry    Entry
-	LeafHash []byte
+	LeafHash signednote.Hash
 	Index    uint64
 	// Checkpoint is the verified checkpoint the leaf is included in.
 	Checkpoint Checkpoint
@@ -51,15 +51,15 @@ func (v *Verified) MatchesReference(logID, entryUUID string) error {
 
 // A Checkpoint is a verified checkpoint and the witnesses counted on it.
 type Checkpoint struct {
-	Origin   string
-	Size     uint64
-	RootHash []byte
+	Origin string
+	Size   uint64
+	Hash   signednote.Hash // the root hash
 	// LogKey is the NAME+HASH (8 hex digits) of the log key that signed.
 	LogKey string
 	// Witnesses are the witnesses of the trust whose cosignature verified,
 	// once each, in signature order. Each has its own key (keys are
 	// distinct in a checked Trust), so this counts distinct keys.
-	Witnesses []CountedCosignature
+	Witnesses []signednote.CountedCosignature
 	// Quorum is the rule that was satisfied ("none" when none is required).
 	Quorum string
 	// Repeated names witnesses with more than one cosignature line, counted
@@ -69,14 +69,7 @@ type Checkpoint struct {
 	// NotCounted are verified cosignatures of witnesses of the trust that
 	// were not counted because of their time (Trust.EvaluatedAt,
 	// Trust.MaxCosignatureAge).
-	NotCounted []NotCounted
-}
-
-// A CountedCosignature is a counted witness cosignature.
-type CountedCosignature struct {
-	Name        string // the policy's name
-	Fingerprint string // lowercase hex SHA-256 of the witness key's SPKI DER
-	Time        uint64 // the cosignature's timestamp, Unix seconds, as the witness wrote it
+	NotCounted []signednote.UncountedCosignature
 }
 
 // A KindVerifier verifies proof bytes of a kind this package leaves to
@@ -108,11 +101,13 @@ func (t Trust) Check() error {
 //  4. the leaf hash is the RFC 6962 hash SHA-256(0x00 ‖ entry bytes);
 //  5. a signature line of the checkpoint is by an Ed25519 log key of the
 //     trust, matched by key name and hash (*[UnknownLogError]);
-//  6. the checkpoint opens with sumdb/note.Open under that log key and
-//     every witness key (a line by one of them that does not verify:
-//     *[SignatureError]; a malformed note: *[CheckpointError]), then
-//     formats' log.ParseCheckpoint with the log's origin (*[OriginError])
-//     and a strict body (*[CheckpointError]);
+//  6. the checkpoint's signatures verify under that log key and every
+//     witness key (signednote.OpenNote: sumdb/note.Open with strict
+//     verifiers; a line by one of them that does not verify:
+//     *[SignatureError]; a malformed note: *[CheckpointError]), then its
+//     body is read: one formats' Checkpoint.Unmarshal cannot read is a
+//     *[CheckpointError], another origin than the log's an *[OriginError],
+//     a body that is not strict (signednote.ParseBody) a *[CheckpointError];
 //  7. merkle's proof.VerifyInclusion of the leaf at the proof's index in the
 //     checkpoint's tree size and root hash (*[InclusionError]);
 //  8. the cosignature/v1 signatures of witness keys are counted once per
@@ -174,7 +169,7 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 	if claim != nil && claim.LogID != cp.Origin {
 		return nil, fmt.Errorf("logId is %q, the checkpoint's origin is %q", claim.LogID, cp.Origin)
 	}
-	if err := VerifyInclusion(p.Index, cp.Size, leaf, hashSlices(p.Hashes), cp.RootHash); err != nil {
+	if err := VerifyInclusion(p.Index, cp.Size, leaf, hashSlices(p.Hashes), cp.Hash[:]); err != nil {
 		return nil, err
 	}
 	if err := s.applyQuorum(cp, counted); err != nil {
@@ -182,16 +177,16 @@ func verify(proofBytes []byte, want Entry, trust Trust, claim *Claim) (*Verified
 	}
 	return &Verified{
 		Kind: KindTLogProof, LogID: cp.Origin, EntryUUID: strconv.FormatUint(p.Index, 10),
-		Entry: entry, LeafHash: leaf, Index: p.Index, Checkpoint: *cp,
+		Entry: entry, LeafHash: signednote.Hash(leaf), Index: p.Index, Checkpoint: *cp,
 	}, nil
 }
 
 // VerifyCheckpoint is steps 6 and 8 of [Verify] for a checkpoint on its
-// own: it verifies signed with logKey (a verifier of the log's key, of any
-// signature type sumdb/note can use) and the witness keys of trust,
+// own: it verifies signed with logKey (the log's key: type 0x01, or 0x02
+// for a Rekor log) and the witness keys of trust,
 // requires the origin, and applies the quorum. trust.Logs is not read.
 // Package offline/rekor uses it for Rekor checkpoints.
-func VerifyCheckpoint(signed []byte, origin string, logKey *VKey, trust Trust) (*Checkpoint, error) {
+func VerifyCheckpoint(signed []byte, origin string, logKey *signednote.Verifier, trust Trust) (*Checkpoint, error) {
 	s, err := trust.check()
 	if err != nil {
 		return nil, err
@@ -286,11 +281,11 @@ func (s *trustSet) findLog(lines []signednote.SigLine) (*trustedLog, error) {
 // the checkpoint and the names of the witnesses counted. text and lines are
 // signed as signednote.Split returned them: the note is split, opened and
 // its body parsed once each.
-func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLine, origin string, logKey note.Verifier) (*Checkpoint, map[string]bool, error) {
-	n, err := note.Open(signed, s.verifiers(logKey))
+func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLine, origin string, logKey *signednote.Verifier) (*Checkpoint, map[string]bool, error) {
+	n, err := signednote.OpenNote(signed, logKey, s.witnessKeys()...)
 	if err != nil {
 		var inv *note.InvalidSignatureError
-		var unv *note.UnverifiedNoteError
+		var ns *signednote.NotSignedByLogError
 		switch {
 		case errors.As(err, &inv):
 			role := "log"
@@ -300,13 +295,10 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 				}
 			}
 			return nil, nil, &SignatureError{Name: inv.Name, KeyHash: inv.Hash, Role: role, Err: err}
-		case errors.As(err, &unv):
+		case errors.As(err, &ns):
 			return nil, nil, unknownLog(lines)
 		}
 		return nil, nil, &CheckpointError{Msg: "malformed note", Err: err}
-	}
-	if !signednote.SignedBy(n, logKey) {
-		return nil, nil, unknownLog(lines)
 	}
 	// Authenticated: now parse. A body formats cannot read at all is
 	// malformed; one it reads with another origin is an *OriginError (as
@@ -322,7 +314,7 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 	if err != nil {
 		return nil, nil, err
 	}
-	cp := &Checkpoint{Origin: body.Origin, Size: body.Size, RootHash: body.Hash, LogKey: fmt.Sprintf("%s+%08x", logKey.Name(), logKey.KeyHash())}
+	cp := &Checkpoint{Origin: body.Origin, Size: body.Size, Hash: body.Hash, LogKey: fmt.Sprintf("%s+%08x", logKey.Name(), logKey.KeyHash())}
 	counted := map[string]bool{}
 	byFP := map[string]bool{}
 	for _, sig := range n.Sigs {
@@ -339,7 +331,7 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 			continue
 		}
 		byFP[fp], counted[w.Name] = true, true
-		cp.Witnesses = append(cp.Witnesses, CountedCosignature{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)})
+		cp.Witnesses = append(cp.Witnesses, signednote.CountedCosignature{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)})
 	}
 	seen := map[string]int{}
 	for _, l := range lines {
@@ -390,7 +382,7 @@ func CheckBinding(proofBytes []byte, bundle *canonjson.Value) error {
 	if err != nil {
 		return err
 	}
-	return VerifyInclusion(p.Index, cp.Size, rfc6962.DefaultHasher.HashLeaf(p.Entry), hashSlices(p.Hashes), cp.Hash)
+	return VerifyInclusion(p.Index, cp.Size, rfc6962.DefaultHasher.HashLeaf(p.Entry), hashSlices(p.Hashes), cp.Hash[:])
 }
 
 // CheckReference is [CheckBinding] for a whole transparencyReference: the

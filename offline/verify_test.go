@@ -12,6 +12,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
+	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -92,7 +93,7 @@ func TestVerify(t *testing.T) {
 	var names []string
 	for _, c := range v.Checkpoint.Witnesses {
 		names = append(names, c.Name)
-		k, _ := offline.ParseVKey(map[string]string{"WA": f.wa.VKey, "WB": f.wb.VKey, "WC": f.wc.VKey}[c.Name])
+		k, _ := signednote.ParseVerifier(map[string]string{"WA": f.wa.VKey, "WB": f.wb.VKey, "WC": f.wc.VKey}[c.Name])
 		if c.Fingerprint != k.Fingerprint() || len(c.Fingerprint) != 64 {
 			t.Errorf("%s: fingerprint %s, want %s", c.Name, c.Fingerprint, k.Fingerprint())
 		}

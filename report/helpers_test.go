@@ -19,11 +19,14 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/report"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -124,7 +127,7 @@ func transparentInput(t testing.TB) report.Input {
 		priv           ed25519.PrivateKey
 	}{{"signer-one", attesttest.IdentityOne, one}, {"signer-two", attesttest.IdentityTwo, two}} {
 		d.AddSigner(trustpolicy.Signer{Name: s.name, Identity: s.identity, Roles: []string{trustpolicy.RoleSigner},
-			PublicKey: base64.StdEncoding.EncodeToString(attest.MarshalSPKI(s.priv.Public().(ed25519.PublicKey)))})
+			PublicKey: base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(s.priv.Public().(ed25519.PublicKey)))})
 	}
 	d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + lg.VKey + "\nwitness WA " + wa.VKey + "\nwitness WB " + wb.VKey +
 		"\nwitness WC " + wc.VKey + "\ngroup witnesses 2 WA WB WC\nquorum witnesses\n"}
@@ -293,14 +296,14 @@ func hostileInputs(t testing.TB, base string) map[string]report.Input {
 		Envelopes: []attest.EnvelopeEvaluation{{KeyFingerprint: p[7], SignerIdentity: p[8], Transparency: p[9]},
 			{Index: 1, Transparency: attest.TransparencyVerifiedOffline, Reference: &attest.TransparencyReference{LogID: p[10], EntryUUID: p[11]},
 				Verified: &attest.VerifiedTransparency{Kind: p[0], Origin: p[1], LogKey: p[2], Quorum: p[3], TreeSize: 1 << 63, LeafIndex: 1<<64 - 1,
-					Witnesses:  []attest.CountedWitness{{Name: p[4], Fingerprint: p[5], Time: 1<<64 - 1}},
-					NotCounted: []attest.UncountedWitness{{Name: p[6], Time: 0, Reason: p[7]}}}},
+					Witnesses:  []signednote.CountedCosignature{{Name: p[4], Fingerprint: p[5], Time: 1<<64 - 1}},
+					NotCounted: []signednote.UncountedCosignature{{Name: p[6], Time: 0, Reason: p[7]}}}},
 			{Index: 2, Transparency: attest.TransparencyDigestOnly, Reference: &attest.TransparencyReference{LogID: p[8], EntryUUID: p[9]}}}, Notes: p}
 	in["results"] = report.Input{Name: p[1], Document: attested, Attestation: &res, PolicyName: p[10], Generator: p[11]}
 	vr := validator.Result{Diagnostics: []string{p[0], "MCP_RES_SCHEMA_INVALID"}, Detail: p[1],
 		Extra: []canonjson.Member{{Key: p[2], Value: canonjson.NewString(p[3])}}}
 	for _, s := range p {
-		vr.SchemaErrors = append(vr.SchemaErrors, validator.SchemaError{InstancePath: s, Keyword: s, Message: s})
+		vr.SchemaErrors = append(vr.SchemaErrors, schema.Error{InstancePath: s, Keyword: s, Message: s})
 	}
 	in["validator-results"] = report.Input{Name: p[5], Document: mixed, Result: vr}
 	in["input-invalid"] = report.Input{Name: p[6], InputError: p[7]}

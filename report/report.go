@@ -204,10 +204,10 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 		case err != nil:
 			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive", V: "not derivable: the bundle does not have the schema's shape"})
 		case r.Valid:
-			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive (REFERENCE §4.1)", V: validator.DeriveClass(dec)})
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive (REFERENCE §4.1)", V: validator.DeriveClass(dec).String()})
 		default:
 			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class the observations derive (REFERENCE §4.1)",
-				V: "not established: the document failed verification (as written, the observations would derive " + validator.DeriveClass(dec) + ")"})
+				V: "not established: the document failed verification (as written, the observations would derive " + validator.DeriveClass(dec).String() + ")"})
 		}
 		switch {
 		case !r.Valid:

@@ -24,11 +24,33 @@ const MaxBytes = 64 << 10
 // limit).
 const MaxSignatures = 100
 
+// HashSize is the size of a [Hash]: a SHA-256 digest.
+const HashSize = sha256.Size
+
+// A Hash is an RFC 6962 tree hash, such as the root hash a checkpoint
+// commits to (golang.org/x/mod/sumdb/tlog.Hash is the same type, and
+// converts to and from it).
+type Hash [HashSize]byte
+
+// String returns the hash as a checkpoint writes it: standard base64 with
+// padding.
+func (h Hash) String() string { return base64.StdEncoding.EncodeToString(h[:]) }
+
+// ParseHash reads a hash as a checkpoint writes it: the canonical padded
+// base64 of exactly [HashSize] bytes (one encoding per hash).
+func ParseHash(s string) (Hash, error) {
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil || len(b) != HashSize || base64.StdEncoding.EncodeToString(b) != s {
+		return Hash{}, fmt.Errorf("hash %q is not the canonical base64 of %d bytes", truncate.String(s, 64), HashSize)
+	}
+	return Hash(b), nil
+}
+
 // A Checkpoint is an authenticated, parsed checkpoint.
 type Checkpoint struct {
 	Origin string
 	Size   uint64
-	Hash   []byte // the 32-byte RFC 6962 root hash
+	Hash   Hash // the RFC 6962 root hash
 	// Text is the note text: the checkpoint body, with any extension lines.
 	Text string
 	// Note is the whole signed note as read.
@@ -43,29 +65,23 @@ type Checkpoint struct {
 // Open authenticates data with logKey (and verifies any signature by the
 // other verifiers) and parses the body. The keys are *Verifier, never any
 // note.Verifier, so that only a strictly parsed key can authenticate a
-// checkpoint (sumdb/note's own verifiers accept small-order keys). The log signature must be present
-// and valid, and the origin must equal logKey.Name(). A signature by a
-// given key that does not verify is an error (note.InvalidSignatureError,
-// wrapped); signatures by other keys are returned unverified.
+// checkpoint (sumdb/note's own verifiers accept small-order keys). The
+// note is at most [MaxBytes]; its signatures are checked by [OpenNote],
+// whose errors Open returns (a malformed note or a signature that does
+// not verify wrapped as "checkpoint signatures: …", a note without the
+// log's signature as the *[NotSignedByLogError] itself); then the body
+// must pass [ParseBody] and the origin must equal logKey.Name().
+// Signatures by keys not given are returned unverified.
 func Open(data []byte, logKey *Verifier, others ...*Verifier) (*Checkpoint, error) {
 	if len(data) > MaxBytes {
 		return nil, fmt.Errorf("checkpoint is %d bytes, more than %d", len(data), MaxBytes)
 	}
-	vs := make([]note.Verifier, 0, 1+len(others))
-	vs = append(vs, logKey)
-	for _, o := range others {
-		vs = append(vs, o)
-	}
-	n, err := note.Open(data, note.VerifierList(vs...))
+	n, err := OpenNote(data, logKey, others...)
 	if err != nil {
-		var unv *note.UnverifiedNoteError
-		if errors.As(err, &unv) {
-			return nil, fmt.Errorf("checkpoint is not signed by the log key %s+%08x: %w", logKey.Name(), logKey.KeyHash(), err)
+		if ns := (*NotSignedByLogError)(nil); errors.As(err, &ns) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("checkpoint signatures: %w", err)
-	}
-	if !SignedBy(n, logKey) {
-		return nil, fmt.Errorf("checkpoint is not signed by the log key %s+%08x", logKey.Name(), logKey.KeyHash())
 	}
 	// Authenticated: now it is safe to parse.
 	b, err := ParseBody([]byte(n.Text))
@@ -86,9 +102,65 @@ func Open(data []byte, logKey *Verifier, others ...*Verifier) (*Checkpoint, erro
 	}, nil
 }
 
-// SignedBy reports whether an opened note carries a verified signature by
+// A NotSignedByLogError is a signed note that carries no valid signature
+// by the log key (Key is its NAME+HASH, 8 hex digits). Err is sumdb/note's
+// *note.UnverifiedNoteError when no signature verified at all, else nil.
+type NotSignedByLogError struct {
+	Key string
+	Err error
+}
+
+func (e *NotSignedByLogError) Error() string {
+	if e.Err != nil {
+		return "checkpoint is not signed by the log key " + e.Key + ": " + e.Err.Error()
+	}
+	return "checkpoint is not signed by the log key " + e.Key
+}
+
+func (e *NotSignedByLogError) Unwrap() error { return e.Err }
+
+// OpenNote verifies the signatures of the signed note data: sumdb/note's
+// Open with logKey and others (strict verifiers only, as [Open]), then the
+// log's signature must be among the verified ones. It reads neither the
+// text nor the size of data (the caller bounds it: [Open] at [MaxBytes]).
+// It returns the note (Sigs: the verified signatures, in note order;
+// UnverifiedSigs: those by keys not given), or one of:
+//
+//   - sumdb/note's *note.InvalidSignatureError, as it is: a line by one of
+//     the keys given does not verify;
+//   - a *[NotSignedByLogError]: no signature by logKey verified;
+//   - sumdb/note's error for a malformed note, as it is.
+func OpenNote(data []byte, logKey *Verifier, others ...*Verifier) (*note.Note, error) {
+	n, err := note.Open(data, verifierList(logKey, others))
+	key := fmt.Sprintf("%s+%08x", logKey.Name(), logKey.KeyHash())
+	if err != nil {
+		var unv *note.UnverifiedNoteError
+		if errors.As(err, &unv) {
+			return nil, &NotSignedByLogError{Key: key, Err: err}
+		}
+		return nil, err
+	}
+	if !signedBy(n, logKey) {
+		return nil, &NotSignedByLogError{Key: key}
+	}
+	return n, nil
+}
+
+// verifierList is the note.Verifiers of first and rest.
+func verifierList(first *Verifier, rest []*Verifier) note.Verifiers {
+	vs := make([]note.Verifier, 0, 1+len(rest))
+	if first != nil {
+		vs = append(vs, first)
+	}
+	for _, v := range rest {
+		vs = append(vs, v)
+	}
+	return note.VerifierList(vs...)
+}
+
+// signedBy reports whether an opened note carries a verified signature by
 // key (same name and key hash).
-func SignedBy(n *note.Note, key note.Verifier) bool {
+func signedBy(n *note.Note, key *Verifier) bool {
 	for _, s := range n.Sigs {
 		if s.Name == key.Name() && s.Hash == key.KeyHash() {
 			return true
@@ -102,7 +174,7 @@ func SignedBy(n *note.Note, key note.Verifier) bool {
 type Body struct {
 	Origin string
 	Size   uint64
-	Hash   []byte
+	Hash   Hash
 	Rest   []byte
 }
 
@@ -134,13 +206,13 @@ func ParseBody(text []byte) (*Body, error) {
 	if err != nil {
 		return nil, &BodyError{Msg: "malformed body", Err: err}
 	}
-	if len(cp.Hash) != sha256.Size {
-		return nil, &BodyError{Msg: fmt.Sprintf("root hash is %d bytes, want %d", len(cp.Hash), sha256.Size)}
+	if len(cp.Hash) != HashSize {
+		return nil, &BodyError{Msg: fmt.Sprintf("root hash is %d bytes, want %d", len(cp.Hash), HashSize)}
 	}
 	if !bytes.Equal(append(cp.Marshal(), rest...), text) {
 		return nil, &BodyError{Msg: "body is not in canonical form (a size with leading zeros or non-canonical base64)"}
 	}
-	return &Body{Origin: cp.Origin, Size: cp.Size, Hash: cp.Hash, Rest: rest}, nil
+	return &Body{Origin: cp.Origin, Size: cp.Size, Hash: Hash(cp.Hash), Rest: rest}, nil
 }
 
 // A SigLine is one signature line of a signed note, unverified: the key
@@ -189,4 +261,39 @@ func Split(n []byte) (text []byte, sigs []SigLine, err error) {
 // is still a well-formed line, reported as a signature by an unknown key.
 func validName(name string) bool {
 	return name != "" && utf8.ValidString(name) && strings.IndexFunc(name, unicode.IsSpace) < 0 && !strings.Contains(name, "+")
+}
+
+// VerifyLine verifies one signature line, "— NAME BASE64\n" as a witness
+// returns it (C2SP tlog-witness), against the text of c with keys: as if
+// it were the only signature of the note. It returns the signature and
+// the key that made it, or:
+//
+//   - a *note.UnknownVerifierError: the line is by none of keys (matched by
+//     name and key hash);
+//   - sumdb/note's *note.InvalidSignatureError, as it is: the line is by one
+//     of keys but does not verify (a cosignature of another checkpoint, or
+//     a corrupt one);
+//   - sumdb/note's error for a malformed line, as it is, or an error for
+//     line not being one line ending in a newline.
+func (c *Checkpoint) VerifyLine(line []byte, keys ...*Verifier) (note.Signature, *Verifier, error) {
+	if len(line) == 0 || bytes.IndexByte(line, '\n') != len(line)-1 {
+		return note.Signature{}, nil, errors.New("not one signature line ending in a newline")
+	}
+	n, err := note.Open(append([]byte(c.Text+"\n"), line...), verifierList(nil, keys))
+	if err != nil {
+		var unv *note.UnverifiedNoteError
+		if errors.As(err, &unv) && len(unv.Note.UnverifiedSigs) == 1 {
+			s := unv.Note.UnverifiedSigs[0]
+			return note.Signature{}, nil, &note.UnknownVerifierError{Name: s.Name, KeyHash: s.Hash}
+		}
+		return note.Signature{}, nil, err
+	}
+	for _, s := range n.Sigs { // exactly one: the line
+		for _, k := range keys {
+			if k.Name() == s.Name && k.KeyHash() == s.Hash {
+				return s, k, nil
+			}
+		}
+	}
+	return note.Signature{}, nil, errors.New("not one signature line") // unreachable: note.Open verified one line
 }

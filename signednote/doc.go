@@ -67,11 +67,18 @@
 //
 //	ORIGIN "\n" DECIMAL(SIZE) "\n" BASE64(ROOT HASH) "\n" [EXTENSION LINES]
 //
-// [Open] authenticates it with the log's key first and only then parses the
-// body ([ParseBody]): the size without leading zeros, the 32-byte root hash
-// in canonical padded base64 (formats' log.Checkpoint.Unmarshal is lenient
-// on both), and the origin must be the log key's name. [Split] checks the
-// shape of a note without verifying anything.
+// [Open] authenticates it with the log's key first ([OpenNote]) and only
+// then parses the body ([ParseBody]): the size without leading zeros, the
+// 32-byte root hash ([Hash]) in canonical padded base64 (formats'
+// log.Checkpoint.Unmarshal is lenient on both), and the origin must be
+// the log key's name. [Split] checks the shape of a note without verifying
+// anything. [Checkpoint.VerifyLine] checks one cosignature line a witness
+// returns against an opened checkpoint. These are the only places that
+// open a signed note: packages offline, witness and tlog call them.
+//
+// A witness cosignature that verified and counts (once per key) is a
+// [CountedCosignature], whichever package counted it; one that verified
+// but was not counted because of its time is an [UncountedCosignature].
 //
 // # Kinds of key file
 //

@@ -41,8 +41,8 @@ func ExampleOpen() {
 		panic(err)
 	}
 	fmt.Println(cp.Origin, cp.Size, len(cp.Sigs), "signatures verified")
-	at, _ := signednote.CosignatureTime(cp.Sigs[1])
-	fmt.Println("cosigned by", cp.Sigs[1].Name, "at", at.UTC().Format(time.RFC3339))
+	ts, _ := signednote.CosignatureTimestamp(cp.Sigs[1]) // seconds since the Unix epoch, as the witness wrote it
+	fmt.Println("cosigned by", cp.Sigs[1].Name, "at", time.Unix(int64(ts), 0).UTC().Format(time.RFC3339))
 
 	// Another size under the same signatures does not open.
 	_, err = signednote.Open(bytes.Replace(signed, []byte("\n4\n"), []byte("\n5\n"), 1), logKey, witnessKey)

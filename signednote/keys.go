@@ -17,7 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -379,23 +379,10 @@ func cosignedMessage(t uint64, text []byte) ([]byte, error) {
 	return append(m, text...), nil
 }
 
-// CosignatureTime returns the timestamp of a cosignature/v1 signature as it
-// appears in a note: sig is the decoded base64 of a signature line, a
-// 4-byte key hash followed by the signature. It does not verify anything.
-func CosignatureTime(sig note.Signature) (time.Time, error) {
-	t, err := CosignatureTimestamp(sig)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if t > 1<<62 {
-		return time.Time{}, fmt.Errorf("signature by %q has timestamp %d, out of range", sig.Name, t)
-	}
-	return time.Unix(int64(t), 0).UTC(), nil
-}
-
 // CosignatureTimestamp returns the timestamp T of a cosignature/v1
-// signature line (see [CosignatureTime]) as written: seconds since the
-// Unix epoch, not range-checked. It does not verify anything.
+// signature as it appears in a note (sig.Base64 is a 4-byte key hash
+// followed by the signature) as written: seconds since the Unix epoch,
+// not range-checked. It does not verify anything.
 func CosignatureTimestamp(sig note.Signature) (uint64, error) {
 	raw, err := base64.StdEncoding.Strict().DecodeString(sig.Base64)
 	if err != nil || len(raw) != 4+CosignatureSize {

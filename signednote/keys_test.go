@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
@@ -122,8 +122,8 @@ func TestWitnessKeyInteropWithFormats(t *testing.T) {
 	if ts, err := fnote.CoSigV1Timestamp(n.Sigs[0]); err != nil || !ts.Equal(at) {
 		t.Errorf("formats reads timestamp %v, %v", ts, err)
 	}
-	if ts, err := signednote.CosignatureTime(n.Sigs[0]); err != nil || !ts.Equal(at) {
-		t.Errorf("CosignatureTime = %v, %v", ts, err)
+	if ts, err := signednote.CosignatureTimestamp(n.Sigs[0]); err != nil || ts != uint64(at.Unix()) {
+		t.Errorf("CosignatureTimestamp = %v, %v", ts, err)
 	}
 	if _, err := note.Open(theirs, note.VerifierList(v)); err != nil {
 		t.Fatalf("we reject formats' cosignature: %v", err)

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // A KeyKind is what a key file holds, as [RecogniseKey] tells it: mcpres
@@ -42,12 +42,21 @@ const (
 	NoteKey
 )
 
-// PEM block types of the two PEM kinds (package attest reads them).
+// PEM block types of the two PEM kinds (package attest reads and writes
+// them).
 const (
-	PEMTypePrivateKey        = "PRIVATE KEY"
-	PEMTypePublicKey         = "PUBLIC KEY"
+	// PEMTypePrivateKey is an unencrypted PKCS#8 private key.
+	PEMTypePrivateKey = "PRIVATE KEY"
+	// PEMTypePublicKey is a DER SubjectPublicKeyInfo.
+	PEMTypePublicKey = "PUBLIC KEY"
+	// PEMTypeEncryptedSigstore is a private key encrypted the way cosign
+	// and sigstore do it: the block's bytes are the JSON container of
+	// go-securesystemslib's encrypted package (scrypt key derivation, NaCl
+	// secretbox) whose plaintext is the PKCS#8 DER.
 	PEMTypeEncryptedSigstore = "ENCRYPTED SIGSTORE PRIVATE KEY"
-	PEMTypeEncryptedCosign   = "ENCRYPTED COSIGN PRIVATE KEY"
+	// PEMTypeEncryptedCosign is the older name cosign gave the same format;
+	// it is read but never written.
+	PEMTypeEncryptedCosign = "ENCRYPTED COSIGN PRIVATE KEY"
 )
 
 // keyKinds says, for each kind, what it is, where it comes from and what

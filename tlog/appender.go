@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/transparency-dev/tessera"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -54,7 +55,7 @@ type AppenderOptions struct {
 	// (a checkpoint replaced by its cosigned version is not new): the hook
 	// for collecting witness cosignatures (with
 	// [Appender.UpdateCheckpoint]) and for monitoring.
-	OnCheckpoint func(ctx context.Context, cp *Checkpoint)
+	OnCheckpoint func(ctx context.Context, cp *signednote.Checkpoint)
 	// AwaitHook makes Add wait, after a published checkpoint covers the
 	// entry, until OnCheckpoint has returned for a checkpoint that covers
 	// it (bounded by Add's context), and prove the entry against the
@@ -115,7 +116,7 @@ type Appender struct {
 	done     sync.WaitGroup
 	closed   sync.Once
 	cpMu     sync.Mutex
-	cp       *Checkpoint // the last checkpoint opened by Add
+	cp       *signednote.Checkpoint // the last checkpoint opened by Add
 	cache    *resourceCache
 
 	gcInterval time.Duration // AppenderOptions.GCInterval (0: Tessera's default, a minute)
@@ -124,7 +125,7 @@ type Appender struct {
 	hookMu    sync.Mutex
 	hooked    uint64        // the size of the last checkpoint OnCheckpoint returned for
 	hookDone  chan struct{} // closed (and replaced) when hooked grows
-	update    func(context.Context, func(*Checkpoint) ([]byte, error)) (*Checkpoint, error)
+	update    func(context.Context, func(*signednote.Checkpoint) ([]byte, error)) (*signednote.Checkpoint, error)
 }
 
 // NewAppender opens an appender on the log, which must exist and be
@@ -188,14 +189,14 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 // watch calls hook with each new published checkpoint (a new tree: a
 // checkpoint replaced by its cosigned version is not new) until ctx is
 // done.
-func (a *Appender) watch(ctx context.Context, hook func(context.Context, *Checkpoint)) {
+func (a *Appender) watch(ctx context.Context, hook func(context.Context, *signednote.Checkpoint)) {
 	defer a.done.Done()
 	var last, lastText []byte
 	t := time.NewTicker(PollInterval)
 	defer t.Stop()
 	for {
 		if data, err := a.reader.ReadCheckpoint(ctx); err == nil && !bytes.Equal(data, last) {
-			if cp, err := ParseCheckpoint(data, a.l.key); err == nil {
+			if cp, err := signednote.Open(data, a.l.key); err == nil {
 				last = data
 				if cp.Text != string(lastText) {
 					lastText = []byte(cp.Text)
@@ -244,7 +245,7 @@ func (a *Appender) awaitHooked(ctx context.Context, n uint64) error {
 
 // Checkpoint reads and authenticates the published checkpoint, as
 // [Log.Checkpoint] does.
-func (a *Appender) Checkpoint(ctx context.Context) (*Checkpoint, error) {
+func (a *Appender) Checkpoint(ctx context.Context) (*signednote.Checkpoint, error) {
 	return a.l.Checkpoint(ctx)
 }
 
@@ -258,7 +259,7 @@ func (a *Appender) Checkpoint(ctx context.Context) (*Checkpoint, error) {
 // Linux) is refused rather than raced. Tessera never republishes an
 // unchanged tree (WithCheckpointRepublishInterval(0)), so the cosignatures
 // stay until the log grows.
-func (a *Appender) UpdateCheckpoint(ctx context.Context, update func(cp *Checkpoint) ([]byte, error)) (*Checkpoint, error) {
+func (a *Appender) UpdateCheckpoint(ctx context.Context, update func(cp *signednote.Checkpoint) ([]byte, error)) (*signednote.Checkpoint, error) {
 	if a.update == nil {
 		return nil, errors.New("tlog: this storage cannot replace the checkpoint while an appender of this process publishes (no open-file-description locks on this system)")
 	}
@@ -308,13 +309,13 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 }
 
 // checkpoint authenticates a published checkpoint note, caching the last.
-func (a *Appender) checkpoint(data []byte) (*Checkpoint, error) {
+func (a *Appender) checkpoint(data []byte) (*signednote.Checkpoint, error) {
 	a.cpMu.Lock()
 	defer a.cpMu.Unlock()
 	if a.cp != nil && bytes.Equal(a.cp.Note, data) {
 		return a.cp, nil
 	}
-	cp, err := ParseCheckpoint(data, a.l.key)
+	cp, err := signednote.Open(data, a.l.key)
 	if err != nil {
 		return nil, err
 	}

@@ -17,10 +17,10 @@ import (
 // cosignHook returns an OnCheckpoint hook that cosigns each new checkpoint
 // with w and attaches the cosignature through the appender (*ap, set once
 // NewAppender returns), and the sizes it was called for.
-func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.WitnessSigner, wv *signednote.Verifier, ap **tlog.Appender, ready chan struct{}) (func(context.Context, *tlog.Checkpoint), func() []uint64) {
+func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.WitnessSigner, wv *signednote.Verifier, ap **tlog.Appender, ready chan struct{}) (func(context.Context, *signednote.Checkpoint), func() []uint64) {
 	var mu sync.Mutex
 	var sizes []uint64
-	hook := func(ctx context.Context, cp *tlog.Checkpoint) {
+	hook := func(ctx context.Context, cp *signednote.Checkpoint) {
 		<-ready
 		mu.Lock()
 		sizes = append(sizes, cp.Size)
@@ -30,7 +30,7 @@ func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.WitnessSign
 			t.Errorf("cosigning size %d: %v", cp.Size, err)
 			return
 		}
-		_, err = (*ap).UpdateCheckpoint(ctx, func(cur *tlog.Checkpoint) ([]byte, error) {
+		_, err = (*ap).UpdateCheckpoint(ctx, func(cur *signednote.Checkpoint) ([]byte, error) {
 			a, err := witness.Attach(cur.Note, lv, []*signednote.Verifier{wv}, []witness.CosignatureInput{{Source: "w1", Data: c.Line}})
 			if err != nil {
 				return nil, err
@@ -122,7 +122,7 @@ func TestAppenderUpdateCheckpoint(t *testing.T) {
 		t.Fatalf("final checkpoint %v, %v; want size %d", cp, err, n)
 	}
 	// Control: the Log's own UpdateCheckpoint works again after Close.
-	if _, err := l.UpdateCheckpoint(c, func(cur *tlog.Checkpoint) ([]byte, error) { return cur.Note, nil }); err != nil {
+	if _, err := l.UpdateCheckpoint(c, func(cur *signednote.Checkpoint) ([]byte, error) { return cur.Note, nil }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -136,7 +136,7 @@ func TestAppenderAwaitHookBounded(t *testing.T) {
 			c := ctx(t)
 			l, s := newLog(t, filepath.Join(t.TempDir(), "log"), testOnlyLogSeed)
 			release := make(chan struct{})
-			ap, err := l.NewAppender(c, s, tlog.AppenderOptions{AwaitHook: await, OnCheckpoint: func(ctx context.Context, cp *tlog.Checkpoint) {
+			ap, err := l.NewAppender(c, s, tlog.AppenderOptions{AwaitHook: await, OnCheckpoint: func(ctx context.Context, cp *signednote.Checkpoint) {
 				if cp.Size > 0 {
 					select {
 					case <-release:

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -156,7 +157,7 @@ func TestAppenderOnCheckpoint(t *testing.T) {
 	l, s := newLog(t, dir, testOnlyLogSeed)
 	var mu sync.Mutex
 	var sizes []uint64
-	a, err := l.NewAppender(c, s, tlog.AppenderOptions{OnCheckpoint: func(_ context.Context, cp *tlog.Checkpoint) {
+	a, err := l.NewAppender(c, s, tlog.AppenderOptions{OnCheckpoint: func(_ context.Context, cp *signednote.Checkpoint) {
 		mu.Lock()
 		defer mu.Unlock()
 		sizes = append(sizes, cp.Size)

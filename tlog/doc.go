@@ -21,7 +21,7 @@
 // A log is identified by its Ed25519 signed-note key (signednote,
 // type 0x01): the key's name is the checkpoint origin. Every checkpoint
 // read is authenticated with that key before it is interpreted
-// ([ParseCheckpoint]). Tessera signs each new checkpoint with the log key
+// (signednote.Open). Tessera signs each new checkpoint with the log key
 // passed to [Log.Add]; [Log.Add] refuses a key that is not the log's.
 //
 // Witness cosignatures (C2SP tlog-cosignature) are attached to the

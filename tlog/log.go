@@ -81,18 +81,6 @@ type Storage interface {
 	OpenDedup(ctx context.Context) (DedupIndex, error)
 }
 
-// Checkpoint is an authenticated, parsed checkpoint: origin, size, root
-// hash, the note text, the note as published, and its signatures.
-type Checkpoint = signednote.Checkpoint
-
-// ParseCheckpoint authenticates a checkpoint note with the log key and
-// parses it strictly (see signednote.Open): the log signature
-// must verify, the origin must be the key's name, the size and root hash
-// must be canonical. Cosignatures are left unverified (UnverifiedSigs).
-func ParseCheckpoint(data []byte, logKey *signednote.Verifier) (*Checkpoint, error) {
-	return signednote.Open(data, logKey)
-}
-
 // A Log is a transparency log in some Storage, identified by its
 // verifier key. Its methods are safe for concurrent use; a process should
 // use one Log per storage location, since Tessera's POSIX locks exclude
@@ -136,7 +124,7 @@ func (l *Log) checkSigner(signer note.Signer) error {
 // a checkpoint of size 0 signed by signer, which must be the private half
 // of the log's key. It fails with ErrExists if a checkpoint is already
 // published there.
-func (l *Log) Init(ctx context.Context, signer note.Signer) (*Checkpoint, error) {
+func (l *Log) Init(ctx context.Context, signer note.Signer) (*signednote.Checkpoint, error) {
 	if err := l.checkSigner(signer); err != nil {
 		return nil, err
 	}
@@ -176,7 +164,7 @@ func (l *Log) Init(ctx context.Context, signer note.Signer) (*Checkpoint, error)
 
 // Checkpoint reads and authenticates the published checkpoint. It fails
 // with ErrNoLog when there is none.
-func (l *Log) Checkpoint(ctx context.Context) (*Checkpoint, error) {
+func (l *Log) Checkpoint(ctx context.Context) (*signednote.Checkpoint, error) {
 	data, err := l.store.ReadCheckpoint(ctx)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoLog
@@ -243,7 +231,7 @@ func (l *Log) proof(ctx context.Context, index uint64) (*Proof, error) {
 
 // proofAt builds the proof of the entry at index against cp, a published,
 // authenticated checkpoint.
-func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64,
+func (l *Log) proofAt(ctx context.Context, cp *signednote.Checkpoint, index uint64,
 	readTile func(context.Context, uint64, uint64, uint8) ([]byte, error),
 	readBundle func(context.Context, uint64, uint8) ([]byte, error)) (*Proof, error) {
 	if index >= cp.Size {
@@ -281,14 +269,14 @@ func (l *Log) proofAt(ctx context.Context, cp *Checkpoint, index uint64,
 // (wrapped) if the log published another checkpoint meanwhile. While an
 // Appender of this Log is open it waits for its Close: use
 // [Appender.UpdateCheckpoint] then.
-func (l *Log) UpdateCheckpoint(ctx context.Context, update func(cp *Checkpoint) ([]byte, error)) (*Checkpoint, error) {
+func (l *Log) UpdateCheckpoint(ctx context.Context, update func(cp *signednote.Checkpoint) ([]byte, error)) (*signednote.Checkpoint, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.updateCheckpoint(ctx, update)
 }
 
 // updateCheckpoint is UpdateCheckpoint without the Log's lock.
-func (l *Log) updateCheckpoint(ctx context.Context, update func(cp *Checkpoint) ([]byte, error)) (*Checkpoint, error) {
+func (l *Log) updateCheckpoint(ctx context.Context, update func(cp *signednote.Checkpoint) ([]byte, error)) (*signednote.Checkpoint, error) {
 	cp, err := l.Checkpoint(ctx)
 	if err != nil {
 		return nil, err
@@ -319,7 +307,7 @@ type Proof struct {
 	// Entry is the leaf data.
 	Entry []byte
 	// Checkpoint is the signed checkpoint, with its cosignatures.
-	Checkpoint *Checkpoint
+	Checkpoint *signednote.Checkpoint
 	// Existing is set by Add when the entry was already in the log (the
 	// proof is of that entry, not of a new one).
 	Existing bool
@@ -335,7 +323,7 @@ func (p *Proof) Verify() error {
 		}
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(p.Entry)
-	return mproof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, p.Checkpoint.Size, leaf, p.Hashes, p.Checkpoint.Hash)
+	return mproof.VerifyInclusion(rfc6962.DefaultHasher, p.Index, p.Checkpoint.Size, leaf, p.Hashes, p.Checkpoint.Hash[:])
 }
 
 // TLogProof returns the proof as a C2SP tlog-proof value: the index, the

@@ -151,7 +151,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp0.Size != 0 || !bytes.Equal(cp0.Hash, rfc6962.DefaultHasher.EmptyRoot()) || cp0.Origin != testOrigin {
+	if cp0.Size != 0 || !bytes.Equal(cp0.Hash[:], rfc6962.DefaultHasher.EmptyRoot()) || cp0.Origin != testOrigin {
 		t.Fatalf("initial checkpoint %d %x %q", cp0.Size, cp0.Hash, cp0.Origin)
 	}
 	for _, f := range []string{"checkpoint", ".state/treeState"} {
@@ -225,7 +225,7 @@ func TestEndToEnd(t *testing.T) {
 	// Attach both, plus the first one again (dropped).
 	ws := []*signednote.Verifier{w1v, w2v}
 	var res *witness.AttachResult
-	if _, err := l.UpdateCheckpoint(c, func(cp *tlog.Checkpoint) ([]byte, error) {
+	if _, err := l.UpdateCheckpoint(c, func(cp *signednote.Checkpoint) ([]byte, error) {
 		res, err = witness.Attach(cp.Note, lv, ws, []witness.CosignatureInput{
 			{Source: "w1", Data: c1.Line}, {Source: "w2", Data: c2.Line}, {Source: "w1-again", Data: c1.Line},
 		})
@@ -239,8 +239,8 @@ func TestEndToEnd(t *testing.T) {
 	if len(res.Added) != 2 || len(res.Dropped) != 1 || len(res.Cosigners) != 2 {
 		t.Fatalf("attach: added %d, dropped %d, cosigners %d", len(res.Added), len(res.Dropped), len(res.Cosigners))
 	}
-	if !res.Added[0].Time.Equal(testNow) {
-		t.Errorf("cosignature time %v, want %v", res.Added[0].Time, testNow)
+	if res.Added[0].Time != uint64(testNow.Unix()) {
+		t.Errorf("cosignature time %d, want %d", res.Added[0].Time, testNow.Unix())
 	}
 
 	// A fresh proof carries both cosignatures, which formats verifies.
@@ -286,7 +286,7 @@ func TestEndToEnd(t *testing.T) {
 	if c3.From == nil || c3.From.Size != 2 || c3.State.Size != 3 || len(c3.ConsistencyProof) == 0 {
 		t.Fatalf("follow-up cosignature: from %+v to %+v, proof of %d hashes", c3.From, c3.State, len(c3.ConsistencyProof))
 	}
-	if err := mproof.VerifyConsistency(rfc6962.DefaultHasher, 2, 3, c3.ConsistencyProof, c1.State.Hash, c3.State.Hash); err != nil {
+	if err := mproof.VerifyConsistency(rfc6962.DefaultHasher, 2, 3, c3.ConsistencyProof, c1.State.Hash[:], c3.State.Hash[:]); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -360,7 +360,7 @@ func TestLogErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = l.UpdateCheckpoint(c, func(cp *tlog.Checkpoint) ([]byte, error) {
+		_, err = l.UpdateCheckpoint(c, func(cp *signednote.Checkpoint) ([]byte, error) {
 			if _, err := l2.Add(c, s, e); err != nil {
 				t.Fatal(err)
 			}
@@ -375,7 +375,7 @@ func TestLogErrors(t *testing.T) {
 		}
 	})
 	t.Run("update must keep the body", func(t *testing.T) {
-		_, err := l.UpdateCheckpoint(c, func(cp *tlog.Checkpoint) ([]byte, error) {
+		_, err := l.UpdateCheckpoint(c, func(cp *signednote.Checkpoint) ([]byte, error) {
 			n, err := note.Sign(&note.Note{Text: cp.Text + "extension line\n"}, s)
 			return n, err
 		})

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -31,7 +31,7 @@ func pub(priv ed25519.PrivateKey) ed25519.PublicKey { return priv.Public().(ed25
 
 // spki returns the base64 SPKI of priv's public key.
 func spki(priv ed25519.PrivateKey) string {
-	return base64.StdEncoding.EncodeToString(attest.MarshalSPKI(pub(priv)))
+	return base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(pub(priv)))
 }
 
 func fp(priv ed25519.PrivateKey) string { return attesttest.KeyID(priv) }

@@ -8,10 +8,11 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
-	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // A Problem is one reason a policy document does not load. Path is an RFC
@@ -35,7 +36,7 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s (%s)", path, p.Message, p.Keyword)
 }
 
-func schemaProblems(errs []validator.SchemaError) []Problem {
+func schemaProblems(errs []schema.Error) []Problem {
 	out := make([]Problem, len(errs))
 	for i, e := range errs {
 		out[i] = Problem{Path: e.InstancePath, Keyword: e.Keyword, Message: e.Message}
@@ -43,10 +44,10 @@ func schemaProblems(errs []validator.SchemaError) []Problem {
 	return out
 }
 
-func schemaErrors(ps []Problem) []validator.SchemaError {
-	out := make([]validator.SchemaError, len(ps))
+func schemaErrors(ps []Problem) []schema.Error {
+	out := make([]schema.Error, len(ps))
 	for i, p := range ps {
-		out[i] = validator.SchemaError{InstancePath: p.Path, Keyword: p.Keyword, Message: p.Message}
+		out[i] = schema.Error{InstancePath: p.Path, Keyword: p.Keyword, Message: p.Message}
 	}
 	return out
 }
@@ -63,7 +64,7 @@ func schemaErrors(ps []Problem) []validator.SchemaError {
 //     that has both;
 //   - uniqueName: no two signers share a name;
 //   - publicKey: each key is an Ed25519 SPKI (PEM or base64, see
-//     attest.ParsePublicKeyPEM) that passes attest.CheckEd25519PublicKey;
+//     attest.ParsePublicKeyPEM) that passes ed25519strict.CheckPublicKey;
 //   - uniqueKey: no two signers share a key, compared by SPKI fingerprint,
 //     whatever their names or identities (one key is one signer and counts
 //     once);
@@ -262,7 +263,7 @@ func fingerprint(pub ed25519.PublicKey) string { return ed25519strict.Fingerprin
 // load fails verification with MCP_RES_ATTESTATION_SCHEMA_INVALID at step
 // G6, like an upstream policy that fails its schema. It never returns an
 // error.
-func Loader(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []validator.SchemaError, error) {
+func Loader(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
 	p, problems := Load(doc, val)
 	if len(problems) > 0 {
 		return nil, schemaErrors(problems), nil

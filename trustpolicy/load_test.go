@@ -10,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 func TestLoadValid(t *testing.T) {
@@ -45,7 +46,7 @@ func TestLoadValid(t *testing.T) {
 }
 
 // smallOrderSPKI is the SPKI of the identity point (order 1).
-var smallOrderSPKI = base64.StdEncoding.EncodeToString(append([]byte(attest.SPKIPrefix), append([]byte{1}, make([]byte, 31)...)...))
+var smallOrderSPKI = base64.StdEncoding.EncodeToString(append([]byte(ed25519strict.SPKIPrefix), append([]byte{1}, make([]byte, 31)...)...))
 
 func TestLoadRejections(t *testing.T) {
 	one, two := attesttest.TestOnlyKeyOne(), attesttest.TestOnlyKeyTwo()

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/internal/truncate"
-	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 )
 
@@ -25,16 +24,16 @@ const (
 // A TLogLog is a "log" line: a log whose checkpoints are signed by Key.
 type TLogLog struct {
 	Line int
-	Key  *offline.VKey // type 0x01, or 0x02 (a Rekor v1 log)
-	URL  string        // optional
+	Key  *signednote.Verifier // type 0x01, or 0x02 (a Rekor v1 log)
+	URL  string               // optional
 }
 
 // A TLogWitness is a "witness" line.
 type TLogWitness struct {
 	Line int
 	Name string
-	Key  *offline.VKey // type 0x04
-	URL  string        // optional
+	Key  *signednote.Verifier // type 0x04
+	URL  string               // optional
 }
 
 // A TLogGroup is a "group" line: satisfied when Threshold of its Members
@@ -100,7 +99,7 @@ func isReserved(name string) bool {
 //   - a NAME is 1..128 printable ASCII characters other than "#", and not
 //     one of log, witness, group, quorum, any, all, none; no name is defined
 //     twice;
-//   - a VKEY is parsed by offline.ParseVKey (signednote, the one
+//   - a VKEY is parsed by signednote.ParseVerifier (the one
 //     parser of note keys): NAME+HASH+BASE64 with canonical padded base64 of
 //     a type byte and a 32-byte Ed25519 key that passes the rules of
 //     REFERENCE §6.7 (no small-order or non-canonical key), or the canonical
@@ -405,7 +404,7 @@ func (p *tlogParser) define(n int, name string) bool {
 	return true
 }
 
-func (p *tlogParser) checkKeyType(n int, what string, k *offline.VKey, want byte) bool {
+func (p *tlogParser) checkKeyType(n int, what string, k *signednote.Verifier, want byte) bool {
 	if err := k.CheckType(want); err != nil {
 		p.errorf(n, "%s: %v", what, err)
 		return false
@@ -414,7 +413,7 @@ func (p *tlogParser) checkKeyType(n int, what string, k *offline.VKey, want byte
 }
 
 // claimKey records a key; the same key may appear on one line only.
-func (p *tlogParser) claimKey(n int, what string, k *offline.VKey) bool {
+func (p *tlogParser) claimKey(n int, what string, k *signednote.Verifier) bool {
 	raw := k.Fingerprint()
 	if prev, dup := p.keys[raw]; dup {
 		p.errorf(n, "%s: the same key is already listed for %s; one key under two names would count twice", what, prev)

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Trust converts the tlog policy into what package offline verifies
@@ -35,7 +36,7 @@ func (t *TLogPolicy) Trust() offline.Trust {
 // that its policies verify Rekor v1 entries; mcpres links no such verifier
 // and reports a Rekor entry as DIGEST_ONLY.
 func LoaderWith(kinds ...offline.KindVerifier) attest.PolicyLoader {
-	return func(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []validator.SchemaError, error) {
+	return func(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
 		p, problems := Load(doc, val)
 		if len(problems) > 0 {
 			return nil, schemaErrors(problems), nil
@@ -108,14 +109,8 @@ func (p *Policy) verifyReference(f *attest.EnvelopeFacts, proof []byte) (*offlin
 // verifiedTransparency is what attest records of a verified reference.
 func verifiedTransparency(v *offline.Verified) *attest.VerifiedTransparency {
 	cp := &v.Checkpoint
-	t := &attest.VerifiedTransparency{Kind: v.Kind.String(), Origin: cp.Origin, TreeSize: cp.Size, LeafIndex: v.Index, LogKey: cp.LogKey, Quorum: cp.Quorum}
-	for _, c := range cp.Witnesses {
-		t.Witnesses = append(t.Witnesses, attest.CountedWitness{Name: c.Name, Fingerprint: c.Fingerprint, Time: c.Time})
-	}
-	for _, n := range cp.NotCounted {
-		t.NotCounted = append(t.NotCounted, attest.UncountedWitness{Name: n.Name, Time: n.Time, Reason: n.Reason})
-	}
-	return t
+	return &attest.VerifiedTransparency{Kind: v.Kind.String(), Origin: cp.Origin, TreeSize: cp.Size, LeafIndex: v.Index, LogKey: cp.LogKey,
+		Witnesses: cp.Witnesses, Quorum: cp.Quorum, NotCounted: cp.NotCounted}
 }
 
 // describe is the note of one verified reference.
@@ -130,11 +125,7 @@ func describe(i int, v *attest.VerifiedTransparency) string {
 	}
 	s += fmt.Sprintf(", cosigned by %s, quorum %s", strings.Join(ws, ", "), v.Quorum)
 	if len(v.NotCounted) > 0 {
-		ns := make([]offline.NotCounted, len(v.NotCounted))
-		for i, n := range v.NotCounted {
-			ns[i] = offline.NotCounted{Name: n.Name, Time: n.Time, Reason: n.Reason}
-		}
-		s += ", not counted: " + offline.FormatNotCounted(ns)
+		s += ", not counted: " + offline.FormatNotCounted(v.NotCounted)
 	}
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
+	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -88,8 +89,8 @@ func TestTransparencyVerifiedOffline(t *testing.T) {
 	got := r.Evaluation.Envelopes[0].Verified
 	if got == nil || got.Kind != offline.KindTLogProof.String() || got.Origin != tlogOrigin || got.TreeSize != 5 || got.LeafIndex != 2 ||
 		!strings.HasPrefix(got.LogKey, tlogOrigin+"+") || got.Quorum != "witnesses" || len(got.Witnesses) != 2 ||
-		got.Witnesses[0] != (attest.CountedWitness{Name: "WA", Fingerprint: mustVKey(t, f.wa.VKey).Fingerprint(), Time: 1767225600}) ||
-		got.Witnesses[1] != (attest.CountedWitness{Name: "WB", Fingerprint: mustVKey(t, f.wb.VKey).Fingerprint(), Time: 1767225601}) ||
+		got.Witnesses[0] != (signednote.CountedCosignature{Name: "WA", Fingerprint: mustVKey(t, f.wa.VKey).Fingerprint(), Time: 1767225600}) ||
+		got.Witnesses[1] != (signednote.CountedCosignature{Name: "WB", Fingerprint: mustVKey(t, f.wb.VKey).Fingerprint(), Time: 1767225601}) ||
 		len(got.NotCounted) != 0 {
 		t.Errorf("verified transparency = %+v", got)
 	}
@@ -177,9 +178,9 @@ func TestTransparencyVerifiedOnce(t *testing.T) {
 	}
 }
 
-func mustVKey(t *testing.T, s string) *offline.VKey {
+func mustVKey(t *testing.T, s string) *signednote.Verifier {
 	t.Helper()
-	k, err := offline.ParseVKey(s)
+	k, err := signednote.ParseVerifier(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -433,7 +433,7 @@ func (c *coreCheck) trialSummary() (string, string, error) {
 
 // DeriveClass derives the evidence class of REFERENCE §4.1 from passing
 // integrity-bound observations and bound source evidence.
-func DeriveClass(b *bundle.Bundle) string {
+func DeriveClass(b *bundle.Bundle) bundle.EvidenceClass {
 	passing := map[string]bool{}
 	for _, o := range b.Evidence.Observations {
 		if o.Strength == bundle.StrengthIntegrityBound && o.Outcome == "PASS" {
@@ -455,25 +455,29 @@ func DeriveClass(b *bundle.Bundle) string {
 	}
 	switch {
 	case passing[bundle.ObsProcessExecution] && passing[bundle.ObsProtocolExchange] && hasSource:
-		return "GENUINE_RUNTIME"
+		return bundle.GenuineRuntime
 	case passing[bundle.ObsProtocolExchange] && passing[bundle.ObsFixtureExecution]:
-		return "FIXTURE_BACKED_PROTOCOL"
+		return bundle.FixtureBackedProtocol
 	case passing[bundle.ObsFixtureExecution]:
-		return "FIXTURE_VERIFIED"
+		return bundle.FixtureVerified
 	case passing[bundle.ObsInstallationExecution]:
-		return "INSTALLATION_VERIFIED"
+		return bundle.InstallationVerified
 	}
-	return "DOCUMENTED_ONLY"
+	return bundle.DocumentedOnly
 }
 
 // g. Evidence class: claim and statement must equal the derived class.
 func (c *coreCheck) evidenceClass() (string, string, error) {
 	derived := DeriveClass(c.b)
-	if c.ev.EvidenceClassClaim != derived {
-		return CodeEvidenceClassPromotion, fmt.Sprintf("evidenceClassClaim is %s, the observations derive %s", c.ev.EvidenceClassClaim, derived), nil
-	}
-	if c.b.Statement.EvidenceClass != derived {
-		return CodeEvidenceClassPromotion, fmt.Sprintf("statement.evidenceClass is %s, the observations derive %s", c.b.Statement.EvidenceClass, derived), nil
+	for _, f := range []struct{ name, got string }{
+		{"evidenceClassClaim", c.ev.EvidenceClassClaim},
+		{"statement.evidenceClass", c.b.Statement.EvidenceClass},
+	} {
+		// The schema admits the five classes only: a name that does not
+		// parse cannot reach here, and would differ from any class.
+		if got, err := bundle.ParseEvidenceClass(f.got); err != nil || got != derived {
+			return CodeEvidenceClassPromotion, fmt.Sprintf("%s is %s, the observations derive %s", f.name, f.got, derived), nil
+		}
 	}
 	return "", "", nil
 }

@@ -1,7 +1,8 @@
 // Package validator is the core MCP-RES v0.2.0 validator: it validates
 // mcp-res.conformance-bundle/0.2.0 documents exactly as REFERENCE §5.1
 // orders the checks (Validator.Bundle), and owns what every document kind
-// reports the same way: Result and its upstream result object
+// reports the same way: Result (built with Pass and Fail; a kind with
+// mode members embeds it, see Result) and its upstream result object
 // (Result.Value, REFERENCE §5.0), the abort *InputError
 // (MCP_RES_INPUT_INVALID, exit status 2), and the compiled embedded schemas
 // (Validator.Schemas, loaded once on first use).

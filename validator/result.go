@@ -33,18 +33,19 @@ const (
 	CodeExecutionDigestMismatch     = "MCP_RES_EXECUTION_DIGEST_MISMATCH"
 )
 
-// A SchemaError is one schema violation: an RFC 6901 pointer to the
-// instance, the failing keyword and a human-readable message.
-type SchemaError = schema.Error
-
-// Result is the outcome of validating one document (REFERENCE §5.0).
-// Valid is true iff Diagnostics is empty. Detail is a human-readable
-// explanation of the first failing check (not part of the upstream result
-// object; printed by the text renderer and in JSON as "detail").
+// Result is the outcome of validating one document (REFERENCE §5.0), the
+// one result convention of every document kind: the kind packages
+// (validator/v01, validator/migration, validator/official,
+// validator/profile, validator/oauth) and attest build it with [Pass] and
+// [Fail], and a kind with mode members embeds it in its own Result, with
+// Extra set and typed copies of those members. Valid is true iff
+// Diagnostics is empty. Detail is a human-readable explanation of the
+// first failing check (not part of the upstream result object; printed by
+// the text renderer and in JSON as "detail").
 type Result struct {
 	Valid        bool
 	Diagnostics  []string
-	SchemaErrors []SchemaError
+	SchemaErrors []schema.Error
 	Detail       string
 	// Extra holds the mode-specific members that follow schemaErrors in
 	// the result object (REFERENCE §5.5–§5.7: importStatus, result,
@@ -55,13 +56,21 @@ type Result struct {
 
 // Pass is the result of a document that passes every check.
 func Pass() Result {
-	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []SchemaError{}}
+	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}}
+}
+
+// PassWith is [Pass] with the mode-specific members extra (Extra) of a
+// kind whose valid result object carries them.
+func PassWith(extra ...canonjson.Member) Result {
+	r := Pass()
+	r.Extra = extra
+	return r
 }
 
 // Fail is the result of the first failing check: exactly one diagnostic
 // code, no schema errors, and detail for people.
 func Fail(code, detail string) Result {
-	return Result{Diagnostics: []string{code}, SchemaErrors: []SchemaError{}, Detail: detail}
+	return Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
 }
 
 // Value renders the upstream-compatible result object

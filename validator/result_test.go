@@ -61,3 +61,16 @@ func TestResultValue(t *testing.T) {
 		})
 	}
 }
+
+// TestPassWith: the mode members of a kind follow schemaErrors, in order;
+// Pass and Fail carry none.
+func TestPassWith(t *testing.T) {
+	r := validator.PassWith(canonjson.Member{Key: "importStatus", Value: canonjson.NewString("COMPLETE")}, canonjson.Member{Key: "x", Value: canonjson.NewBool(false)})
+	got, err := canonjson.Compact(r.Value())
+	if err != nil || string(got) != `{"valid":true,"diagnostics":[],"schemaErrors":[],"importStatus":"COMPLETE","x":false}` || !r.Valid {
+		t.Errorf("PassWith = %s, %v", got, err)
+	}
+	if validator.Pass().Extra != nil || validator.Fail("C", "d").Extra != nil || validator.Fail("C", "d").Valid {
+		t.Error("Pass or Fail carries mode members, or Fail is valid")
+	}
+}

@@ -56,7 +56,7 @@ func (v *Validator) Schemas() *schema.Set {
 // SchemaErrors checks doc against the named embedded schema and returns
 // every violation in document order (nil when doc is valid), or the first
 // Options.MaxSchemaErrors of them.
-func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []SchemaError {
+func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []schema.Error {
 	errs := v.Schemas().ValidateMax(name, doc, v.max)
 	if len(errs) == 0 {
 		return nil

@@ -99,11 +99,11 @@ func ParseAddRequest(body []byte) (*AddRequest, error) {
 		if len(req.Proof) == MaxProofLines {
 			return nil, fmt.Errorf("%w: more than %d consistency proof lines", ErrMalformedRequest, MaxProofLines)
 		}
-		h, err := base64.StdEncoding.Strict().DecodeString(string(line))
-		if err != nil || len(h) != sha256.Size || base64.StdEncoding.EncodeToString(h) != string(line) {
+		h, err := signednote.ParseHash(string(line))
+		if err != nil {
 			return nil, fmt.Errorf("%w: consistency proof line %d is not the canonical base64 of a %d-byte hash", ErrMalformedRequest, len(req.Proof)+1, sha256.Size)
 		}
-		req.Proof = append(req.Proof, h)
+		req.Proof = append(req.Proof, h[:])
 	}
 	if len(rest) == 0 {
 		return nil, fmt.Errorf("%w: no checkpoint", ErrMalformedRequest)
@@ -184,7 +184,7 @@ func truncate(b []byte, n int) string {
 // check and the update are atomic (C2SP tlog-witness).
 func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.WitnessSigner, prev *LogState, now time.Time) (*Cosignature, error) {
 	origin := logKey.Name()
-	if prev != nil && (prev.Origin != origin || len(prev.Hash) != sha256.Size) {
+	if prev != nil && prev.Origin != origin {
 		return nil, fmt.Errorf("witness: the recorded state is not a state of log %q", origin)
 	}
 	cp, err := signednote.Open(req.Checkpoint, logKey)
@@ -199,8 +199,8 @@ func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.W
 	if cp.Size > MaxTreeSize {
 		return nil, fmt.Errorf("%w: checkpoint size %d is larger than %d, the largest a witness records", ErrMalformedRequest, cp.Size, uint64(MaxTreeSize))
 	}
-	if cp.Size == 0 && !bytes.Equal(cp.Hash, rfc6962.DefaultHasher.EmptyRoot()) {
-		return nil, fmt.Errorf("%w: checkpoint of size 0 with root %s, not the empty tree's", ErrBadCheckpoint, b64(cp.Hash))
+	if cp.Size == 0 && !bytes.Equal(cp.Hash[:], rfc6962.DefaultHasher.EmptyRoot()) {
+		return nil, fmt.Errorf("%w: checkpoint of size 0 with root %s, not the empty tree's", ErrBadCheckpoint, cp.Hash)
 	}
 	if req.OldSize > cp.Size {
 		return nil, fmt.Errorf("%w: old size %d is larger than the checkpoint size %d", ErrMalformedRequest, req.OldSize, cp.Size)
@@ -217,17 +217,17 @@ func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.W
 	case prev == nil:
 		// Trust on first use: the protocol's old size 0.
 	case cp.Size == prev.Size:
-		if !bytes.Equal(cp.Hash, prev.Hash) {
+		if cp.Hash != prev.Hash {
 			return nil, &ConflictError{Size: recorded, Fork: true,
-				Msg: fmt.Sprintf("checkpoint of %q at size %d has root %s, but this witness cosigned root %s at that size", origin, cp.Size, b64(cp.Hash), b64(prev.Hash))}
+				Msg: fmt.Sprintf("checkpoint of %q at size %d has root %s, but this witness cosigned root %s at that size", origin, cp.Size, cp.Hash, prev.Hash)}
 		}
 	case prev.Size == 0:
-		if !bytes.Equal(prev.Hash, rfc6962.DefaultHasher.EmptyRoot()) {
-			return nil, fmt.Errorf("%w: the recorded tree of size 0 of %q has root %s, not the empty tree's", ErrFork, origin, b64(prev.Hash))
+		if !bytes.Equal(prev.Hash[:], rfc6962.DefaultHasher.EmptyRoot()) {
+			return nil, fmt.Errorf("%w: the recorded tree of size 0 of %q has root %s, not the empty tree's", ErrFork, origin, prev.Hash)
 		}
 	default:
-		if err := proof.VerifyConsistency(rfc6962.DefaultHasher, prev.Size, cp.Size, req.Proof, prev.Hash, cp.Hash); err != nil {
-			return nil, fmt.Errorf("%w: from size %d (root %s) to %d (root %s) of %q: %v", ErrBadProof, prev.Size, b64(prev.Hash), cp.Size, b64(cp.Hash), origin, err)
+		if err := proof.VerifyConsistency(rfc6962.DefaultHasher, prev.Size, cp.Size, req.Proof, prev.Hash[:], cp.Hash[:]); err != nil {
+			return nil, fmt.Errorf("%w: from size %d (root %s) to %d (root %s) of %q: %v", ErrBadProof, prev.Size, prev.Hash, cp.Size, cp.Hash, origin, err)
 		}
 	}
 	var cproof [][]byte
@@ -248,7 +248,7 @@ func sign(cp *signednote.Checkpoint, w *signednote.WitnessSigner, prev *LogState
 		Checkpoint:       cp,
 		Line:             signed[len(cp.Text)+1:],
 		Time:             time.Unix(now.Unix(), 0).UTC(),
-		State:            LogState{Origin: cp.Origin, Size: cp.Size, Hash: bytes.Clone(cp.Hash)},
+		State:            LogState{Origin: cp.Origin, Size: cp.Size, Hash: cp.Hash},
 		ConsistencyProof: cproof,
 	}
 	if prev != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/transparency-dev/tessera/client"
@@ -102,7 +103,7 @@ func TestAddCheckpoint(t *testing.T) {
 	badProof := consistency(t, dir, 2, 5)
 	badProof[0] = bytes.Repeat([]byte{9}, 32)
 	forked := st2
-	forked.Hash = bytes.Repeat([]byte{1}, 32)
+	forked.Hash = signednote.Hash(bytes.Repeat([]byte{1}, 32))
 	other, _ := makeLog(t, k, "x", "y")
 	for _, tc := range []struct {
 		name     string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
@@ -26,14 +25,6 @@ var (
 // maxNoteSignatures is note.Open's limit on signatures per note.
 const maxNoteSignatures = 100
 
-// A VerifiedCosignature is a witness key whose cosignature on a checkpoint verified.
-type VerifiedCosignature struct {
-	Name        string
-	KeyHash     uint32
-	Fingerprint string // lowercase hex SHA-256 of the key's SPKI DER
-	Time        time.Time
-}
-
 // A Dropped cosignature was not attached because its key had already
 // cosigned.
 type Dropped struct {
@@ -44,10 +35,10 @@ type Dropped struct {
 
 // An AttachResult says what Attach did.
 type AttachResult struct {
-	Checkpoint []byte                // the checkpoint note with the cosignatures
-	Added      []VerifiedCosignature // cosignatures added, in the order given
+	Checkpoint []byte                          // the checkpoint note with the cosignatures
+	Added      []signednote.CountedCosignature // cosignatures added, in the order given (Name: the key's)
 	Dropped    []Dropped
-	Cosigners  []VerifiedCosignature // every distinct witness key now on the checkpoint
+	Cosigners  []signednote.CountedCosignature // every distinct witness key now on the checkpoint
 }
 
 // A CosignatureInput is one collected cosignature file: one or more
@@ -102,7 +93,7 @@ func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Veri
 			return nil, err
 		}
 		for _, line := range lines {
-			s, w, err := verifyLine(c, line, witnesses, vs)
+			s, w, err := verifyLine(c, line, vs)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", in.Source, err)
 			}
@@ -117,8 +108,8 @@ func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Veri
 			}
 			have[fp] = true
 			out = append(out, line...)
-			t, _ := signednote.CosignatureTime(s)
-			res.Added = append(res.Added, VerifiedCosignature{Name: s.Name, KeyHash: s.Hash, Fingerprint: fp, Time: t})
+			t, _ := signednote.CosignatureTimestamp(s)
+			res.Added = append(res.Added, signednote.CountedCosignature{Name: s.Name, Fingerprint: fp, Time: t})
 		}
 	}
 	// Check the whole result as a reader will.
@@ -157,31 +148,21 @@ func signatureLines(in CosignatureInput) ([][]byte, error) {
 }
 
 // verifyLine verifies one signature line against the checkpoint body.
-func verifyLine(c *signednote.Checkpoint, line []byte, witnesses, vs []*signednote.Verifier) (note.Signature, *signednote.Verifier, error) {
-	msg := append([]byte(c.Text+"\n"), line...)
-	nvs := make([]note.Verifier, len(vs))
-	for i, v := range vs {
-		nvs[i] = v
-	}
-	n, err := note.Open(msg, note.VerifierList(nvs...))
+func verifyLine(c *signednote.Checkpoint, line []byte, vs []*signednote.Verifier) (note.Signature, *signednote.Verifier, error) {
+	s, w, err := c.VerifyLine(line, vs...)
 	if err != nil {
-		var unv *note.UnverifiedNoteError
+		var unk *note.UnknownVerifierError
 		var inv *note.InvalidSignatureError
 		switch {
-		case errors.As(err, &unv) && len(unv.Note.UnverifiedSigs) == 1:
-			s := unv.Note.UnverifiedSigs[0]
-			return note.Signature{}, nil, fmt.Errorf("%w: %q (key hash %08x)", ErrUnknownWitness, s.Name, s.Hash)
+		case errors.As(err, &unk):
+			return note.Signature{}, nil, fmt.Errorf("%w: %q (key hash %08x)", ErrUnknownWitness, unk.Name, unk.KeyHash)
 		case errors.As(err, &inv):
 			return note.Signature{}, nil, fmt.Errorf("%w: cosignature by %q does not verify against the checkpoint of %q at size %d (a cosignature of another checkpoint?)",
 				ErrBadCosignature, inv.Name, c.Origin, c.Size)
 		}
 		return note.Signature{}, nil, fmt.Errorf("malformed cosignature line: %w", err)
 	}
-	if len(n.Sigs) != 1 {
-		return note.Signature{}, nil, fmt.Errorf("malformed cosignature line")
-	}
-	s := n.Sigs[0]
-	return s, findVerifier(witnesses, s), nil
+	return s, w, nil
 }
 
 func findVerifier(ws []*signednote.Verifier, s note.Signature) *signednote.Verifier {
@@ -197,7 +178,7 @@ func findVerifier(ws []*signednote.Verifier, s note.Signature) *signednote.Verif
 // cosignatures on the checkpoint note cp verify, counted by key
 // fingerprint, in note order. The checkpoint must verify with logKey; a
 // cosignature by a given key that does not verify is an error.
-func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier) ([]VerifiedCosignature, error) {
+func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier) ([]signednote.CountedCosignature, error) {
 	c, err := signednote.Open(cp, logKey, witnesses...)
 	if err != nil {
 		return nil, err
@@ -205,8 +186,8 @@ func Cosigners(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.V
 	return cosigners(c, witnesses), nil
 }
 
-func cosigners(c *signednote.Checkpoint, witnesses []*signednote.Verifier) []VerifiedCosignature {
-	var out []VerifiedCosignature
+func cosigners(c *signednote.Checkpoint, witnesses []*signednote.Verifier) []signednote.CountedCosignature {
+	var out []signednote.CountedCosignature
 	seen := map[string]bool{}
 	for _, s := range c.Sigs {
 		w := findVerifier(witnesses, s)
@@ -214,14 +195,14 @@ func cosigners(c *signednote.Checkpoint, witnesses []*signednote.Verifier) []Ver
 			continue
 		}
 		seen[w.Fingerprint()] = true
-		t, _ := signednote.CosignatureTime(s)
-		out = append(out, VerifiedCosignature{Name: s.Name, KeyHash: s.Hash, Fingerprint: w.Fingerprint(), Time: t})
+		t, _ := signednote.CosignatureTimestamp(s)
+		out = append(out, signednote.CountedCosignature{Name: s.Name, Fingerprint: w.Fingerprint(), Time: t})
 	}
 	return out
 }
 
 // FormatCosigners renders cosigners for messages: "name (fingerprint…)".
-func FormatCosigners(cs []VerifiedCosignature) string {
+func FormatCosigners(cs []signednote.CountedCosignature) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s (%s)", c.Name, c.Fingerprint)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -47,7 +46,7 @@ type LogReader interface {
 type LogState struct {
 	Origin string
 	Size   uint64
-	Hash   []byte // 32-byte root hash
+	Hash   signednote.Hash // the root hash
 }
 
 // A Cosignature is the result of Cosign.
@@ -83,9 +82,6 @@ func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *si
 	if prev != nil && prev.Origin != origin {
 		return nil, fmt.Errorf("witness: the recorded state is for log %q, not %q", prev.Origin, origin)
 	}
-	if prev != nil && len(prev.Hash) != sha256.Size {
-		return nil, fmt.Errorf("witness: the recorded root hash of %q is %d bytes, want %d", origin, len(prev.Hash), sha256.Size)
-	}
 	data, err := r.ReadCheckpoint(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("witness: reading the checkpoint of %q: %w", origin, err)
@@ -94,8 +90,8 @@ func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *si
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}
-	if cp.Size == 0 && !bytes.Equal(cp.Hash, rfc6962.DefaultHasher.EmptyRoot()) {
-		return nil, fmt.Errorf("%w: checkpoint of size 0 with root %s, not the empty tree's", ErrBadCheckpoint, b64(cp.Hash))
+	if cp.Size == 0 && !bytes.Equal(cp.Hash[:], rfc6962.DefaultHasher.EmptyRoot()) {
+		return nil, fmt.Errorf("%w: checkpoint of size 0 with root %s, not the empty tree's", ErrBadCheckpoint, cp.Hash)
 	}
 	if cp.Size > MaxTreeSize {
 		return nil, fmt.Errorf("%w: checkpoint size %d is larger than %d, the largest a witness records", ErrBadCheckpoint, cp.Size, uint64(MaxTreeSize))
@@ -107,14 +103,14 @@ func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *si
 			return nil, fmt.Errorf("%w: checkpoint size %d is smaller than the size %d this witness cosigned for %q",
 				ErrRollback, cp.Size, prev.Size, origin)
 		case cp.Size == prev.Size:
-			if !bytes.Equal(cp.Hash, prev.Hash) {
+			if cp.Hash != prev.Hash {
 				return nil, fmt.Errorf("%w: checkpoint of %q at size %d has root %s, but this witness cosigned root %s at that size",
-					ErrFork, origin, cp.Size, b64(cp.Hash), b64(prev.Hash))
+					ErrFork, origin, cp.Size, cp.Hash, prev.Hash)
 			}
 		case prev.Size == 0:
 			// Every tree extends the empty tree.
-			if !bytes.Equal(prev.Hash, rfc6962.DefaultHasher.EmptyRoot()) {
-				return nil, fmt.Errorf("%w: the recorded tree of size 0 of %q has root %s, not the empty tree's", ErrFork, origin, b64(prev.Hash))
+			if !bytes.Equal(prev.Hash[:], rfc6962.DefaultHasher.EmptyRoot()) {
+				return nil, fmt.Errorf("%w: the recorded tree of size 0 of %q has root %s, not the empty tree's", ErrFork, origin, prev.Hash)
 			}
 		default:
 			tr := &tileReader{ctx: ctx, r: r}
@@ -131,16 +127,14 @@ func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *si
 			for i := range p {
 				cproof[i] = bytes.Clone(p[i][:])
 			}
-			if err := proof.VerifyConsistency(rfc6962.DefaultHasher, prev.Size, cp.Size, cproof, prev.Hash, cp.Hash); err != nil {
+			if err := proof.VerifyConsistency(rfc6962.DefaultHasher, prev.Size, cp.Size, cproof, prev.Hash[:], cp.Hash[:]); err != nil {
 				return nil, fmt.Errorf("%w: %q at size %d (root %s) is not an extension of the tree this witness cosigned at size %d (root %s): consistency proof: %v",
-					ErrFork, origin, cp.Size, b64(cp.Hash), prev.Size, b64(prev.Hash), err)
+					ErrFork, origin, cp.Size, cp.Hash, prev.Size, prev.Hash, err)
 			}
 		}
 	}
 	return sign(cp, w, prev, cproof, now)
 }
-
-func b64(h []byte) string { return base64.StdEncoding.EncodeToString(h) }
 
 // tileReader reads tlog-tiles hash tiles for sumdb/tlog's TileHashReader,
 // which authenticates them against the tree's root before use.

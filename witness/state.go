@@ -1,14 +1,13 @@
 package witness
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // SchemaVersionState is the schemaVersion of a witness state document.
@@ -75,8 +74,8 @@ func ParseState(data []byte) (*State, error) {
 		if l.Size < 0 {
 			return nil, fmt.Errorf("witness state: /logs/%d: size %d is negative", i, l.Size)
 		}
-		h, err := base64.StdEncoding.Strict().DecodeString(l.RootHash)
-		if err != nil || len(h) != sha256.Size || base64.StdEncoding.EncodeToString(h) != l.RootHash {
+		h, err := signednote.ParseHash(l.RootHash)
+		if err != nil {
 			return nil, fmt.Errorf("witness state: /logs/%d: rootHash is not canonical base64 of %d bytes", i, sha256.Size)
 		}
 		if s.Get(l.Origin) != nil {
@@ -94,7 +93,7 @@ func (s *State) Marshal() ([]byte, error) {
 		if l.Size > MaxTreeSize {
 			return nil, fmt.Errorf("witness state: size %d of %q is beyond the JSON safe integers", l.Size, l.Origin)
 		}
-		d.Logs = append(d.Logs, stateLogDoc{Origin: l.Origin, Size: int64(l.Size), RootHash: b64(l.Hash)})
+		d.Logs = append(d.Logs, stateLogDoc{Origin: l.Origin, Size: int64(l.Size), RootHash: l.Hash.String()})
 	}
 	v, err := canonjson.FromGo(d)
 	if err != nil {
@@ -110,13 +109,11 @@ func (s *State) Get(origin string) *LogState {
 		return nil
 	}
 	l := s.Logs[i]
-	l.Hash = bytes.Clone(l.Hash)
 	return &l
 }
 
 // Put records l, replacing the state of its origin.
 func (s *State) Put(l LogState) {
-	l.Hash = bytes.Clone(l.Hash)
 	i, ok := slices.BinarySearchFunc(s.Logs, l.Origin, func(x LogState, o string) int { return strings.Compare(x.Origin, o) })
 	if ok {
 		s.Logs[i] = l

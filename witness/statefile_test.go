@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
 )
 
@@ -38,7 +39,7 @@ func TestLockStateFile(t *testing.T) {
 		t.Fatalf("a second lock of a held state: %v, want ErrStateLocked naming the file", err)
 	}
 	st := &witness.State{}
-	st.Put(witness.LogState{Origin: testOrigin, Size: 7, Hash: bytes.Repeat([]byte{7}, 32)})
+	st.Put(witness.LogState{Origin: testOrigin, Size: 7, Hash: signednote.Hash(bytes.Repeat([]byte{7}, 32))})
 	if err := a.Write(st); err != nil {
 		t.Fatal(err)
 	}

@@ -345,12 +345,12 @@ func TestState(t *testing.T) {
     {
       "origin": "a.example/log",
       "size": 1,
-      "rootHash": "` + b64(h) + `"
+      "rootHash": "` + h.String() + `"
     },
     {
       "origin": "b.example/log",
       "size": 3,
-      "rootHash": "` + b64(h) + `"
+      "rootHash": "` + h.String() + `"
     }
   ]
 }
@@ -371,10 +371,10 @@ func TestState(t *testing.T) {
 		{"missing logs", `{"schemaVersion":"mcpres.witness-state/v1"}`, `"logs" is missing`},
 		{"unknown member", `{"schemaVersion":"mcpres.witness-state/v1","logs":[],"x":1}`, `unknown member "x"`},
 		{"duplicate key", `{"schemaVersion":"mcpres.witness-state/v1","logs":[],"logs":[]}`, "duplicate key"},
-		{"missing size", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","rootHash":"` + b64(h) + `"}]}`, `"size" is missing`},
-		{"negative size", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":-1,"rootHash":"` + b64(h) + `"}]}`, "negative"},
+		{"missing size", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","rootHash":"` + h.String() + `"}]}`, `"size" is missing`},
+		{"negative size", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":-1,"rootHash":"` + h.String() + `"}]}`, "negative"},
 		{"short hash", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":1,"rootHash":"AAAA"}]}`, "rootHash"},
-		{"origin twice", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":1,"rootHash":"` + b64(h) + `"},{"origin":"o","size":2,"rootHash":"` + b64(h) + `"}]}`, "listed twice"},
+		{"origin twice", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":1,"rootHash":"` + h.String() + `"},{"origin":"o","size":2,"rootHash":"` + h.String() + `"}]}`, "listed twice"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -387,7 +387,9 @@ func TestState(t *testing.T) {
 
 func b64(h []byte) string { return base64.StdEncoding.EncodeToString(h) }
 
-func leafHash(data []byte) []byte { return rfc6962.DefaultHasher.HashLeaf(data) }
+func leafHash(data []byte) signednote.Hash {
+	return signednote.Hash(rfc6962.DefaultHasher.HashLeaf(data))
+}
 
 // copyLog copies a log directory (files only, without Tessera's locks).
 func copyLog(t testing.TB, src string) string {

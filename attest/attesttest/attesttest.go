@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // RFC 8032 §7.1 TEST 1 and TEST 2 seeds. TEST-ONLY: these private keys are
@@ -47,7 +48,7 @@ func TestOnlyKeyTwo() ed25519.PrivateKey { return seed(testOnlySeedTwoHex) }
 
 // KeyID returns the key ID (SPKI fingerprint) of priv's public key.
 func KeyID(priv ed25519.PrivateKey) string {
-	return attest.KeyID(attest.MarshalSPKI(priv.Public().(ed25519.PublicKey)))
+	return ed25519strict.Fingerprint(priv.Public().(ed25519.PublicKey))
 }
 
 // Options returns the corpus sign options for identity.

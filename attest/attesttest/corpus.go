@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // A Case is one attestation corpus case.
@@ -73,9 +74,9 @@ func Corpus(base, other *canonjson.Value) []Case {
 	add("altered-subject", wrap(b(), attest.Signed, attest.SignPayload(must(canonjson.Canonical(st)), one, IdentityOne)), test, "", attest.CodeBindingMismatch)
 
 	wrongKey := env1()
-	twoDER := attest.MarshalSPKI(two.Public().(ed25519.PublicKey))
+	twoDER := ed25519strict.MarshalSPKI(two.Public().(ed25519.PublicKey))
 	sig(wrongKey).Set("publicKeySpkiBase64", canonjson.NewString(base64.StdEncoding.EncodeToString(twoDER)))
-	sig(wrongKey).Set("keyid", canonjson.NewString(attest.KeyID(twoDER)))
+	sig(wrongKey).Set("keyid", canonjson.NewString(ed25519strict.SPKIFingerprint(twoDER)))
 	add("wrong-key", wrap(b(), attest.Signed, wrongKey), test, "", attest.CodeSignatureInvalid)
 
 	missing := env1()
@@ -151,8 +152,8 @@ const zeros64 = "000000000000000000000000000000000000000000000000000000000000000
 func forgedIdentityEnvelope(base *canonjson.Value) *canonjson.Value {
 	pub := make([]byte, 32)
 	pub[0] = 1
-	der := attest.MarshalSPKI(pub)
-	keyID := attest.KeyID(der)
+	der := ed25519strict.MarshalSPKI(pub)
+	keyID := ed25519strict.SPKIFingerprint(der)
 	st := attest.Statement(base, keyID, Options(IdentityOne))
 	payload := must(canonjson.Canonical(st))
 	forgedSig := make([]byte, 64)

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 )
 
 // MediaType is the media type of the Sigstore bundles ExportBundle writes.
@@ -141,7 +141,7 @@ func checkEnvelope(env *canonjson.Value) (checked, error) {
 		return c, err
 	}
 	// Key id before key shape, as in verification (REFERENCE §6.4 E4, E5).
-	fp := attest.KeyID(der)
+	fp := ed25519strict.SPKIFingerprint(der)
 	if keyID.Str != fp {
 		return c, notExportable("%s.keyid is not the SHA-256 of the decoded publicKeySpkiBase64 (%s)", where, fp)
 	}

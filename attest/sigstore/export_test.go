@@ -19,6 +19,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -62,7 +63,7 @@ func signerKey(t *testing.T, env *canonjson.Value) (ed25519.PublicKey, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pub, attest.KeyID(der)
+	return pub, ed25519strict.SPKIFingerprint(der)
 }
 
 func export(t *testing.T, env *canonjson.Value) []byte {
@@ -359,13 +360,13 @@ func TestExportBundleRefuses(t *testing.T) {
 		{"raw 32-byte key", func(e *canonjson.Value) *canonjson.Value {
 			raw := attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey)
 			sig0(e).Set("publicKeySpkiBase64", canonjson.NewString(base64.StdEncoding.EncodeToString(raw)))
-			sig0(e).Set("keyid", canonjson.NewString(attest.KeyID(raw)))
+			sig0(e).Set("keyid", canonjson.NewString(ed25519strict.SPKIFingerprint(raw)))
 			return e
 		}, "44-byte Ed25519 SubjectPublicKeyInfo", false},
 		{"signed by another key", func(e *canonjson.Value) *canonjson.Value {
-			der := attest.MarshalSPKI(key2.Public().(ed25519.PublicKey))
+			der := ed25519strict.MarshalSPKI(key2.Public().(ed25519.PublicKey))
 			sig0(e).Set("publicKeySpkiBase64", canonjson.NewString(base64.StdEncoding.EncodeToString(der)))
-			sig0(e).Set("keyid", canonjson.NewString(attest.KeyID(der)))
+			sig0(e).Set("keyid", canonjson.NewString(ed25519strict.SPKIFingerprint(der)))
 			return e
 		}, "signature does not verify", false},
 		{"payload altered", func(e *canonjson.Value) *canonjson.Value {

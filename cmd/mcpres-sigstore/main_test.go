@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/offline/rekor/rekortest"
@@ -68,7 +69,7 @@ func setup(t *testing.T) *cli {
 
 	d := trustpolicy.New(attesttest.TrustPolicyID, "2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")
 	d.AddSigner(trustpolicy.Signer{Name: "signer-one", Identity: attesttest.IdentityOne, Roles: []string{trustpolicy.RoleSigner},
-		PublicKey: base64.StdEncoding.EncodeToString(attest.MarshalSPKI(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey)))})
+		PublicKey: base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey)))})
 	d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + c.log.VKey + "\nquorum none\n"}
 	c.policyPath = write(t, c.dir, "policy.json", pretty(t, d.Value()))
 	return c

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/tlog/rekor/rekorfake"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
@@ -114,7 +115,7 @@ func TestRekorUpload(t *testing.T) {
 	// Rekor log key.
 	d := trustpolicy.New(attesttest.TrustPolicyID, "2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")
 	d.AddSigner(trustpolicy.Signer{Name: "signer-one", Identity: attesttest.IdentityOne, Roles: []string{trustpolicy.RoleSigner},
-		PublicKey: base64.StdEncoding.EncodeToString(attest.MarshalSPKI(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey)))})
+		PublicKey: base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey)))})
 	d.Transparency = &trustpolicy.Transparency{TLogPolicy: "log " + srv.Log.VKey + "\nquorum none\n"}
 	policy := write(t, dir, "policy.json", pretty(t, d.Value()))
 	stdout, stderr, code = runCLI("verify-rekor-entry", entry, "--bundle", bundlePath, "--policy", policy)

@@ -21,6 +21,8 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/signednote"
 )
 
 // writeTestFile writes data to dir/name with mode (chmod'ed, so the umask
@@ -198,7 +200,7 @@ func TestCLIKeyGenerate(t *testing.T) {
 	if !pub.Equal(priv.Public()) {
 		t.Errorf("NAME.pub is not the public half of NAME.key")
 	}
-	if got := attest.KeyID(attest.MarshalSPKI(pub)); got != fp {
+	if got := ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(pub)); got != fp {
 		t.Errorf("printed fingerprint %s, key id of NAME.pub %s", fp, got)
 	}
 	for _, f := range []string{name + ".pub", name + ".key"} {
@@ -300,7 +302,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	if info, _ := os.Lstat(name + ".key"); info.Mode().Perm() != 0o600 {
 		t.Errorf("encrypted key mode %v, want 0600", info.Mode())
 	}
-	if !bytes.HasPrefix(keyPEM, []byte("-----BEGIN "+attest.PEMTypeEncryptedSigstore+"-----\n")) {
+	if !bytes.HasPrefix(keyPEM, []byte("-----BEGIN "+signednote.PEMTypeEncryptedSigstore+"-----\n")) {
 		t.Fatalf("not an encrypted sigstore key:\n%s", keyPEM)
 	}
 	if _, err := attest.ParsePrivateKeyPEM(keyPEM, nil); !errors.Is(err, attest.ErrPassphraseRequired) {
@@ -310,7 +312,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decrypting with the passphrase: %v", err)
 	}
-	if got := attest.KeyID(attest.MarshalSPKI(priv.Public().(ed25519.PublicKey))); got != fp {
+	if got := ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))); got != fp {
 		t.Errorf("printed fingerprint %s, decrypted key's %s", fp, got)
 	}
 	secrets := secretsOf(t, keyPEM, priv, pass, wrong)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
@@ -90,7 +91,7 @@ for on the terminal.`,
 			if err := writeKeyPair(out+".key", privPEM, out+".pub", pubPEM); err != nil {
 				return err
 			}
-			fp := attest.KeyID(attest.MarshalSPKI(pub))
+			fp := ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(pub))
 			a.wrote(out+".key", "Ed25519 private key (mode 0600; keep it secret)")
 			a.wrote(out+".pub", "public key, fingerprint %s", fp)
 			fmt.Fprintln(a.stdout, fp)
@@ -129,7 +130,7 @@ exit status is 2.`,
 					failed = &exitError{exitInput}
 					continue
 				}
-				fp := attest.KeyID(attest.MarshalSPKI(pub))
+				fp := ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(pub))
 				if len(args) == 1 {
 					fmt.Fprintln(a.stdout, fp)
 				} else {

@@ -800,7 +800,7 @@ takes.`,
 			ctx, cancel := logContext()
 			defer cancel()
 			var res *witness.AttachResult
-			cp, err := tlog.Open(store, lv).UpdateCheckpoint(ctx, func(cp *tlog.Checkpoint) ([]byte, error) {
+			cp, err := tlog.Open(store, lv).UpdateCheckpoint(ctx, func(cp *signednote.Checkpoint) ([]byte, error) {
 				var err error
 				res, err = witness.Attach(cp.Note, lv, ws, inputs)
 				if err != nil {

@@ -225,7 +225,7 @@ func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signedno
 			wc.Hint(cp.Size) // the size the witnesses most likely last cosigned
 		}
 		opts.AwaitHook = true
-		opts.OnCheckpoint = func(ctx context.Context, cp *tlog.Checkpoint) {
+		opts.OnCheckpoint = func(ctx context.Context, cp *signednote.Checkpoint) {
 			select {
 			case <-ready: // ap is set
 			case <-ctx.Done():

@@ -619,7 +619,7 @@ func crashTest(t *testing.T, e *logEnv, serveArgs []string, store tlog.Storage) 
 		t.Fatal(err)
 	}
 	for _, data := range checkpoints {
-		cp, err := tlog.ParseCheckpoint(data, v)
+		cp, err := signednote.Open(data, v)
 		if err != nil {
 			t.Fatalf("a served checkpoint: %v", err)
 		}
@@ -633,7 +633,7 @@ func crashTest(t *testing.T, e *logEnv, serveArgs []string, store tlog.Storage) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := proof.VerifyConsistency(rfc6962.DefaultHasher, cp.Size, final.Size, cproof, cp.Hash, final.Hash); err != nil {
+		if err := proof.VerifyConsistency(rfc6962.DefaultHasher, cp.Size, final.Size, cproof, cp.Hash[:], final.Hash[:]); err != nil {
 			t.Fatalf("checkpoint of size %d served before the kill is not consistent with size %d: %v", cp.Size, final.Size, err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/signednote"
-	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
@@ -71,7 +70,7 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 // collectCosignatures asks the witnesses to cosign the published checkpoint
 // of lg (readTile reads its tiles) and attaches what they give; a witness
 // that fails is a warning, never an error: the verifier's quorum decides.
-func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, readTile client.TileFetcherFunc, lg witnessclient.Log, logKey *signednote.Verifier) (*tlog.Checkpoint, error) {
+func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, readTile client.TileFetcherFunc, lg witnessclient.Log, logKey *signednote.Verifier) (*signednote.Checkpoint, error) {
 	cp, res, err := c.WitnessLog(ctx, lg, logKey, readTile)
 	if err != nil {
 		return nil, failf("collecting cosignatures: %v", err)
@@ -82,7 +81,7 @@ func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, 
 
 // reportCosignatures says on stderr which witnesses cosigned cp, and warns
 // of each that did not.
-func (a *app) reportCosignatures(prefix string, cp *tlog.Checkpoint, res *witnessclient.Result) {
+func (a *app) reportCosignatures(prefix string, cp *signednote.Checkpoint, res *witnessclient.Result) {
 	for _, f := range res.Failures {
 		a.warnf("%switness %s gave no cosignature: %v", prefix, f.Name, f.Err)
 	}

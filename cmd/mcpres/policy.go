@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
@@ -153,8 +154,8 @@ func readPolicyPublicKey(path string) (spki, fp string, err error) {
 	if err != nil {
 		return "", "", failf("public key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
-	der := attest.MarshalSPKI(pub)
-	return base64.StdEncoding.EncodeToString(der), attest.KeyID(der), nil
+	der := ed25519strict.MarshalSPKI(pub)
+	return base64.StdEncoding.EncodeToString(der), ed25519strict.SPKIFingerprint(der), nil
 }
 
 // evaluationInstant is evaluationTime as an instant too.
@@ -463,7 +464,7 @@ signer (the revocation wins) or be any other key.`,
 				d.Revoke(trustpolicy.Revocation{Fingerprint: fingerprint, Reason: reason, RevokedAt: revokedAt})
 				what := fmt.Sprintf("revoked key %s (%s)", fingerprint, reason)
 				for _, s := range d.Signers {
-					if k, err := attest.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil && attest.KeyID(attest.MarshalSPKI(k)) == fingerprint {
+					if k, err := attest.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil && ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(k)) == fingerprint {
 						what += fmt.Sprintf("; signer %q stays listed, its envelopes now fail", s.Name)
 					}
 				}

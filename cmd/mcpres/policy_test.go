@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/trustpolicy"
 )
 
@@ -191,7 +192,7 @@ func TestPolicyAddSigner(t *testing.T) {
 	}
 	s := d.Signers[1]
 	if !slices.Equal(s.Roles, []string{"signer", "witness"}) || s.ValidFrom != "2026-02-01T00:00:00Z" || s.ValidUntil != "2026-12-01T00:00:00Z" ||
-		s.PublicKey != base64.StdEncoding.EncodeToString(attest.MarshalSPKI(attesttest.TestOnlyKeyTwo().Public().(ed25519.PublicKey))) {
+		s.PublicKey != base64.StdEncoding.EncodeToString(ed25519strict.MarshalSPKI(attesttest.TestOnlyKeyTwo().Public().(ed25519.PublicKey))) {
 		t.Errorf("signer %+v", s)
 	}
 

@@ -58,7 +58,7 @@ func newTinyLog(t testing.TB, signer *signednote.LogSigner, leaves ...string) *t
 		checkpoint: cp,
 		tilePath:   layout.TilePath(0, 0, uint8(len(leaves))),
 		tile:       bytes.Join(hashes, nil),
-		state:      witness.LogState{Origin: signer.Name(), Size: uint64(len(leaves)), Hash: root},
+		state:      witness.LogState{Origin: signer.Name(), Size: uint64(len(leaves)), Hash: signednote.Hash(root)},
 	}
 }
 
@@ -259,7 +259,7 @@ func testCosignProcessesRace(t *testing.T, bin string) {
 				t.Fatalf("round %d: neither fork was cosigned:\n%s\n%s", round, res[0].stderr, res[1].stderr)
 			}
 			winner, outs := []*tinyLog{a, b}[won], []string{outA, outB}
-			if got := readWitnessStateFile(t, state).Get(testLogOrigin); got == nil || got.Size != 2 || !bytes.Equal(got.Hash, winner.state.Hash) {
+			if got := readWitnessStateFile(t, state).Get(testLogOrigin); got == nil || got.Size != 2 || got.Hash != winner.state.Hash {
 				t.Fatalf("round %d: state %+v, want the cosigned tree %+v", round, got, winner.state)
 			}
 			if _, err := os.Stat(outs[1-won]); !errors.Is(err, os.ErrNotExist) {
@@ -283,7 +283,7 @@ func testCosignProcessesRace(t *testing.T, bin string) {
 			}
 			st := readWitnessStateFile(t, state)
 			for _, want := range []witness.LogState{a.state, q.state} {
-				if got := st.Get(want.Origin); got == nil || got.Size != want.Size || !bytes.Equal(got.Hash, want.Hash) {
+				if got := st.Get(want.Origin); got == nil || got.Size != want.Size || got.Hash != want.Hash {
 					t.Fatalf("round %d: %s recorded as %+v, want size %d: an update was lost", round, want.Origin, got, want.Size)
 				}
 			}
@@ -434,7 +434,7 @@ func testServeAndCosignShareALogState(t *testing.T, bin string) {
 		if r.code != 0 || status != http.StatusConflict {
 			t.Fatalf("round %d: cosign exit %d, witness serve answered %d; want 0 and 409 (one root at size 2):\n%s\n%s", round, r.code, status, r.stderr, srv.stderr.String())
 		}
-		if got := readWitnessStateFile(t, state).Get(testLogOrigin); got == nil || !bytes.Equal(got.Hash, a.state.Hash) {
+		if got := readWitnessStateFile(t, state).Get(testLogOrigin); got == nil || got.Hash != a.state.Hash {
 			t.Fatalf("round %d: state %+v, want the tree cosign cosigned", round, got)
 		}
 	}

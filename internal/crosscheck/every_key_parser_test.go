@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/internal/ed25519strict"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -135,8 +135,6 @@ func parsers(t *testing.T) []parser {
 	return []parser{
 		{"ed25519strict.CheckPublicKey", ed25519strict.CheckPublicKey},
 		{"ed25519strict.Verify", verify(ed25519strict.Verify)},
-		{"attest.CheckEd25519PublicKey", attest.CheckEd25519PublicKey},
-		{"attest.VerifyEd25519", verify(attest.VerifyEd25519)},
 		{"attest.ParsePublicKeyPEM (PEM)", func(pub []byte) error {
 			return errOf(attest.ParsePublicKeyPEM(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: ed25519strict.MarshalSPKI(pub)})))
 		}},
@@ -145,8 +143,6 @@ func parsers(t *testing.T) []parser {
 		{"signednote.ParseVerifier (type 0x04)", vkey(signednote.TypeCosignatureV1, func(s string) error { return errOf(signednote.ParseVerifier(s)) })},
 		{"signednote.ParseLogVerifier", vkey(signednote.TypeEd25519, func(s string) error { return errOf(signednote.ParseLogVerifier(s)) })},
 		{"signednote.ParseWitnessVerifier", vkey(signednote.TypeCosignatureV1, func(s string) error { return errOf(signednote.ParseWitnessVerifier(s)) })},
-		{"offline.ParseVKey (type 0x01)", vkey(offline.KeyTypeEd25519, func(s string) error { return errOf(offline.ParseVKey(s)) })},
-		{"offline.ParseVKey (type 0x04)", vkey(offline.KeyTypeCosignatureV1, func(s string) error { return errOf(offline.ParseVKey(s)) })},
 		{"trustpolicy.ParseTLogPolicy (log line)", tlog(signednote.TypeEd25519, logLine)},
 		{"trustpolicy.ParseTLogPolicy (witness line)", tlog(signednote.TypeCosignatureV1, func(k string) string { return "log " + goodLog + "\nwitness W " + k + "\nquorum W\n" })},
 		{"tufdist.Init (root keys)", tufInit},
@@ -171,8 +167,8 @@ func logLine(k string) string { return "log " + k + "\nquorum none\n" }
 // Not in the table, by design: package witness and package tlog have no key
 // parser (they take *signednote.Verifier, which only the parsers above
 // make, and signednote.Open takes nothing else); offline.Trust holds parsed
-// *offline.VKey (TestZeroVKeyIsRefused covers a zero value); attest.ParseSPKI
-// is the layout step (check E5) whose key goes to attest.VerifyEd25519 only,
+// *signednote.Verifier (TestZeroVerifierIsRefused covers a zero value); attest.ParseSPKI
+// is the layout step (check E5) whose key goes to ed25519strict.Verify only,
 // and attest.ParsePrivateKeyPEM derives its public key from a seed.
 func TestEveryKeyParserIsStrict(t *testing.T) {
 	for _, p := range parsers(t) {
@@ -242,17 +238,17 @@ func TestGoodKeysAreCanonicalPoints(t *testing.T) {
 	}
 }
 
-// A zero offline.VKey (the only key a caller can make without a parser) is
+// A zero signednote.Verifier (the only key a caller can make without a parser) is
 // refused by every Trust that holds it.
-func TestZeroVKeyIsRefused(t *testing.T) {
-	good, err := offline.ParseVKey(signednote.FormatVerifierKey("example.org/log", signednote.TypeEd25519, mustHex(goodKeys[0].hex)))
+func TestZeroVerifierIsRefused(t *testing.T) {
+	good, err := signednote.ParseVerifier(signednote.FormatVerifierKey("example.org/log", signednote.TypeEd25519, mustHex(goodKeys[0].hex)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tr := range []offline.Trust{
-		{Logs: []offline.Log{{Origin: "example.org/log", Key: &offline.VKey{}}}, Quorum: "none"},
+		{Logs: []offline.Log{{Origin: "example.org/log", Key: &signednote.Verifier{}}}, Quorum: "none"},
 		{Logs: []offline.Log{{Origin: "example.org/log", Key: good}},
-			Witnesses: []offline.Witness{{Name: "W", Key: &offline.VKey{}}}, Quorum: "W"},
+			Witnesses: []offline.Witness{{Name: "W", Key: &signednote.Verifier{}}}, Quorum: "W"},
 		{Logs: []offline.Log{{Origin: "example.org/log"}}, Quorum: "none"},
 	} {
 		var te *offline.TrustError
@@ -260,8 +256,8 @@ func TestZeroVKeyIsRefused(t *testing.T) {
 			t.Errorf("Trust.Check = %v, want a *TrustError", err)
 		}
 	}
-	if (&offline.VKey{}).Verify([]byte("m"), forgery) {
-		t.Error("a zero VKey verifies a signature")
+	if (&signednote.Verifier{}).Verify([]byte("m"), forgery) {
+		t.Error("a zero Verifier verifies a signature")
 	}
 }
 

@@ -38,17 +38,18 @@ type row struct {
 // own layer and those listed; nothing points upward.
 var layout = []row{
 	{"internal/...", []string{"internal/..."}, "the ground floor: helpers every layer may use, which use no layer above"},
+	{"ed25519strict", []string{"internal/..."}, "the strict Ed25519 rules, SPKI and key fingerprints every key parser asks: no x509, no net"},
 	{"canonjson/...", []string{"internal/...", "canonjson/..."}, "the parsed JSON document every entry point takes: strict reader, canonical encoder, digests"},
-	{"signednote/...", []string{"internal/...", "signednote/..."}, "signed-note keys, verifiers and checkpoints of every key type the logs and witnesses use"},
+	{"signednote/...", []string{"internal/...", "ed25519strict", "signednote/..."}, "signed-note keys, verifiers and checkpoints of every key type the logs and witnesses use"},
 	{"bundle/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/..."}, "the typed documents and Seal"},
 	{"validator", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/schema"}, "core validation and what every kind reports the same way: never its kind packages, which depend on it (package document chooses among them)"},
 	{"validator/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/..."}, "the schema engine and the kind validators"},
-	{"attest/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
+	{"attest/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
 	{"document", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detects a kind and calls its validator (attest.Verify for attested bundles)"},
 	{"report/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "HTML rendering of results computed by the packages below it; computes no verdict of its own"},
 	{"offline", []string{"internal/...", "canonjson/...", "signednote/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},
 	{"offline/...", []string{"internal/...", "canonjson/...", "signednote/...", "offline/..."}, "offline's helpers and the Rekor verifier"},
-	{"trustpolicy/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
+	{"trustpolicy/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
 	{"migrate/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "migrate/..."}, "v0.1 → v0.2 migration"},
 	{"witness/witnesshttp", []string{"internal/...", "canonjson/...", "signednote/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
 	{"witness/...", []string{"internal/...", "canonjson/...", "signednote/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
@@ -68,7 +69,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "canonjson/...", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "cmd/internal/verifycmd",
+	verification = []string{"attest/...", "bundle/...", "canonjson/...", "ed25519strict", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "cmd/internal/verifycmd",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}

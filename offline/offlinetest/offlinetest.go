@@ -31,7 +31,7 @@ type Log struct {
 	Origin string
 	// VKey is the log's verifier key (type 0x01).
 	VKey   string
-	Key    *offline.VKey
+	Key    *signednote.Verifier
 	Signer note.Signer
 	tree   *testonly.Tree
 	leaves [][]byte
@@ -49,8 +49,8 @@ func NewLog(origin, label string) *Log {
 // named name with the test-only key of label.
 func LogKey(name, label string) (string, note.Signer) {
 	priv := TestOnlyKey(label)
-	vkey := offline.FormatVKey(name, offline.KeyTypeEd25519, priv.Public().(ed25519.PublicKey))
-	s, err := note.NewSigner(signednote.FormatSignerKey(name, offline.KeyTypeEd25519, priv))
+	vkey := signednote.FormatVerifierKey(name, signednote.TypeEd25519, priv.Public().(ed25519.PublicKey))
+	s, err := note.NewSigner(signednote.FormatSignerKey(name, signednote.TypeEd25519, priv))
 	if err != nil {
 		panic(err)
 	}
@@ -117,7 +117,7 @@ type Witness struct {
 	// PolicyName is the policy's name for it; KeyName the vkey's.
 	PolicyName, KeyName string
 	VKey                string
-	Key                 *offline.VKey
+	Key                 *signednote.Verifier
 	Time                uint64
 	priv                ed25519.PrivateKey
 	hash                uint32
@@ -127,7 +127,7 @@ type Witness struct {
 // keyName and the test-only key of label, cosigning at Unix time t.
 func NewWitness(name, keyName, label string, t uint64) *Witness {
 	priv := TestOnlyKey(label)
-	vkey := offline.FormatVKey(keyName, offline.KeyTypeCosignatureV1, priv.Public().(ed25519.PublicKey))
+	vkey := signednote.FormatVerifierKey(keyName, signednote.TypeCosignatureV1, priv.Public().(ed25519.PublicKey))
 	k := mustParse(vkey)
 	return &Witness{PolicyName: name, KeyName: keyName, VKey: vkey, Key: k, Time: t, priv: priv, hash: k.KeyHash()}
 }
@@ -135,7 +135,7 @@ func NewWitness(name, keyName, label string, t uint64) *Witness {
 // Skey is the witness's signer key in the note format of formats'
 // NewSignerForCosignatureV1.
 func (w *Witness) Skey() string {
-	return signednote.FormatSignerKey(w.KeyName, offline.KeyTypeCosignatureV1, w.priv)
+	return signednote.FormatSignerKey(w.KeyName, signednote.TypeCosignatureV1, w.priv)
 }
 
 // At returns a copy of w that cosigns at time t.
@@ -170,8 +170,8 @@ func Trust(logs []*Log, ws []*Witness, groups []offline.Group, quorum string) of
 }
 
 // mustParse parses a vkey this package formatted.
-func mustParse(vkey string) *offline.VKey {
-	k, err := offline.ParseVKey(vkey)
+func mustParse(vkey string) *signednote.Verifier {
+	k, err := signednote.ParseVerifier(vkey)
 	if err != nil {
 		panic(err)
 	}

@@ -47,6 +47,7 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/sigstore/rekor/pkg/generated/models"
 	"github.com/sigstore/rekor/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -132,13 +133,13 @@ func (Verifier) Verify(proof []byte, want offline.Entry, trust offline.Trust) (*
 		return nil, err
 	}
 	root, _ := hex.DecodeString(*ip.RootHash) // checked by parseEntry
-	if cp.Size != uint64(*ip.TreeSize) || !bytes.Equal(cp.RootHash, root) {
-		return nil, &offline.CheckpointError{Msg: fmt.Sprintf("the checkpoint is for tree size %d and root %x, the inclusion proof for tree size %d and root %s", cp.Size, cp.RootHash, *ip.TreeSize, *ip.RootHash)}
+	if cp.Size != uint64(*ip.TreeSize) || !bytes.Equal(cp.Hash[:], root) {
+		return nil, &offline.CheckpointError{Msg: fmt.Sprintf("the checkpoint is for tree size %d and root %x, the inclusion proof for tree size %d and root %s", cp.Size, cp.Hash, *ip.TreeSize, *ip.RootHash)}
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(body)
 	return &offline.Verified{
 		Kind: offline.KindRekorV1, LogID: *e.LogID, EntryUUID: hex.EncodeToString(leaf),
-		Entry: want, LeafHash: leaf, Index: uint64(*ip.LogIndex), Checkpoint: *cp,
+		Entry: want, LeafHash: signednote.Hash(leaf), Index: uint64(*ip.LogIndex), Checkpoint: *cp,
 	}, nil
 }
 
@@ -279,7 +280,7 @@ func checkBinding(body []byte, want offline.Entry) error {
 // findLog returns the trust's ECDSA log whose key has the entry's logID.
 func findLog(logID string, trust offline.Trust) (offline.Log, []byte, error) {
 	for _, l := range trust.Logs {
-		if l.Key == nil || l.Key.Type() != offline.KeyTypeECDSA {
+		if l.Key == nil || l.Key.Type() != signednote.TypeECDSA {
 			continue
 		}
 		if der := l.Key.DER(); l.Key.Fingerprint() == logID {

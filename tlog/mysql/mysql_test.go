@@ -96,7 +96,7 @@ func TestMySQLSameAsPOSIX(t *testing.T) {
 	posixtest.BulkAppend(t, context.Background(), pxDir, s, inOrder)
 	cm, _ := my.Checkpoint(ctx)
 	cp, _ := px.Checkpoint(ctx)
-	if cm.Size != 300 || cp.Size != 300 || !bytes.Equal(cm.Hash, cp.Hash) {
+	if cm.Size != 300 || cp.Size != 300 || cm.Hash != cp.Hash {
 		t.Fatalf("MySQL %d %x, POSIX %d %x", cm.Size, cm.Hash, cp.Size, cp.Hash)
 	}
 	// The same proof (entry, index, hashes) for entries at tile edges.

@@ -291,17 +291,14 @@ func cosignatureLine(body []byte, key *signednote.Verifier, ck *signednote.Check
 		if !bytes.HasPrefix(line, []byte("— ")) {
 			return nil, errors.New("200 answer has a line that is not a signature line")
 		}
-		n, err := note.Open(append([]byte(ck.Text+"\n"), line...), note.VerifierList(key))
-		if err != nil {
-			var unv *note.UnverifiedNoteError
-			if errors.As(err, &unv) {
+		if _, _, err := ck.VerifyLine(line, key); err != nil {
+			var unk *note.UnknownVerifierError
+			if errors.As(err, &unk) {
 				continue // another key's cosignature
 			}
 			return nil, fmt.Errorf("cosignature does not verify against the checkpoint: %v", err)
 		}
-		if len(n.Sigs) == 1 {
-			return bytes.Clone(line), nil
-		}
+		return bytes.Clone(line), nil
 	}
 	return nil, fmt.Errorf("200 answer has no cosignature by %s+%08x", key.Name(), key.KeyHash())
 }

@@ -91,7 +91,7 @@ func startWitness(t testing.TB, f *fixture, c *signednote.WitnessSigner) (*httpt
 	return srv, state
 }
 
-func witnessLog(t testing.TB, c *witnessclient.Client, f *fixture) (*tlog.Checkpoint, *witnessclient.Result) {
+func witnessLog(t testing.TB, c *witnessclient.Client, f *fixture) (*signednote.Checkpoint, *witnessclient.Result) {
 	t.Helper()
 	cp, res, err := c.WitnessLog(ctx(t), f.log, f.logKey, posix.New(f.dir).ReadTile)
 	if err != nil {
@@ -100,7 +100,7 @@ func witnessLog(t testing.TB, c *witnessclient.Client, f *fixture) (*tlog.Checkp
 	return cp, res
 }
 
-func cosigners(t testing.TB, f *fixture, cp *tlog.Checkpoint, ws ...*signednote.Verifier) []string {
+func cosigners(t testing.TB, f *fixture, cp *signednote.Checkpoint, ws ...*signednote.Verifier) []string {
 	t.Helper()
 	cs, err := witness.Cosigners(cp.Note, f.logKey, ws)
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 // commands), or the *tlog.Appender of a running log (log serve), whose
 // UpdateCheckpoint does not wait for the appender to close.
 type Log interface {
-	Checkpoint(ctx context.Context) (*tlog.Checkpoint, error)
-	UpdateCheckpoint(ctx context.Context, update func(cp *tlog.Checkpoint) ([]byte, error)) (*tlog.Checkpoint, error)
+	Checkpoint(ctx context.Context) (*signednote.Checkpoint, error)
+	UpdateCheckpoint(ctx context.Context, update func(cp *signednote.Checkpoint) ([]byte, error)) (*signednote.Checkpoint, error)
 }
 
 var (
@@ -34,7 +34,7 @@ var (
 //
 // This is the hook a long-running log calls after each new checkpoint
 // (tlog.AppenderOptions.OnCheckpoint, with the appender as lg).
-func (c *Client) WitnessLog(ctx context.Context, lg Log, logKey *signednote.Verifier, readTile client.TileFetcherFunc) (*tlog.Checkpoint, *Result, error) {
+func (c *Client) WitnessLog(ctx context.Context, lg Log, logKey *signednote.Verifier, readTile client.TileFetcherFunc) (*signednote.Checkpoint, *Result, error) {
 	cp, err := lg.Checkpoint(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -50,7 +50,7 @@ func (c *Client) WitnessLog(ctx context.Context, lg Log, logKey *signednote.Veri
 	for i, r := range c.remotes {
 		keys[i] = r.Key
 	}
-	ncp, err := lg.UpdateCheckpoint(ctx, func(cur *tlog.Checkpoint) ([]byte, error) {
+	ncp, err := lg.UpdateCheckpoint(ctx, func(cur *signednote.Checkpoint) ([]byte, error) {
 		if cur.Text != cp.Text {
 			return nil, fmt.Errorf("%w: size %d was cosigned, size %d is published", tlog.ErrCheckpointChanged, cp.Size, cur.Size)
 		}

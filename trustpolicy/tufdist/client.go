@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/atomicfile"
-	"github.com/mcpres/mcpres/internal/ed25519strict"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 	"github.com/theupdateframework/go-tuf/v2/metadata/config"

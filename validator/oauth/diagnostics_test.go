@@ -199,8 +199,8 @@ func checkResult(t testing.TB, r oauth.Result, err error, c faultCase) {
 	if !strings.Contains(r.Detail, c.detail) {
 		t.Errorf("detail %q does not name %q", r.Detail, c.detail)
 	}
-	if r.Extra() != nil {
-		t.Errorf("invalid result carries %v", r.Extra())
+	if r.Extra != nil {
+		t.Errorf("invalid result carries %v", r.Extra)
 	}
 }
 

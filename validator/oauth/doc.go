@@ -57,7 +57,8 @@
 //
 // Like every kind package it depends on package validator, never the
 // reverse: it uses the core validator's schemas (New takes a
-// *validator.Validator), renders its result object with
-// validator.Result.Value and aborts with *validator.InputError. Package
+// *validator.Validator), its Result is a validator.Result (built with
+// validator.Fail and validator.Pass, its mode members in Extra) with typed
+// copies of those members, and it aborts with *validator.InputError. Package
 // document dispatches to it by schemaVersion.
 package oauth

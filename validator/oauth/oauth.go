@@ -116,40 +116,17 @@ type Cleanup struct {
 	ObservationSha256        string `json:"observationSha256"`
 }
 
-// Result is the outcome of validating one evaluation. Valid is true iff
-// Diagnostics is empty; an invalid result has exactly one code. Detail
-// explains the failing check for people (not part of the upstream object).
-// Derived is the derived result (PASS or INCOMPLETE), set only when Valid.
+// Result is the outcome of validating one evaluation: the
+// validator.Result every document kind gives (Valid iff Diagnostics is
+// empty; an invalid result has exactly one code; Detail explains the
+// failing check for people) whose Extra, when valid, holds result,
+// securityCertificationClaim (always false) and
+// realAuthorizationProvidersContacted (always 0), the members that follow
+// schemaErrors in the result object (REFERENCE §5.7). Derived is the
+// derived result (PASS or INCOMPLETE), set only when Valid.
 type Result struct {
-	Valid        bool
-	Diagnostics  []string
-	SchemaErrors []schema.Error
-	Detail       string
-	Derived      string
-}
-
-func fail(code, detail string) Result {
-	return Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
-}
-
-// Extra returns the members that follow schemaErrors in the result object
-// (REFERENCE §5.7) when valid: result, securityCertificationClaim (always
-// false) and realAuthorizationProvidersContacted (always 0).
-func (r Result) Extra() []canonjson.Member {
-	if !r.Valid {
-		return nil
-	}
-	return []canonjson.Member{
-		{Key: "result", Value: canonjson.NewString(r.Derived)},
-		{Key: "securityCertificationClaim", Value: canonjson.NewBool(false)},
-		{Key: "realAuthorizationProvidersContacted", Value: canonjson.NewInt(0)},
-	}
-}
-
-// Value renders the upstream result object: {"valid","diagnostics",
-// "schemaErrors"} followed by Extra.
-func (r Result) Value() *canonjson.Value {
-	return validator.Result{Valid: r.Valid, Diagnostics: r.Diagnostics, SchemaErrors: r.SchemaErrors, Extra: r.Extra()}.Value()
+	validator.Result
+	Derived string
 }
 
 // A Validator validates OAuth boundary evaluations. It is safe for
@@ -170,7 +147,7 @@ func New(v *validator.Validator) *Validator { return &Validator{pv: profile.New(
 // non-nil error is always an *InputError and the Result is then zero.
 func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, error) {
 	if errs := v.pv.SchemaErrors(SchemaName, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schema.Summary(errs))
+		r := Result{Result: validator.Fail(CodeSchemaInvalid, schema.Summary(errs))}
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -183,14 +160,14 @@ func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, er
 	}
 	manifests, err := v.pv.Manifests(set)
 	if err != nil {
-		return fail(CodeManifestInvalid, err.Error()), nil
+		return Result{Result: validator.Fail(CodeManifestInvalid, err.Error())}, nil
 	}
 	m := manifests[ProfileID]
 	switch {
 	case m == nil:
-		return fail(CodeManifestInvalid, fmt.Sprintf("the profile set (%d files) has no %s manifest", set.Len(), ProfileID)), nil
+		return Result{Result: validator.Fail(CodeManifestInvalid, fmt.Sprintf("the profile set (%d files) has no %s manifest", set.Len(), ProfileID))}, nil
 	case m.Status != profile.StatusProvisional:
-		return fail(CodeManifestInvalid, fmt.Sprintf("manifest %s (%s) has status %s, not PROVISIONAL", ProfileID, m.File, m.Status)), nil
+		return Result{Result: validator.Fail(CodeManifestInvalid, fmt.Sprintf("manifest %s (%s) has status %s, not PROVISIONAL", ProfileID, m.File, m.Status))}, nil
 	}
 	c := &evaluationCheck{doc: doc, ev: &ev, m: m}
 	for _, check := range []func() (string, string, error){
@@ -202,8 +179,12 @@ func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, er
 			return Result{}, &validator.InputError{Reason: err.Error()}
 		}
 		if code != "" {
-			return fail(code, detail), nil
+			return Result{Result: validator.Fail(code, detail)}, nil
 		}
 	}
-	return Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{}, Derived: c.derived}, nil
+	return Result{Result: validator.PassWith(
+		canonjson.Member{Key: "result", Value: canonjson.NewString(c.derived)},
+		canonjson.Member{Key: "securityCertificationClaim", Value: canonjson.NewBool(false)},
+		canonjson.Member{Key: "realAuthorizationProvidersContacted", Value: canonjson.NewInt(0)},
+	), Derived: c.derived}, nil
 }

@@ -183,8 +183,8 @@ func checkResult(t testing.TB, r official.Result, err error, want, detail string
 	if !strings.Contains(r.Detail, detail) {
 		t.Errorf("detail %q does not name %q", r.Detail, detail)
 	}
-	if r.Extra() != nil {
-		t.Errorf("invalid result carries mode members %v", r.Extra())
+	if r.Extra != nil {
+		t.Errorf("invalid result carries mode members %v", r.Extra)
 	}
 }
 

@@ -52,8 +52,8 @@ func FuzzValidate(f *testing.F) {
 		if r.Valid != (len(r.Diagnostics) == 0) || (!r.Valid && len(r.Diagnostics) != 1) {
 			t.Fatalf("valid=%t with diagnostics %v", r.Valid, r.Diagnostics)
 		}
-		if r.Valid != (r.Extra() != nil) {
-			t.Fatalf("valid=%t with mode members %v", r.Valid, r.Extra())
+		if r.Valid != (r.Extra != nil) {
+			t.Fatalf("valid=%t with mode members %v", r.Valid, r.Extra)
 		}
 		r2, err2 := val.Validate(doc, opts)
 		if err2 != nil || r2.Valid != r.Valid || !slices.Equal(r2.Diagnostics, r.Diagnostics) {

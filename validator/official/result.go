@@ -1,9 +1,7 @@
 package official
 
 import (
-	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
-	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the official attachment validator and importer
@@ -40,39 +38,16 @@ const (
 	StatusInvalid    = "INVALID"
 )
 
-// Result is the outcome of validating one attachment. Valid is true iff
-// Diagnostics is empty; an invalid result has exactly one code. Detail
-// explains the failing check for people (not part of the upstream object).
-// ImportStatus is the attachment's importStatus, set only when Valid.
+// Result is the outcome of validating one attachment: the
+// validator.Result every document kind gives (Valid iff Diagnostics is
+// empty; an invalid result has exactly one code; Detail explains the
+// failing check for people) whose Extra, when valid, holds importStatus
+// and officialCertificationClaim (always false), the members that follow
+// schemaErrors in the result object (REFERENCE §5.5). ImportStatus is the
+// attachment's importStatus, set only when Valid.
 type Result struct {
-	Valid        bool
-	Diagnostics  []string
-	SchemaErrors []schema.Error
-	Detail       string
+	validator.Result
 	ImportStatus string
-}
-
-func fail(code, detail string) Result {
-	return Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
-}
-
-// Extra returns the mode-specific members that follow schemaErrors in the
-// result object (REFERENCE §5.5): importStatus and officialCertificationClaim
-// (always false) when valid, none otherwise.
-func (r Result) Extra() []canonjson.Member {
-	if !r.Valid {
-		return nil
-	}
-	return []canonjson.Member{
-		{Key: "importStatus", Value: canonjson.NewString(r.ImportStatus)},
-		{Key: "officialCertificationClaim", Value: canonjson.NewBool(false)},
-	}
-}
-
-// Value renders the upstream result object: {"valid","diagnostics",
-// "schemaErrors"} followed by Extra.
-func (r Result) Value() *canonjson.Value {
-	return validator.Result{Valid: r.Valid, Diagnostics: r.Diagnostics, SchemaErrors: r.SchemaErrors, Extra: r.Extra()}.Value()
 }
 
 // An ImportError is a refusal of Import: Code is

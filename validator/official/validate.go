@@ -157,7 +157,7 @@ type OriginalResult struct {
 // *InputError and the Result is then zero.
 func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error) {
 	if errs := v.schemaSet().Validate(SchemaName, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schema.Summary(errs))
+		r := Result{Result: validator.Fail(CodeSchemaInvalid, schema.Summary(errs))}
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -175,13 +175,13 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 			return Result{}, &validator.InputError{Reason: err.Error()}
 		}
 		if code != "" {
-			return fail(code, detail), nil
+			return Result{Result: validator.Fail(code, detail)}, nil
 		}
 	}
-	return Result{
-		Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{},
-		ImportStatus: a.ImportStatus,
-	}, nil
+	return Result{Result: validator.PassWith(
+		canonjson.Member{Key: "importStatus", Value: canonjson.NewString(a.ImportStatus)},
+		canonjson.Member{Key: "officialCertificationClaim", Value: canonjson.NewBool(false)},
+	), ImportStatus: a.ImportStatus}, nil
 }
 
 // attachmentCheck carries one decoded attachment through steps 2–10. Each

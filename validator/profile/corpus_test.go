@@ -219,7 +219,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatalf("got %v (%s), want %v", r.Diagnostics, r.Detail, want)
 			}
 			if r.Valid {
-				got := compactOf(canonjson.NewObject(r.Extra()...))
+				got := compactOf(canonjson.NewObject(r.Extra...))
 				exp := compactOf(canonjson.NewObject(
 					canonjson.Member{Key: "result", Value: e.Get("result")},
 					canonjson.Member{Key: "profileStatus", Value: e.Get("profileStatus")},

@@ -58,7 +58,7 @@ func FuzzValidate(f *testing.F) {
 		if r.Valid != (len(r.Diagnostics) == 0) || (!r.Valid && len(r.Diagnostics) != 1) {
 			t.Fatalf("valid=%t with diagnostics %v", r.Valid, r.Diagnostics)
 		}
-		if r.Valid != (r.Extra() != nil) || (r.Valid && r.Derived != "PASS" && r.Derived != "INCOMPLETE") {
+		if r.Valid != (r.Extra != nil) || (r.Valid && r.Derived != "PASS" && r.Derived != "INCOMPLETE") {
 			t.Fatalf("valid=%t derived %q", r.Valid, r.Derived)
 		}
 		r2, err2 := val.Validate(doc, set)

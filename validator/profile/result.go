@@ -1,9 +1,7 @@
 package profile
 
 import (
-	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
-	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Diagnostic codes of the profile evaluation validator (REFERENCE §5.6,
@@ -38,41 +36,17 @@ const (
 	ResultIncomplete   = "INCOMPLETE"
 )
 
-// Result is the outcome of validating one evaluation. Valid is true iff
-// Diagnostics is empty; an invalid result has exactly one code. Detail
-// explains the failing check for people (not part of the upstream object).
-// When Valid, Derived is the derived result (PASS or INCOMPLETE),
-// ProfileStatus the manifest's status and ClaimScope the scope's claim.
+// Result is the outcome of validating one evaluation: the
+// validator.Result every document kind gives (Valid iff Diagnostics is
+// empty; an invalid result has exactly one code; Detail explains the
+// failing check for people) whose Extra, when valid, holds result,
+// profileStatus and claimScope, the members that follow schemaErrors in
+// the result object (REFERENCE §5.6). When Valid, Derived is the derived
+// result (PASS or INCOMPLETE), ProfileStatus the manifest's status and
+// ClaimScope the scope's claim.
 type Result struct {
-	Valid         bool
-	Diagnostics   []string
-	SchemaErrors  []schema.Error
-	Detail        string
+	validator.Result
 	Derived       string
 	ProfileStatus string
 	ClaimScope    string
-}
-
-func fail(code, detail string) Result {
-	return Result{Diagnostics: []string{code}, SchemaErrors: []schema.Error{}, Detail: detail}
-}
-
-// Extra returns the members that follow schemaErrors in the result object
-// (REFERENCE §5.6): result, profileStatus and claimScope when valid, none
-// otherwise.
-func (r Result) Extra() []canonjson.Member {
-	if !r.Valid {
-		return nil
-	}
-	return []canonjson.Member{
-		{Key: "result", Value: canonjson.NewString(r.Derived)},
-		{Key: "profileStatus", Value: canonjson.NewString(r.ProfileStatus)},
-		{Key: "claimScope", Value: canonjson.NewString(r.ClaimScope)},
-	}
-}
-
-// Value renders the upstream result object: {"valid","diagnostics",
-// "schemaErrors"} followed by Extra.
-func (r Result) Value() *canonjson.Value {
-	return validator.Result{Valid: r.Valid, Diagnostics: r.Diagnostics, SchemaErrors: r.SchemaErrors, Extra: r.Extra()}.Value()
 }

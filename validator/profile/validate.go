@@ -111,7 +111,7 @@ func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []schema.Err
 // an *InputError and the Result is then zero.
 func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 	if errs := v.schemaSet().Validate(SchemaName, doc); len(errs) > 0 {
-		r := fail(CodeSchemaInvalid, schema.Summary(errs))
+		r := Result{Result: validator.Fail(CodeSchemaInvalid, schema.Summary(errs))}
 		r.SchemaErrors = errs
 		return r, nil
 	}
@@ -124,14 +124,14 @@ func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 	}
 	manifests, err := v.Manifests(set)
 	if err != nil {
-		return fail(CodeManifestInvalid, err.Error()), nil
+		return Result{Result: validator.Fail(CodeManifestInvalid, err.Error())}, nil
 	}
 	m := manifests[ev.Profile.ID]
 	if m == nil {
-		return fail(CodeManifestUnknown, fmt.Sprintf("no manifest in the profile set (%d files) has id %s", set.Len(), ev.Profile.ID)), nil
+		return Result{Result: validator.Fail(CodeManifestUnknown, fmt.Sprintf("no manifest in the profile set (%d files) has id %s", set.Len(), ev.Profile.ID))}, nil
 	}
 	if m.Version != ev.Profile.Version {
-		return fail(CodeManifestUnknown, fmt.Sprintf("manifest %s has version %s, the evaluation names %s", m.ID, m.Version, ev.Profile.Version)), nil
+		return Result{Result: validator.Fail(CodeManifestUnknown, fmt.Sprintf("manifest %s has version %s, the evaluation names %s", m.ID, m.Version, ev.Profile.Version))}, nil
 	}
 	c := &evaluationCheck{doc: doc, ev: &ev, m: m}
 	for _, check := range []func() (string, string, error){
@@ -143,13 +143,14 @@ func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 			return Result{}, &validator.InputError{Reason: err.Error()}
 		}
 		if code != "" {
-			return fail(code, detail), nil
+			return Result{Result: validator.Fail(code, detail)}, nil
 		}
 	}
-	return Result{
-		Valid: true, Diagnostics: []string{}, SchemaErrors: []schema.Error{},
-		Derived: c.derived, ProfileStatus: m.Status, ClaimScope: ev.Scope.Claim,
-	}, nil
+	return Result{Result: validator.PassWith(
+		canonjson.Member{Key: "result", Value: canonjson.NewString(c.derived)},
+		canonjson.Member{Key: "profileStatus", Value: canonjson.NewString(m.Status)},
+		canonjson.Member{Key: "claimScope", Value: canonjson.NewString(ev.Scope.Claim)},
+	), Derived: c.derived, ProfileStatus: m.Status, ClaimScope: ev.Scope.Claim}, nil
 }
 
 // evaluationCheck carries one evaluation through steps 4–11.

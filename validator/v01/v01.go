@@ -355,7 +355,7 @@ func (p *v01Pre) secrets() (string, string, error) {
 // v01SchemaErrors checks doc against the v0.1 schema and adds the two path
 // rules upstream expresses with look-aheads (no leading "/", no ".."
 // segment) as "pattern" errors, in the schema errors' document order.
-func (v *Validator) v01SchemaErrors(doc *canonjson.Value) []validator.SchemaError {
+func (v *Validator) v01SchemaErrors(doc *canonjson.Value) []schema.Error {
 	errs := v.core.SchemaErrors(schema.V01ConformanceBundle, doc)
 	arts := doc.Path("integrity", "artifacts")
 	if !arts.Is(canonjson.Array) {
@@ -366,7 +366,7 @@ func (v *Validator) v01SchemaErrors(doc *canonjson.Value) []validator.SchemaErro
 		if !p.Is(canonjson.String) || !v01PathChars(p.Str) || v01PathShapeOK(p.Str) {
 			continue // the schema reported it, or it is fine
 		}
-		errs = insertSchemaError(doc, errs, validator.SchemaError{
+		errs = insertSchemaError(doc, errs, schema.Error{
 			InstancePath: "/integrity/artifacts/" + strconv.Itoa(i) + "/path",
 			Keyword:      "pattern",
 			Message:      "must be a relative path without a leading \"/\" or a \"..\" segment",
@@ -406,12 +406,12 @@ func v01PathShapeOK(s string) bool {
 
 // insertSchemaError inserts e into errs (sorted by document position of
 // the instance) after every error at the same or an earlier position.
-func insertSchemaError(doc *canonjson.Value, errs []validator.SchemaError, e validator.SchemaError) []validator.SchemaError {
+func insertSchemaError(doc *canonjson.Value, errs []schema.Error, e schema.Error) []schema.Error {
 	i := len(errs)
 	for i > 0 && comparePointers(doc, errs[i-1].InstancePath, e.InstancePath) > 0 {
 		i--
 	}
-	errs = append(errs, validator.SchemaError{})
+	errs = append(errs, schema.Error{})
 	copy(errs[i+1:], errs[i:])
 	errs[i] = e
 	return errs

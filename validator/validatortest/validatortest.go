@@ -19,6 +19,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/upstreamtest"
 	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // OtherSha is a well-formed digest (as a JSON literal) that is nobody's.
@@ -147,7 +148,7 @@ func All(ms ...Mutator) Mutator {
 }
 
 // SchemaErr renders a schema error as "path keyword".
-func SchemaErr(e validator.SchemaError) string { return e.InstancePath + " " + e.Keyword }
+func SchemaErr(e schema.Error) string { return e.InstancePath + " " + e.Keyword }
 
 // CheckResult compares a validation outcome exactly: the diagnostics array
 // (nil or empty want means valid), the schema errors as "path keyword"

@@ -142,7 +142,7 @@ func TestRequestWaitsForStateLock(t *testing.T) {
 			time.Sleep(200 * time.Millisecond) // the request is waiting (or, unlocked, already answered)
 			if holderWrites {
 				st := &witness.State{}
-				st.Put(witness.LogState{Origin: f.lv.Name(), Size: 2, Hash: bytes.Repeat([]byte{0xee}, 32)})
+				st.Put(witness.LogState{Origin: f.lv.Name(), Size: 2, Hash: signednote.Hash(bytes.Repeat([]byte{0xee}, 32))})
 				if err := held.Write(st); err != nil {
 					t.Fatal(err)
 				}

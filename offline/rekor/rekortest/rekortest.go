@@ -22,7 +22,6 @@ import (
 
 	jsoncanonicalizer "github.com/cyberphone/json-canonicalization/go/src/webpki.org/jsoncanonicalizer"
 	"github.com/go-openapi/strfmt"
-	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/sigstore/rekor/pkg/generated/models"
@@ -53,7 +52,7 @@ type Log struct {
 	// verifier key named Name.
 	LogID string
 	VKey  string
-	Key   *offline.VKey // VKey, parsed
+	Key   *signednote.Verifier // VKey, parsed
 	// Tree holds the bodies appended, in order.
 	Tree   *testonly.Tree
 	Bodies [][]byte
@@ -76,7 +75,7 @@ func NewLog(t testing.TB) *Log {
 	sum := sha256.Sum256(l.der)
 	l.LogID = hex.EncodeToString(sum[:])
 	l.VKey = signednote.FormatECDSAVerifierKey(Name, l.der)
-	if l.Key, err = offline.ParseVKey(l.VKey); err != nil {
+	if l.Key, err = signednote.ParseVerifier(l.VKey); err != nil {
 		t.Fatal(err)
 	}
 	return l

@@ -2,15 +2,20 @@
 // verification of REFERENCE §6.7 (canonical point encodings, no
 // small-order key or R, S < L, then the cofactorless equation of
 // crypto/ed25519) and the SubjectPublicKeyInfo form of a key with its
-// fingerprint (REFERENCE §6.6, DESIGN §5).
+// fingerprint (REFERENCE §6.6, DESIGN §5): the key id of an attestation
+// envelope (keyid, signerKeyFingerprint, a trust policy's keyFingerprint)
+// and the fingerprint by which signers and witnesses are counted.
 //
 // Every package that takes an Ed25519 key asks this one: attest (envelope
 // keys, PEM files), signednote (log and witness note keys, and so
-// offline, witness, tlog and trustpolicy) and trustpolicy/tufdist. It is
-// pure: it imports neither crypto/x509 nor anything that links net, so that
-// package offline can use it. A layout that is not the Ed25519 SPKI is
-// rejected here without naming its algorithm; attest.ParseSPKI does that
-// with crypto/x509 on its failure path.
+// offline, witness, tlog and trustpolicy) and trustpolicy/tufdist; code
+// outside the module that checks an envelope signature or a key by hand
+// uses it too ([Verify], [CheckPublicKey], [MarshalSPKI],
+// [SPKIFingerprint]). It is pure: it imports neither crypto/x509 nor
+// anything that links net, so that package offline can use it. A layout
+// that is not the Ed25519 SPKI is rejected here without naming its
+// algorithm; attest.ParseSPKI does that with crypto/x509 on its failure
+// path.
 //
 // Why it exists: crypto/ed25519.Verify accepts small-order public keys
 // (with the identity key 01 00…00 and the signature R = identity, S = 0 it

@@ -552,3 +552,20 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	})
 }
+
+func TestMarshalSPKIPanicsOnBadLength(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "31 bytes") {
+			t.Fatalf("recover() = %v, want a panic naming the length", r)
+		}
+	}()
+	MarshalSPKI(make([]byte, 31))
+}
+
+func TestSPKIFingerprintHashesAsGiven(t *testing.T) {
+	// E4 compares the key id before E5 checks the layout, so SPKIFingerprint must
+	// work on any bytes.
+	if got, want := SPKIFingerprint(nil), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"; got != want {
+		t.Fatalf("SPKIFingerprint(nil) = %s, want %s", got, want)
+	}
+}
