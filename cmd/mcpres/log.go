@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,12 +19,12 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
+	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
@@ -35,12 +34,6 @@ import (
 // The log commands run a self-hosted transparency log with Tessera's POSIX
 // driver: this file is where the CLI chooses that driver (tlog/posix) for
 // the storage-agnostic tlog package.
-
-// logVKeyFile is where `log init` records the log's verifier key, relative
-// to the log directory. It is operator state next to Tessera's .state, not
-// part of the tlog-tiles API: verifiers take the log key from their trust
-// policy, never from the log.
-const logVKeyFile = ".mcpres/log.vkey"
 
 // logTimeout bounds one log command (appending waits for a checkpoint).
 const logTimeout = 2 * time.Minute
@@ -326,19 +319,6 @@ func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier
 	return v, nil
 }
 
-// logVerifier returns the log key: --log-key if given, else the key
-// recorded by 'log init'.
-func logVerifier(dir, flag string) (*signednote.Verifier, error) {
-	if flag != "" {
-		return loadVerifierKey("log key", flag, signednote.ParseLogVerifier)
-	}
-	path := filepath.Join(dir, logVKeyFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, failf("%s has no recorded log key (%s): give the log's verifier key with --log-key", dir, logVKeyFile)
-	}
-	return loadVerifierKey("log key", path, signednote.ParseLogVerifier)
-}
-
 func logContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), logTimeout)
 }
@@ -374,30 +354,30 @@ database.`,
 			if origin != "" && origin != signer.Name() {
 				return failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
 			}
-			if dsn != "" {
-				return a.initMySQL(dsn, signer)
-			}
-			if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-				return failf("refusing to create a log in %s: the directory is not empty", dir)
-			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return failf("%v", err)
-			}
 			ctx, cancel := logContext()
 			defer cancel()
-			lg := tlog.Open(posix.New(dir), signer.Verifier())
-			if _, err := lg.Init(ctx, signer); err != nil {
-				return failf("creating the log in %s: %v", dir, err)
+			var store tlog.Storage
+			if dsn != "" {
+				st, _, err := mysql.OpenLog(ctx, dsn, signer.Verifier())
+				if err != nil {
+					return failf("%v", err)
+				}
+				defer st.Close()
+				store = st
+			} else {
+				st, err := posix.Create(dir)
+				if err != nil {
+					return failf("%v", err)
+				}
+				store = st
 			}
-			vkey := signer.Verifier().String()
-			p := filepath.Join(dir, logVKeyFile)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return failf("%v", err)
+			if _, err := tlog.Open(store, signer.Verifier()).Init(ctx, signer); err != nil {
+				return failf("creating the log in %s: %v", store, err)
 			}
-			if err := atomicfile.WriteFile(p, []byte(vkey+"\n"), 0o644, false); err != nil {
-				return writeFileError(p, err)
+			if dir != "" {
+				a.wrote(filepath.Join(dir, posix.KeyFile), "the log's verifier key (log created in %s)", dir)
 			}
-			a.wrote(p, "the log's verifier key (log created in %s)", dir)
-			fmt.Fprintln(a.stdout, vkey)
+			fmt.Fprintln(a.stdout, signer.Verifier())
 			return nil
 		},
 	}
@@ -545,22 +525,17 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 	if err != nil {
 		return err
 	}
-	if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-		v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
-		if err != nil {
-			return err
-		}
-		if v.String() != signer.Verifier().String() {
-			return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
-		}
+	store := posix.New(dir)
+	ctx, cancel := logContext()
+	defer cancel()
+	if err := tlog.CheckKey(ctx, store, signer.Verifier()); err != nil {
+		return failf("%v", err)
 	}
 	wc, err := wp.client(a, signer.Verifier())
 	if err != nil {
 		return err
 	}
-	ctx, cancel := logContext()
-	defer cancel()
-	lg := tlog.Open(posix.New(dir), signer.Verifier())
+	lg := tlog.Open(store, signer.Verifier())
 	if wc != nil {
 		if before, err := lg.Checkpoint(ctx); err == nil {
 			wc.Hint(before.Size) // what the witnesses last saw, most likely
@@ -571,7 +546,7 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 		return failf("logging %s: %v", path, err)
 	}
 	if wc != nil {
-		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, posix.New(dir).ReadTile, lg, signer.Verifier()); err != nil {
+		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, store.ReadTile, lg, signer.Verifier()); err != nil {
 			return err
 		}
 	}
@@ -589,11 +564,6 @@ func (a *app) reportLogged(path string, p *tlog.Proof) {
 		verb = "already logged"
 	}
 	fmt.Fprintf(a.stderr, "mcpres: %s: %s as entry %d of %s (tree size %d)\n", path, verb, p.Index, p.Checkpoint.Origin, p.Checkpoint.Size)
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // bundleEntry reads a conformance bundle or an attested bundle and admits
@@ -636,16 +606,12 @@ func refusalReport(path string, err error) report {
 // writeReference writes the reference JSON for p to out (stdout when out
 // is empty) and the raw proof bytes to proofOut when given.
 func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []string, force bool) error {
-	data, err := referenceJSON(p)
+	data, err := p.Reference().Marshal()
 	if err != nil {
 		return failf("encoding the reference: %v", err)
 	}
 	return a.writeReferenceBytes(data, p.Marshal(), out, proofOut, inputs, force)
 }
-
-// referenceJSON is the transparency reference of p as 'log add -o' writes
-// it and 'log serve' answers it.
-func referenceJSON(p *tlog.Proof) ([]byte, error) { return p.Reference().Marshal() }
 
 func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string, inputs []string, force bool) error {
 	if out == "" {
@@ -741,7 +707,7 @@ reference carries what they gave.`,
 	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
 	wp.register(cmd)
-	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: the key 'log init' recorded: DIR/"+posix.KeyFile+", or in the database)")
 	f.StringVarP(&out, "output", "o", "", "where to write the reference (default and -: standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
 	f.BoolVar(&force, "force", false, "replace existing output files")
@@ -827,7 +793,7 @@ takes.`,
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringArrayVar(&witnessKeys, "witness-key", nil, "a witness's verifier key file (repeat for each witness)")
-	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: the key 'log init' recorded: DIR/"+posix.KeyFile+", or in the database)")
 	return cmd
 }
 

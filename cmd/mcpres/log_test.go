@@ -24,6 +24,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/rekor/rekorfake"
 	flog "github.com/transparency-dev/formats/log"
 	fnote "github.com/transparency-dev/formats/note"
@@ -266,7 +267,7 @@ func checkpointSize(t testing.TB, dir string) string {
 func TestCLILogEndToEnd(t *testing.T) {
 	e := newLogEnv(t)
 	dir := e.initLog("log")
-	if data, err := os.ReadFile(filepath.Join(dir, logVKeyFile)); err != nil || strings.TrimSpace(string(data)) != e.vkey("log") {
+	if data, err := os.ReadFile(filepath.Join(dir, posix.KeyFile)); err != nil || strings.TrimSpace(string(data)) != e.vkey("log") {
 		t.Fatalf("recorded log key: %q, %v", data, err)
 	}
 	b1 := exampleBundleFile(t, e.dir)
@@ -590,4 +591,9 @@ func TestCLILogVerbose(t *testing.T) {
 	if _, stderr := e.run("log", "add", "--dir", e.p("log"), "--key", e.p("log.key"), exampleBundleFile(t, e.dir), "-o", e.p("ref.json")); strings.Contains(stderr, "tessera") {
 		t.Errorf("Tessera messages without --verbose: %q", stderr)
 	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -76,26 +76,9 @@ func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, 
 	if err != nil {
 		return nil, failf("collecting cosignatures: %v", err)
 	}
-	a.reportCosignatures("", cp, res)
-	return cp, nil
-}
-
-// reportCosignatures says on stderr which witnesses cosigned cp, and warns
-// of each that did not.
-func (a *app) reportCosignatures(prefix string, cp *tlog.Checkpoint, res *witnessclient.Result) {
 	for _, f := range res.Failures {
-		a.warnf("%switness %s gave no cosignature: %v", prefix, f.Name, f.Err)
+		a.warnf("%v", f)
 	}
-	names := ""
-	for i, s := range res.Cosignatures {
-		if i > 0 {
-			names += ", "
-		}
-		names += s.Source
-	}
-	if names == "" {
-		names = "none"
-	}
-	fmt.Fprintf(a.stderr, "mcpres: %scheckpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)\n",
-		prefix, cp.Origin, cp.Size, len(res.Cosignatures), len(res.Cosignatures)+len(res.Failures), names)
+	fmt.Fprintf(a.stderr, "mcpres: %s\n", res.Summary(cp))
+	return cp, nil
 }

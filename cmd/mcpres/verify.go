@@ -101,7 +101,6 @@ func readPolicyOnce(path string, opts attest.Options) policySource {
 	return verifycmd.ReadPolicyOnce(path, opts)
 }
 
-func validUTF8(v *canonjson.Value) *canonjson.Value { return verifycmd.ValidUTF8(v) }
 
 func documentHints(path string, doc *canonjson.Value) []string {
 	return verifycmd.DocumentHints(path, doc)

@@ -8,8 +8,9 @@
 //	GET  /tile/L/N[.p/W]         hash tiles, application/octet-stream
 //	GET  /tile/entries/N[.p/W]   entry bundles, application/octet-stream
 //	POST /add                    a submission: the body is admitted (read strictly
-//	                             and validated by Config.Admit), appended or found
-//	                             in the log, and answered with Config.Reference
+//	                             and validated by Config.Admit: AdmitEvidence in
+//	                             the log service), appended or found in the log,
+//	                             and answered with its transparency reference
 //	GET  /healthz                200 when the published checkpoint verifies
 //
 // Full tiles and bundles never change: they are served with
@@ -105,7 +106,9 @@ type Config struct {
 	// Admit turns a submission body into the log entry, or refuses it.
 	// Nothing is appended for a refused body.
 	Admit func(body []byte) ([]byte, *Rejection)
-	// Reference encodes the answer to an accepted submission.
+	// Reference encodes the answer to an accepted submission; nil means
+	// its transparency reference (tlog.Proof.Reference), byte for byte
+	// what `mcpres log add -o` writes.
 	Reference func(p *tlog.Proof) ([]byte, error)
 	// Token, if not empty, is the bearer token submissions must carry.
 	Token string
@@ -155,6 +158,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.Cost == nil {
 		cfg.Cost = func(n int64) int64 { return n }
+	}
+	if cfg.Reference == nil {
+		cfg.Reference = func(p *tlog.Proof) ([]byte, error) { return p.Reference().Marshal() }
 	}
 	if cfg.MaxMemory <= 0 {
 		cfg.MaxMemory = DefaultMaxMemory

@@ -351,5 +351,5 @@ func okText(ok bool) string {
 // NowMillis is the current time as an MCP-RES date-time with milliseconds
 // (UTC), the default evaluation time.
 func NowMillis() string {
-	return time.Now().UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+	return datetime.Millis(time.Now())
 }
