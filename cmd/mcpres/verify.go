@@ -101,7 +101,6 @@ func readPolicyOnce(path string, opts attest.Options) policySource {
 	return verifycmd.ReadPolicyOnce(path, opts)
 }
 
-
 func documentHints(path string, doc *canonjson.Value) []string {
 	return verifycmd.DocumentHints(path, doc)
 }

@@ -166,7 +166,9 @@ type Failure struct {
 }
 
 // String says which witness gave no cosignature, and why.
-func (f Failure) String() string { return fmt.Sprintf("witness %s gave no cosignature: %v", f.Name, f.Err) }
+func (f Failure) String() string {
+	return fmt.Sprintf("witness %s gave no cosignature: %v", f.Name, f.Err)
+}
 
 // A Result is what Cosign obtained.
 type Result struct {

@@ -15,9 +15,9 @@ func InputInvalidReport(path string, err error) Report {
 		Code:    ExitInput,
 		Outcome: OutcomeInputInvalid,
 		Obj:     validator.InputInvalidValue(err),
-		Text:   []string{fmt.Sprintf("%s: INPUT INVALID %s: %s", path, validator.CodeInputInvalid, reason)},
-		Diags:  []string{validator.CodeInputInvalid},
-		Detail: reason,
+		Text:    []string{fmt.Sprintf("%s: INPUT INVALID %s: %s", path, validator.CodeInputInvalid, reason)},
+		Diags:   []string{validator.CodeInputInvalid},
+		Detail:  reason,
 	}
 }
 
@@ -35,4 +35,3 @@ func (a *Printer) PrintJSON(path string, obj *canonjson.Value, withFile bool) {
 	}
 	a.Stdout.Write(append(out, '\n'))
 }
-
