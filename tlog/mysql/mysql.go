@@ -245,13 +245,15 @@ func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) erro
 	return tx.Commit()
 }
 
-// RecordKey records the log's verifier key (by 'log init').
+// RecordKey records the log's verifier key (tlog.KeyRecorder: tlog's Init
+// records it).
 func (s *Storage) RecordKey(ctx context.Context, vkey string) error {
 	_, err := s.db.ExecContext(ctx, "INSERT INTO `mcpresLog` (`id`, `vkey`) VALUES (0, ?)", vkey)
 	return err
 }
 
-// RecordedKey returns the recorded verifier key, "" when none is.
+// RecordedKey returns the recorded verifier key, "" when none is
+// (tlog.KeyRecorder).
 func (s *Storage) RecordedKey(ctx context.Context) (string, error) {
 	var vkey string
 	err := s.db.QueryRowContext(ctx, "SELECT `vkey` FROM `mcpresLog` WHERE `id` = 0").Scan(&vkey)
