@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -208,9 +207,6 @@ func (c *submitClient) flags(f *pflag.FlagSet) {
 // to the log service at base, and writes the reference the client
 // verified (tlog/client).
 func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c submitClient, out, proofOut string, force bool) error {
-	if int64(len(body)) > server.DefaultMaxBody {
-		return failf("%s: %d bytes, more than a log server takes (%d)", path, len(body), server.DefaultMaxBody)
-	}
 	v, err := loadVerifierKey("log key", c.logKey, signednote.ParseLogVerifier)
 	if err != nil {
 		return err
@@ -235,7 +231,7 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	switch {
 	case errors.As(err, &refused):
 		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, err)
-		if refused.Status == http.StatusUnprocessableEntity {
+		if refused.Invalid() {
 			return &exitError{exitInvalid}
 		}
 		return &exitError{exitInput}

@@ -65,13 +65,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/transparency-dev/tessera/api/layout"
 )
 
 // Defaults of Config.
 const (
-	DefaultMaxBody       = 16 << 20
+	DefaultMaxBody       = canonjson.MaxInputBytes // the most the strict reader takes
 	DefaultMaxConcurrent = 2048
 	DefaultMaxMemory     = 256 << 20
 	// DefaultAddTimeout bounds how long one submission waits for its
