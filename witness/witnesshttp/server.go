@@ -4,7 +4,8 @@
 //
 // Package witness itself opens no connection; this package is its network
 // face, kept apart so that the verification and authoring paths never link
-// an HTTP server.
+// an HTTP server or client. It also reads the logs a witness fetches the
+// checkpoints of ([LogClient], [OpenLog]: `mcpres witness cosign --log`).
 //
 // # Answers
 //
