@@ -175,4 +175,3 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
 }
-
