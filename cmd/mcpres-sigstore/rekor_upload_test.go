@@ -152,6 +152,15 @@ func TestRekorUploadRefusals(t *testing.T) {
 	invalid.Path("integrity").Get("bundleDigest").Str = strings.Repeat("0", 64)
 	bad := write(t, dir, "invalid.json", pretty(t, invalid))
 	key := writeKeyPEM(t, dir, attesttest.TestOnlyKeyOne())
+	// An attested bundle whose bundle is valid but whose envelope does not
+	// verify: refused as mcpres's log refuses it (tlog/admit).
+	signed, err := attest.SignBundle(bundletest.Example(t), attesttest.TestOnlyKeyOne(), attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := signed.Attested.Clone()
+	forged.Path("authenticity", "envelopes").Items[0].Get("signatures").Items[0].Set("keyid", canonjson.NewString(strings.Repeat("0", 64)))
+	badWrapper := write(t, dir, "forged.json", pretty(t, forged))
 	existing := write(t, dir, "existing.json", []byte("{}"))
 	out := filepath.Join(dir, "out.json")
 	t.Setenv("MCPRES_TEST_PEM", "")
@@ -162,6 +171,7 @@ func TestRekorUploadRefusals(t *testing.T) {
 		args []string
 	}{
 		{"invalid evidence", exitInvalid, "refusing to log invalid evidence", []string{"--key", key, bad, "-o", out}},
+		{"an attested bundle that does not verify", exitInvalid, "refusing to log invalid evidence", []string{"--key", key, badWrapper, "-o", out}},
 		{"existing output", exitInput, "refusing to overwrite " + existing, []string{"--key", key, good, "-o", existing}},
 		{"entry mismatch", exitInput, "not " + strings.Repeat("ab", 32) + " as the caller computed", []string{"--key", key, good, "-o", out, "--expect-entry-sha256", strings.Repeat("ab", 32)}},
 		{"missing key", exitInput, "--key is required", []string{good, "-o", out}},
