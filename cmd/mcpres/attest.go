@@ -10,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
@@ -69,33 +70,33 @@ func (a *app) attestSignCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case keyPath == "":
-				return usagef("--key is required")
+				return cli.Usagef("--key is required")
 			case identity == "":
-				return usagef("--identity is required")
+				return cli.Usagef("--identity is required")
 			case policyID == "":
-				return usagef("--policy-id is required")
+				return cli.Usagef("--policy-id is required")
 			case out == "":
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			if n := utf8.RuneCountInString(identity); n > 256 {
-				return usagef("--identity is %d characters long; an MCP-RES signer identity has at most 256", n)
+				return cli.Usagef("--identity is %d characters long; an MCP-RES signer identity has at most 256", n)
 			}
 			if n := utf8.RuneCountInString(policyID); n > 128 {
-				return usagef("--policy-id is %d characters long; an MCP-RES trust-policy id has at most 128", n)
+				return cli.Usagef("--policy-id is %d characters long; an MCP-RES trust-policy id has at most 128", n)
 			}
 			if cmd.Flags().Changed("signing-time") && signingTime == "" {
-				return usagef("--signing-time is empty")
+				return cli.Usagef("--signing-time is empty")
 			}
 			if signingTime == "" {
 				signingTime = nowMillis()
 			} else if !datetime.Valid(signingTime) {
-				return usagef("--signing-time %q is not an RFC 3339 date-time", signingTime)
+				return cli.Usagef("--signing-time %q is not an RFC 3339 date-time", signingTime)
 			}
 			var claimLevel *attest.Level
 			if claim != "" {
 				l, err := attest.ParseLevel(claim)
 				if err != nil {
-					return usagef("--claim: %v", err)
+					return cli.Usagef("--claim: %v", err)
 				}
 				claimLevel = &l
 			}
@@ -110,7 +111,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 			_, doc, err := canonjson.ReadFile(args[0])
 			if err != nil {
 				a.printInputInvalid(args[0], err, "text", false)
-				return &exitError{exitInput}
+				return cli.Exit(exitInput)
 			}
 			priv, err := a.loadPrivateKey(keyPath)
 			if err != nil {
@@ -125,7 +126,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 			}
 			data, err := canonjson.Pretty(s.Attested)
 			if err != nil {
-				return failf("encoding the attested bundle: %v", err)
+				return cli.Failf("encoding the attested bundle: %v", err)
 			}
 			inputs := []string{args[0]}
 			if !strings.HasPrefix(keyPath, "env:") {
@@ -157,11 +158,11 @@ func (a *app) attestSignCommand() *cobra.Command {
 func (a *app) readTransparency(path string) (*attest.TransparencyReference, error) {
 	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
-		return nil, failf("transparency reference %s: %v", path, err)
+		return nil, cli.Failf("transparency reference %s: %v", path, err)
 	}
 	ref, _, err := attest.ParseTransparencyReference(data)
 	if err != nil {
-		return nil, failf("%s: %v", path, err)
+		return nil, cli.Failf("%s: %v", path, err)
 	}
 	return ref, nil
 }
@@ -182,7 +183,7 @@ func (a *app) sign(path, transparency string, doc *canonjson.Value, priv []byte,
 	var se *attest.SignError
 	if !errors.As(err, &se) {
 		if err != nil {
-			return nil, failf("%v", err)
+			return nil, cli.Failf("%v", err)
 		}
 		return s, nil
 	}
@@ -190,18 +191,18 @@ func (a *app) sign(path, transparency string, doc *canonjson.Value, priv []byte,
 	case attest.RefusedInput:
 		a.printInputInvalid(path, se.Err, "text", false)
 		a.hints(documentHints(path, doc))
-		return nil, &exitError{exitInput}
+		return nil, cli.Exit(exitInput)
 	case attest.RefusedInvalidEvidence:
 		a.printResult(path, *se.Evidence, "text", false)
 		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, se)
 		a.hints(documentHints(path, doc))
-		return nil, &exitError{exitInvalid}
+		return nil, cli.Exit(exitInvalid)
 	case attest.RefusedUnverified:
 		a.render(attestReport(path, *se.Verification), "text", false, true)
 		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, se)
-		return nil, &exitError{exitInvalid}
+		return nil, cli.Exit(exitInvalid)
 	case attest.RefusedTransparency:
-		return nil, failf("%s: %v (--transparency %s)", path, se, transparency)
+		return nil, cli.Failf("%s: %v (--transparency %s)", path, se, transparency)
 	}
-	return nil, failf("%s: %v", path, se)
+	return nil, cli.Failf("%s: %v", path, se)
 }

@@ -154,17 +154,17 @@ policy's tlog-policy. Existing files are never overwritten.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if origin == "" {
-				return usagef("--origin is required")
+				return cli.Usagef("--origin is required")
 			}
 			if out == "" {
-				return usagef("--%s NAME is required", keyPairFlag)
+				return cli.Usagef("--%s NAME is required", keyPairFlag)
 			}
 			return a.generateNoteKey(signednote.TypeEd25519, origin, out)
 		},
 	}
 	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin (the key's name)")
 	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
-	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, cli.Usage)
 	return cmd
 }
 
@@ -172,7 +172,7 @@ policy's tlog-policy. Existing files are never overwritten.`,
 func (a *app) generateNoteKey(typ byte, name, out string) error {
 	skey, vkey, err := signednote.GenerateKey(rand.Reader, typ, name)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if err := keyPairBase("--"+keyPairFlag, out, ".key", ".vkey"); err != nil {
 		return err
@@ -236,35 +236,35 @@ func noteKeyText(data []byte, want signednote.KeyKind) (string, error) {
 func (a *app) loadNoteKeyText(spec, defEnv string, want signednote.KeyKind) (key, label string, err error) {
 	if spec == "" {
 		if _, ok := os.LookupEnv(defEnv); !ok {
-			return "", "", usagef("--key is required (or set $%s to the private key)", defEnv)
+			return "", "", cli.Usagef("--key is required (or set $%s to the private key)", defEnv)
 		}
 		spec = "env:" + defEnv
 	}
 	if name, ok := strings.CutPrefix(spec, "env:"); ok {
 		if name == "" {
-			return "", "", usagef("--key env: needs a variable name, as in env:%s", defEnv)
+			return "", "", cli.Usagef("--key env: needs a variable name, as in env:%s", defEnv)
 		}
 		data, ok := os.LookupEnv(name)
 		if !ok || data == "" {
-			return "", "", failf("private key: environment variable %s is not set or empty", name)
+			return "", "", cli.Failf("private key: environment variable %s is not set or empty", name)
 		}
 		k, err := noteKeyText([]byte(data), want)
 		if err != nil {
-			return "", "", failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
+			return "", "", cli.Failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
 		}
 		return k, "$" + name, nil
 	}
 	path := strings.TrimPrefix(spec, "file:")
 	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
-		return "", "", failf("private key %s: %v", path, err)
+		return "", "", cli.Failf("private key %s: %v", path, err)
 	}
 	if !signednote.RecogniseKey(data).Public() {
 		a.warnIfReadable(path) // a verifier key given by mistake is no secret
 	}
 	k, err := noteKeyText(data, want)
 	if err != nil {
-		return "", "", failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
+		return "", "", cli.Failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	return k, path, nil
 }
@@ -277,7 +277,7 @@ func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
 	}
 	signer, err := signednote.ParseLogSigner(k)
 	if err != nil {
-		return nil, failf("log key %s: %v", label, signednote.WithFlag(err, "--key"))
+		return nil, cli.Failf("log key %s: %v", label, signednote.WithFlag(err, "--key"))
 	}
 	return signer, nil
 }
@@ -290,7 +290,7 @@ func (a *app) loadWitnessSigner(spec string) (*signednote.WitnessSigner, error) 
 	}
 	c, err := signednote.ParseWitnessSigner(k)
 	if err != nil {
-		return nil, failf("witness key %s: %v", label, signednote.WithFlag(err, "--key"))
+		return nil, cli.Failf("witness key %s: %v", label, signednote.WithFlag(err, "--key"))
 	}
 	return c, nil
 }
@@ -306,15 +306,15 @@ func (a *app) warnIfReadable(path string) {
 func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier, error)) (*signednote.Verifier, error) {
 	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
-		return nil, failf("%s %s: %v", what, path, err)
+		return nil, cli.Failf("%s %s: %v", what, path, err)
 	}
 	s, err := noteKeyText(data, signednote.NoteKey)
 	if err != nil {
-		return nil, failf("%s %s: %v", what, path, err)
+		return nil, cli.Failf("%s %s: %v", what, path, err)
 	}
 	v, err := parse(s)
 	if err != nil {
-		return nil, failf("%s %s: %v", what, path, err)
+		return nil, cli.Failf("%s %s: %v", what, path, err)
 	}
 	return v, nil
 }
@@ -345,14 +345,14 @@ database.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			signer, err := a.loadLogSigner(keyPath)
 			if err != nil {
 				return err
 			}
 			if origin != "" && origin != signer.Name() {
-				return failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
+				return cli.Failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
 			}
 			ctx, cancel := logContext()
 			defer cancel()
@@ -360,19 +360,19 @@ database.`,
 			if dsn != "" {
 				st, _, err := mysql.OpenLog(ctx, dsn, signer.Verifier())
 				if err != nil {
-					return failf("%v", err)
+					return cli.Failf("%v", err)
 				}
 				defer st.Close()
 				store = st
 			} else {
 				st, err := posix.Create(dir)
 				if err != nil {
-					return failf("%v", err)
+					return cli.Failf("%v", err)
 				}
 				store = st
 			}
 			if _, err := tlog.Open(store, signer.Verifier()).Init(ctx, signer); err != nil {
-				return failf("creating the log in %s: %v", store, err)
+				return cli.Failf("creating the log in %s: %v", store, err)
 			}
 			if dir != "" {
 				a.wrote(filepath.Join(dir, posix.KeyFile), "the log's verifier key (log created in %s)", dir)
@@ -462,17 +462,17 @@ func (a *app) logAddCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case (dir == "") == (serverURL == ""):
-				return usagef("give one of --dir (a local log) and --server (a 'log serve')")
+				return cli.Usagef("give one of --dir (a local log) and --server (a 'log serve')")
 			case out == "":
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			case (rekorURL == "") != (rekorKey == ""):
-				return usagef("--rekor-url and --rekor-key go together")
+				return cli.Usagef("--rekor-url and --rekor-key go together")
 			case serverURL != "" && wp.policy != "":
-				return usagef("--witness-policy goes with --dir: a 'log serve' asks its own witnesses")
+				return cli.Usagef("--witness-policy goes with --dir: a 'log serve' asks its own witnesses")
 			case serverURL != "" && client.logKey == "":
-				return usagef("--log-key is required with --server: the server's answer is verified against the log's key before a reference is written")
+				return cli.Usagef("--log-key is required with --server: the server's answer is verified against the log's key before a reference is written")
 			case serverURL != "" && client.attempts < 1:
-				return usagef("--attempts must be at least 1")
+				return cli.Usagef("--attempts must be at least 1")
 			}
 			outputs := []string{out}
 			if proofOut != "" {
@@ -529,7 +529,7 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 	ctx, cancel := logContext()
 	defer cancel()
 	if err := tlog.CheckKey(ctx, store, signer.Verifier()); err != nil {
-		return failf("%v", err)
+		return cli.Failf("%v", err)
 	}
 	wc, err := wp.client(a, signer.Verifier())
 	if err != nil {
@@ -543,7 +543,7 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 	}
 	p, err := lg.Add(ctx, signer, entry)
 	if err != nil {
-		return failf("logging %s: %v", path, err)
+		return cli.Failf("logging %s: %v", path, err)
 	}
 	if wc != nil {
 		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, store.ReadTile, lg, signer.Verifier()); err != nil {
@@ -585,7 +585,7 @@ func (a *app) bundleEntry(path string) ([]byte, *admit.Admission, error) {
 	if rep.Code == exitInvalid {
 		fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
 	}
-	return nil, nil, &exitError{rep.Code}
+	return nil, nil, cli.Exit(rep.Code)
 }
 
 // refusalReport is the report of a document that was not admitted: its
@@ -608,7 +608,7 @@ func refusalReport(path string, err error) report {
 func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []string, force bool) error {
 	data, err := p.Reference().Marshal()
 	if err != nil {
-		return failf("encoding the reference: %v", err)
+		return cli.Failf("encoding the reference: %v", err)
 	}
 	return a.writeReferenceBytes(data, p.Marshal(), out, proofOut, inputs, force)
 }
@@ -617,7 +617,7 @@ func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string,
 	if out == "" {
 		_, err := a.stdout.Write(data)
 		if err != nil {
-			return failf("%v", err)
+			return cli.Failf("%v", err)
 		}
 	} else if err := a.writeOutput(out, inputs, data, force); err != nil {
 		return err
@@ -654,11 +654,11 @@ reference carries what they gave.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			n, err := strconv.ParseUint(index, 10, 63)
 			if err != nil || strconv.FormatUint(n, 10) != index {
-				return usagef("--index %q is not a leaf index (a decimal number)", index)
+				return cli.Usagef("--index %q is not a leaf index (a decimal number)", index)
 			}
 			var outputs []string
 			for _, o := range []string{out, proofOut} {
@@ -688,7 +688,7 @@ reference carries what they gave.`,
 			if wc != nil {
 				cp, err := lg.Checkpoint(ctx)
 				if err != nil {
-					return failf("%s: %v", where, err)
+					return cli.Failf("%s: %v", where, err)
 				}
 				wc.Hint(cp.Size) // a witness that is behind answers 409 with its size
 				if _, err := a.collectCosignatures(ctx, wc, store.ReadTile, lg, v); err != nil {
@@ -697,7 +697,7 @@ reference carries what they gave.`,
 			}
 			p, err := lg.Proof(ctx, n)
 			if err != nil {
-				return failf("proof of entry %d in %s: %v", n, where, err)
+				return cli.Failf("proof of entry %d in %s: %v", n, where, err)
 			}
 			return a.writeReference(p, out, proofOut, nil, force)
 		},
@@ -737,10 +737,10 @@ takes.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			if len(witnessKeys) == 0 {
-				return usagef("--witness-key is required (the keys the cosignatures are by)")
+				return cli.Usagef("--witness-key is required (the keys the cosignatures are by)")
 			}
 			store, lv, done, err := a.openLogReader(dir, dsn, logKey)
 			if err != nil {
@@ -759,7 +759,7 @@ takes.`,
 			for _, p := range args {
 				data, err := regularfile.ReadFile(p, signednote.MaxBytes)
 				if err != nil {
-					return failf("%v", err)
+					return cli.Failf("%v", err)
 				}
 				inputs = append(inputs, witness.CosignatureInput{Source: p, Data: data})
 			}
@@ -776,10 +776,10 @@ takes.`,
 			})
 			if errors.Is(err, witness.ErrBadCosignature) {
 				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			}
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			for _, d := range res.Dropped {
 				a.warnf("%s: dropped the cosignature by %s: %s", d.Source, d.Name, d.Reason)
@@ -824,17 +824,17 @@ func findSigstoreBinary() (string, error) {
 func (a *app) runSigstore(args ...string) error {
 	bin, err := findSigstoreBinary()
 	if err != nil {
-		return failf("%v", err)
+		return cli.Failf("%v", err)
 	}
 	c := exec.Command(bin, args...)
 	c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
 	err = c.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		return &exitError{ee.ExitCode()} // mcpres-sigstore has printed why
+		return cli.Exit(ee.ExitCode()) // mcpres-sigstore has printed why
 	}
 	if err != nil {
-		return failf("running %s: %v", bin, err)
+		return cli.Failf("running %s: %v", bin, err)
 	}
 	return nil
 }

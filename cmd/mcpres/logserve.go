@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
@@ -113,7 +114,7 @@ func (a *app) logServeCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			signer, err := a.loadLogSigner(keyPath)
 			if err != nil {
@@ -125,10 +126,10 @@ func (a *app) logServeCommand() *cobra.Command {
 			}
 			minMiB := int((server.MinMemory(server.DefaultMaxBody, admit.Cost) + 1<<20 - 1) >> 20)
 			if maxMemoryMiB < minMiB || maxMemoryMiB > maxServeMemoryMiB {
-				return usagef("--max-memory %d: between %d MiB (what one %d MiB submission may need) and %d MiB", maxMemoryMiB, minMiB, server.DefaultMaxBody>>20, maxServeMemoryMiB)
+				return cli.Usagef("--max-memory %d: between %d MiB (what one %d MiB submission may need) and %d MiB", maxMemoryMiB, minMiB, server.DefaultMaxBody>>20, maxServeMemoryMiB)
 			}
 			if wp.timeout > server.MaxWitnessTimeout {
-				return usagef("--witness-timeout %v: at most %v with log serve (a submission waits for its checkpoint's witnesses within %v)", wp.timeout, server.MaxWitnessTimeout, server.DefaultAddTimeout)
+				return cli.Usagef("--witness-timeout %v: at most %v with log serve (a submission waits for its checkpoint's witnesses within %v)", wp.timeout, server.MaxWitnessTimeout, server.DefaultAddTimeout)
 			}
 			wc, err := wp.client(a, signer.Verifier())
 			if err != nil {
@@ -141,7 +142,7 @@ func (a *app) logServeCommand() *cobra.Command {
 			defer done()
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
-				return failf("listening on %s: %v", listen, err)
+				return cli.Failf("listening on %s: %v", listen, err)
 			}
 			if os.Getenv("GOMEMLIMIT") == "" {
 				// The collector keeps the process near what is live
@@ -156,9 +157,9 @@ func (a *app) logServeCommand() *cobra.Command {
 				Logger: log.New(a.stderr, "mcpres: log serve: ", 0),
 			}
 			if err := svc.Run(ctx, ln); errors.Is(err, server.ErrNoWitnessing) {
-				return failf("--witness-policy: %v; use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process", err)
+				return cli.Failf("--witness-policy: %v; use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process", err)
 			} else if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			return nil
 		},
@@ -183,7 +184,7 @@ func loadToken(file string) (string, error) {
 	}
 	t, err := readKeyFile(file)
 	if err != nil {
-		return "", failf("token %s: %v", file, err)
+		return "", cli.Failf("token %s: %v", file, err)
 	}
 	return t, nil
 }
@@ -220,9 +221,9 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 		fmt.Fprintf(a.stderr, "mcpres: %s: attempt %d: %v; retrying in %v\n", path, attempt, err, wait.Round(time.Millisecond))
 	}})
 	if errors.Is(err, client.ErrTokenOverHTTP) {
-		return failf("--server %s: %v", base, err)
+		return cli.Failf("--server %s: %v", base, err)
 	} else if err != nil {
-		return usagef("--server: %v", err)
+		return cli.Usagef("--server: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
@@ -232,11 +233,11 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	case errors.As(err, &refused):
 		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, err)
 		if refused.Invalid() {
-			return &exitError{exitInvalid}
+			return cli.Exit(exitInvalid)
 		}
-		return &exitError{exitInput}
+		return cli.Exit(exitInput)
 	case err != nil:
-		return failf("%s: submitting to %s: %v", path, cl.URL(), err)
+		return cli.Failf("%s: submitting to %s: %v", path, cl.URL(), err)
 	}
 	if err := a.writeReferenceBytes(ref.JSON, ref.Proof, out, proofOut, []string{path, c.logKey}, force); err != nil {
 		return err
@@ -264,7 +265,7 @@ func (a *app) openLogReader(dir, dsn, logKey string) (tlog.Storage, *signednote.
 // 'log init' recorded there (tlog.Key). The caller calls done.
 func openLog(dir, dsn string, key *signednote.Verifier) (tlog.Storage, *signednote.Verifier, func(), error) {
 	if (dir == "") == (dsn == "") {
-		return nil, nil, nil, usagef("give one of --dir and --mysql")
+		return nil, nil, nil, cli.Usagef("give one of --dir and --mysql")
 	}
 	ctx, cancel := logContext()
 	defer cancel()
@@ -286,7 +287,7 @@ func openLog(dir, dsn string, key *signednote.Verifier) (tlog.Storage, *signedno
 // logKeyError says what to do about a log with no recorded key.
 func logKeyError(err error) error {
 	if errors.Is(err, tlog.ErrNoRecordedKey) {
-		return failf("%v: give the log's verifier key with --log-key", err)
+		return cli.Failf("%v: give the log's verifier key with --log-key", err)
 	}
-	return failf("%v", err)
+	return cli.Failf("%v", err)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
@@ -33,18 +34,18 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 		return nil, nil
 	}
 	if w.timeout <= 0 {
-		return nil, usagef("--witness-timeout must be positive")
+		return nil, cli.Usagef("--witness-timeout must be positive")
 	}
 	data, err := readTLogPolicyFile(w.policy)
 	if err != nil {
-		return nil, failf("witness policy: %v", err)
+		return nil, cli.Failf("witness policy: %v", err)
 	}
 	pol, errs := trustpolicy.ParseTLogPolicy(string(data))
 	if len(errs) > 0 {
 		for _, e := range errs {
 			fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", w.policy, e)
 		}
-		return nil, failf("witness policy %s is not a valid tlog policy", w.policy)
+		return nil, cli.Failf("witness policy %s is not a valid tlog policy", w.policy)
 	}
 	listed := false
 	for _, l := range pol.Logs {
@@ -63,7 +64,7 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 		ws = append(ws, witnessclient.Witness{Name: pw.Name, Key: pw.Key, URL: pw.URL})
 	}
 	if len(ws) == 0 {
-		return nil, failf("witness policy %s has no witness with a URL to ask", w.policy)
+		return nil, cli.Failf("witness policy %s has no witness with a URL to ask", w.policy)
 	}
 	return witnessclient.New(ws, witnessclient.Options{Timeout: w.timeout})
 }
@@ -74,7 +75,7 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, readTile client.TileFetcherFunc, lg witnessclient.Log, logKey *signednote.Verifier) (*tlog.Checkpoint, error) {
 	cp, res, err := c.WitnessLog(ctx, lg, logKey, readTile)
 	if err != nil {
-		return nil, failf("collecting cosignatures: %v", err)
+		return nil, cli.Failf("collecting cosignatures: %v", err)
 	}
 	for _, f := range res.Failures {
 		a.warnf("%v", f)

@@ -52,17 +52,17 @@ printed on stdout. Existing files are never overwritten.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
-				return usagef("--name is required")
+				return cli.Usagef("--name is required")
 			}
 			if out == "" {
-				return usagef("--%s NAME is required", keyPairFlag)
+				return cli.Usagef("--%s NAME is required", keyPairFlag)
 			}
 			return a.generateNoteKey(signednote.TypeCosignatureV1, name, out)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name (the key's name)")
 	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
-	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, cli.Usage)
 	return cmd
 }
 
@@ -107,19 +107,19 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case logArg == "":
-				return usagef("--log is required")
+				return cli.Usagef("--log is required")
 			case logKey == "":
-				return usagef("--log-key is required")
+				return cli.Usagef("--log-key is required")
 			case statePath == "":
-				return usagef("--state is required")
+				return cli.Usagef("--state is required")
 			case out == "":
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			if sameFile(statePath, out) {
-				return usagef("--state and -o name the same file")
+				return cli.Usagef("--state and -o name the same file")
 			}
 			if sameFile(statePath+witness.StateLockSuffix, out) {
-				return usagef("-o names the lock file of --state")
+				return cli.Usagef("-o names the lock file of --state")
 			}
 			if err := checkOutputs([]string{out}, []string{keyPath, logKey, statePath}, force); err != nil {
 				return err
@@ -134,7 +134,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			}
 			reader, err := witnesshttp.OpenLog(logArg)
 			if err != nil {
-				return failf("--log %v", err)
+				return cli.Failf("--log %v", err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), logTimeout)
 			defer cancel()
@@ -145,13 +145,13 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			switch {
 			case errors.Is(err, witness.ErrRefused):
 				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			case errors.Is(err, witness.ErrUnknownLog):
-				return failf("%v: pass --init to start witnessing %s from its current checkpoint (trust on first use)", err, lv.Name())
+				return cli.Failf("%v: pass --init to start witnessing %s from its current checkpoint (trust on first use)", err, lv.Name())
 			case errors.As(err, &we):
 				return writeFileError(we.Path, we.Err)
 			case err != nil:
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			// The state holds the tree: the cosignature may be published.
 			if err := a.writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
