@@ -75,15 +75,15 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case rekorURL == "":
-				return &usageError{errors.New("--rekor-url is required")}
+				return cmdcli.Usage(errors.New("--rekor-url is required"))
 			case keySpec == "":
-				return &usageError{errors.New("--key is required")}
+				return cmdcli.Usage(errors.New("--key is required"))
 			case out == "":
-				return &usageError{errors.New("-o/--output is required")}
+				return cmdcli.Usage(errors.New("-o/--output is required"))
 			case out == entryOut:
-				return &usageError{errors.New("-o and --entry name the same file")}
+				return cmdcli.Usage(errors.New("-o and --entry name the same file"))
 			case entryOut == "-":
-				return &usageError{errors.New("--entry -: the entry is written to a file (only -o may be - for standard output)")}
+				return cmdcli.Usage(errors.New("--entry -: the entry is written to a file (only -o may be - for standard output)"))
 			}
 			for _, o := range []string{out, entryOut} {
 				if o == "" || o == "-" {
@@ -159,7 +159,7 @@ func (a *app) rekorEntry(path string) ([]byte, error) {
 	if errors.As(err, &r) {
 		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Result.Diagnostics, ", "), r.Result.Detail)
 		a.errorf("refusing to log invalid evidence")
-		return nil, &exitError{exitInvalid}
+		return nil, cmdcli.Exit(exitInvalid)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %v", path, err)

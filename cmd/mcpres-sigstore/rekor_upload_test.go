@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +14,6 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/tlog/rekor/rekorfake"
 	"github.com/mcpres/mcpres/trustpolicy"
-	"github.com/spf13/cobra"
 )
 
 // rekorRegistered reports whether main.go registers the rekor command.
@@ -34,35 +30,10 @@ func TestRekorCommandRegistered(t *testing.T) {
 	}
 }
 
-// runRekorCLI runs a command line through run once main.go registers the
-// rekor command; until then through a root with it, mapping errors to exit
-// codes as run does.
+// runRekorCLI runs a command line through run (the rekor command is
+// registered: TestRekorCommandRegistered).
 func runRekorCLI(args ...string) (string, string, int) {
-	if rekorRegistered() {
-		return runCLI(args...)
-	}
-	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb}
-	root := &cobra.Command{Use: "mcpres-sigstore", SilenceErrors: true, SilenceUsage: true}
-	root.AddCommand(a.rekorCommand())
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	cmd, err := root.ExecuteC()
-	if err == nil {
-		return out.String(), errb.String(), exitValid
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return out.String(), errb.String(), ee.code
-	}
-	a.errorf("%v", err)
-	var ue *usageError
-	if errors.As(err, &ue) || cmd == root {
-		fmt.Fprintf(&errb, "\n%s", cmd.UsageString())
-	}
-	return out.String(), errb.String(), exitInput
+	return runCLI(args...)
 }
 
 func writeKeyPEM(t *testing.T, dir string, priv ed25519.PrivateKey) string {

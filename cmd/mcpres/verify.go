@@ -35,9 +35,6 @@ const (
 func (a *app) attestVerifyCommand() *cobra.Command {
 	return verifycmd.Command(verifycmd.Config{
 		Prog: "mcpres", Stdout: a.stdout, Stderr: a.stderr,
-		Usage:          cli.Usage,
-		Fail:           cli.Fail,
-		Exit:           func(code int) error { return cli.Exit(code) },
 		Now:            nowMillis,
 		PolicyLoaders:  map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
 		FetchPolicyTUF: a.fetchPolicyTUF,
