@@ -48,7 +48,7 @@ func NewLogClient(base string) (*LogClient, error) {
 }
 
 // OpenLog returns the reader of the log a witness is pointed at: an
-// http(s) URL (a LogClient), or a directory (a witness.DirLog).
+// http(s) URL (a LogClient), or a directory (a DirLog).
 func OpenLog(arg string) (witness.LogReader, error) {
 	if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
 		return NewLogClient(arg)
@@ -60,7 +60,7 @@ func OpenLog(arg string) (witness.LogReader, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("log %s is not a directory (or an http(s) URL)", arg)
 	}
-	return witness.DirLog(arg), nil
+	return DirLog(arg), nil
 }
 
 // ReadCheckpoint fetches BASE/checkpoint.

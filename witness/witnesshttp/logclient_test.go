@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/signednote"
-	"github.com/mcpres/mcpres/witness"
 	"github.com/mcpres/mcpres/witness/witnesshttp"
 )
 
@@ -75,7 +74,7 @@ func TestLogClient(t *testing.T) {
 // else is refused.
 func TestOpenLog(t *testing.T) {
 	dir := t.TempDir()
-	if r, err := witnesshttp.OpenLog(dir); err != nil || r != witness.DirLog(dir) {
+	if r, err := witnesshttp.OpenLog(dir); err != nil || r != witnesshttp.DirLog(dir) {
 		t.Errorf("a directory: %v, %v", r, err)
 	}
 	if r, err := witnesshttp.OpenLog("https://example.org/log"); err != nil {

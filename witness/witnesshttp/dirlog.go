@@ -1,4 +1,4 @@
-package witness
+package witnesshttp
 
 import (
 	"context"
@@ -12,7 +12,8 @@ import (
 )
 
 // A DirLog reads a tlog-tiles log in a directory (a log directory, or a
-// copy of a served log): a LogReader. Its checkpoint is at most
+// copy of a served log): a witness.LogReader, the one [OpenLog] returns
+// for a directory. Its checkpoint is at most
 // signednote.MaxBytes and its tiles at most a full tile; every file must
 // be a regular file (a FIFO is refused at once, never waited on).
 type DirLog string
