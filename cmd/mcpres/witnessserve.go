@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -104,19 +101,9 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			hs := srv.HTTPServer(listen)
-			done := make(chan error, 1)
-			go func() { done <- hs.Serve(ln) }()
 			fmt.Fprintf(a.stderr, "mcpres: witness %s serving %d log(s) on http://%s/add-checkpoint\n", w.Name(), len(logs), ln.Addr())
-			select {
-			case err := <-done:
-				return cli.Failf("serving: %v", err)
-			case <-ctx.Done():
-			}
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return cli.Failf("shutting down: %v", err)
+			if err := srv.Serve(ctx, ln); err != nil {
+				return cli.Failf("%v", err)
 			}
 			fmt.Fprintf(a.stderr, "mcpres: witness stopped\n")
 			return nil
