@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -47,6 +48,43 @@ type Signing struct {
 	// References counts the envelopes whose statement carries a
 	// transparency reference.
 	References int
+	// Transparency is the kind of the proof of the new envelope's
+	// transparency reference (SignOptions.Transparency; offline.DetectKind),
+	// when it has one. A c2sp.org/tlog-proof was checked to bind the
+	// bundle; of another kind only the SHA-256 could be checked at
+	// signing ([Signing.TransparencyUnchecked]).
+	Transparency *offline.Kind
+}
+
+// TransparencyUnchecked says what signing could not check of the new
+// envelope's transparency reference, or "" when it checked all of it
+// (none given, or a c2sp.org/tlog-proof that binds the bundle).
+func (s *Signing) TransparencyUnchecked() string {
+	if s.Transparency == nil || *s.Transparency == offline.KindTLogProof {
+		return ""
+	}
+	return fmt.Sprintf("the transparency reference is %s: only its SHA-256 was checked; a trust policy with a transparency section verifies c2sp.org/tlog-proof references (and Rekor v1 entries, with mcpres-sigstore)", *s.Transparency)
+}
+
+// checkTransparency checks, before b is signed, the transparency reference
+// ref its statement will carry: its proof is strict base64 and, for a
+// c2sp.org/tlog-proof, binds b and names its checkpoint origin and leaf
+// index (offline.CheckReference). A proof of another kind can only be
+// digest-checked here. It returns the proof's kind (nil without ref); a
+// failure is a RefusedTransparency *SignError.
+func checkTransparency(ref *TransparencyReference, b *canonjson.Value) (*offline.Kind, error) {
+	if ref == nil {
+		return nil, nil
+	}
+	proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
+	if err != nil {
+		return nil, &SignError{Refusal: RefusedTransparency, Err: fmt.Errorf("inclusionProofBase64: %w", err)}
+	}
+	kind := offline.DetectKind(proof)
+	if err := offline.CheckReference(ref.LogID, ref.EntryUUID, proof, b); err != nil && (!errors.Is(err, offline.ErrNotTLogProof) || kind == offline.KindTLogProof) {
+		return nil, &SignError{Refusal: RefusedTransparency, Err: err}
+	}
+	return &kind, nil
 }
 
 // ClaimUnreachable says why no trust policy can derive the claim of the
@@ -103,6 +141,11 @@ const (
 	// options are beyond the schema's bounds): Verification, or Err for an
 	// input error.
 	RefusedWouldNotVerify
+	// RefusedTransparency: the transparency reference to embed
+	// (SignOptions.Transparency) is a c2sp.org/tlog-proof that does not
+	// bind the bundle, or names another log or entry, or its proof is not
+	// strict base64 (Err).
+	RefusedTransparency
 )
 
 // A SignError is a refusal of [SignBundle] or [Cosign]; nothing was signed
@@ -135,6 +178,8 @@ func (e *SignError) Error() string {
 			return "attest: the attested bundle would not verify: " + e.Err.Error()
 		}
 		return "attest: refusing to write an attested bundle that would not verify: " + strings.Join(e.Verification.Diagnostics, ", ") + ": " + e.Verification.Detail
+	case RefusedTransparency:
+		return "attest: refusing to sign: the transparency reference does not bind this bundle: " + e.Err.Error()
 	}
 	return fmt.Sprintf("attest: refusal %d", int(e.Refusal))
 }
@@ -159,6 +204,10 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if !r.Valid {
 		return nil, &SignError{Refusal: RefusedInvalidEvidence, Evidence: &r}
 	}
+	kind, err := checkTransparency(o.Transparency, b)
+	if err != nil {
+		return nil, err
+	}
 	env, err := Sign(b, priv, o.SignOptions)
 	if err != nil {
 		return nil, err
@@ -176,7 +225,7 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if err := v.addEnvelope(0, env); err != nil {
 		return nil, err
 	}
-	return &Signing{Attested: w, Envelope: env, KeyID: ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references()}, nil
+	return &Signing{Attested: w, Envelope: env, KeyID: ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references(), Transparency: kind}, nil
 }
 
 // Cosign appends an envelope signed with priv to the attested bundle
@@ -211,6 +260,10 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 	if !v.res.Valid {
 		return nil, &SignError{Refusal: RefusedUnverified, Verification: &v.res}
 	}
+	kind, err := checkTransparency(o.Transparency, v.bundle)
+	if err != nil {
+		return nil, err
+	}
 	env, err := Sign(v.bundle, priv, o.SignOptions)
 	if err != nil {
 		return nil, err
@@ -233,7 +286,7 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 		auth.Set("claimedClassification", canonjson.NewString(claim.String()))
 	}
 	level, _ := ParseLevel(auth.Get("claimedClassification").Str) // verified above
-	return &Signing{Attested: out, Envelope: env, KeyID: keyID, Claim: level, Envelopes: len(all.Items), Cosigned: true, References: v.references()}, nil
+	return &Signing{Attested: out, Envelope: env, KeyID: keyID, Claim: level, Envelopes: len(all.Items), Cosigned: true, References: v.references(), Transparency: kind}, nil
 }
 
 // addEnvelope verifies env, just signed, as envelope i of the attestation

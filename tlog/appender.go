@@ -33,7 +33,10 @@ var ErrBusy = errors.New("tlog: the log is busy (too many entries waiting), retr
 // Add uses: batches of one, the fastest checkpoints.
 type AppenderOptions struct {
 	// BatchSize and BatchMaxAge bound Tessera's batches of entries
-	// (default 1 and tessera.DefaultBatchMaxAge).
+	// (default 1 and tessera.DefaultBatchMaxAge). BatchMaxAge is at least
+	// the storage's minimum when it has a MinBatchMaxAge() time.Duration
+	// method: a driver that publishes seldom gains nothing from younger
+	// batches, only more integration transactions.
 	BatchSize   uint
 	BatchMaxAge time.Duration
 	// CheckpointInterval is the shortest interval between two checkpoints
@@ -72,6 +75,9 @@ func (o AppenderOptions) tessera(store Storage, signer note.Signer, d *dedup) *t
 	}
 	if age == 0 {
 		age = tessera.DefaultBatchMaxAge
+	}
+	if m, ok := store.(interface{ MinBatchMaxAge() time.Duration }); ok && age < m.MinBatchMaxAge() {
+		age = m.MinBatchMaxAge()
 	}
 	if ci < CheckpointInterval {
 		ci = CheckpointInterval

@@ -122,8 +122,8 @@ func (l *Log) checkSigner(signer note.Signer) error {
 
 // Init creates a new, empty log: Tessera lays out the storage and publishes
 // a checkpoint of size 0 signed by signer, which must be the private half
-// of the log's key. It fails with ErrExists if a checkpoint is already
-// published there.
+// of the log's key, and a [KeyRecorder] storage records the log's key. It
+// fails with ErrExists if a checkpoint is already published there.
 func (l *Log) Init(ctx context.Context, signer note.Signer) (*signednote.Checkpoint, error) {
 	if err := l.checkSigner(signer); err != nil {
 		return nil, err
@@ -149,7 +149,16 @@ func (l *Log) Init(ctx context.Context, signer note.Signer) (*signednote.Checkpo
 	for {
 		data, err := reader.ReadCheckpoint(actx)
 		if err == nil {
-			return signednote.Open(data, l.key)
+			cp, err := signednote.Open(data, l.key)
+			if err != nil {
+				return nil, err
+			}
+			if kr, ok := l.store.(KeyRecorder); ok {
+				if err := kr.RecordKey(ctx, l.key.String()); err != nil {
+					return nil, fmt.Errorf("tlog: recording the log key in %s: %w", where(l.store), err)
+				}
+			}
+			return cp, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("tlog: reading the first checkpoint: %w", err)

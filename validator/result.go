@@ -1,6 +1,8 @@
 package validator
 
 import (
+	"errors"
+
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -104,3 +106,26 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string { return CodeInputInvalid + ": " + e.Reason }
+
+// InputReason is why an input could not be evaluated: the Reason of an
+// *InputError err wraps, else err's message (a read error).
+func InputReason(err error) string {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie.Reason
+	}
+	return err.Error()
+}
+
+// InputInvalidValue is the result object of an input that could not be
+// evaluated ([InputReason]): {"valid": false, "diagnostics":
+// ["MCP_RES_INPUT_INVALID"], "message": "MCP_RES_INPUT_INVALID: REASON"},
+// as `mcpres validate --format json` prints it and a log service answers
+// it (HTTP 400).
+func InputInvalidValue(err error) *canonjson.Value {
+	return canonjson.NewObject(
+		canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
+		canonjson.Member{Key: "diagnostics", Value: canonjson.NewArray(canonjson.NewString(CodeInputInvalid))},
+		canonjson.Member{Key: "message", Value: canonjson.NewString(CodeInputInvalid + ": " + InputReason(err))},
+	)
+}

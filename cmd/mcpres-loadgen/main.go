@@ -1,94 +1,102 @@
 // Command mcpres-loadgen measures a log server (mcpres log serve): N
 // concurrent clients submit distinct, valid conformance bundles (variants
-// of --bundle, each re-sealed with its own run environment) for a bounded
-// time and count, and it reports submissions per second and the time from
-// sending a bundle to holding its reference (p50, p99, max). It only drives
-// servers on the loopback interface.
+// of --bundle, each re-sealed with its own run environment:
+// tlog/loadgen.Variants) for a bounded time and count, and it reports
+// submissions per second and the time from sending a bundle to holding its
+// reference (p50, p99, max). It only drives servers on the loopback
+// interface.
 //
 //	mcpres log serve --dir /tmp/loadlog --key log.key --listen 127.0.0.1:8080 &
 //	mcpres-loadgen --url http://127.0.0.1:8080 --bundle testdata/bundles/example.json \
 //	    --clients 256 --duration 30s
+//
+// Exit status: 0 measured, 2 a usage error, unreadable input or a run that
+// could not start.
 package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/tlog/loadgen"
-	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/cobra"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintf(os.Stderr, "mcpres-loadgen: %v\n", err)
-		os.Exit(2)
-	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("mcpres-loadgen", flag.ContinueOnError)
-	url := fs.String("url", "", "the log server's base URL (loopback only)")
-	bundlePath := fs.String("bundle", "", "a valid conformance bundle whose variants are submitted")
-	clients := fs.Int("clients", 64, "concurrent clients")
-	duration := fs.Duration("duration", 30*time.Second, "how long to run (at most 5m)")
-	requests := fs.Int("requests", 0, "stop after this many submissions (0: the duration decides; at most 1,000,000)")
-	tokenFile := fs.String("token-file", "", "a file holding the server's bearer token")
-	if err := fs.Parse(args); err != nil {
-		return err
+// maxTokenBytes bounds --token-file: one line.
+const maxTokenBytes = 4096
+
+// run executes one command line and returns its exit code (cli.Run).
+func run(args []string, stdout, stderr io.Writer) int {
+	var url, bundlePath, tokenFile string
+	var clients, requests int
+	var duration time.Duration
+	root := &cobra.Command{
+		Use:   "mcpres-loadgen --url URL --bundle BUNDLE [--clients N] [--duration D] [--requests N] [--token-file FILE]",
+		Short: "Measure a log server (submissions per second, latency percentiles)",
+		Long: `Measure a log server ('mcpres log serve'): --clients concurrent clients
+submit distinct, valid conformance bundles (variants of --bundle, each
+sealed again with its own run environment) for --duration or --requests,
+whichever comes first, and the submissions per second and the time from
+sending a bundle to holding its reference (p50, p99, max) are printed.
+Only servers on the loopback interface are driven; a run lasts at most 5m
+and 1,000,000 submissions.`,
+		Args:              cobra.NoArgs,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if url == "" || bundlePath == "" {
+				return cli.Usagef("--url and --bundle are required")
+			}
+			if err := loadgen.CheckLoopback(url); err != nil {
+				return cli.Usage(err)
+			}
+			var token string
+			if tokenFile != "" {
+				data, err := regularfile.ReadFile(tokenFile, maxTokenBytes)
+				if err != nil {
+					return cli.Failf("--token-file: %v", err)
+				}
+				token = strings.TrimSpace(string(data))
+			}
+			_, base, err := canonjson.ReadFile(bundlePath)
+			if err != nil {
+				return cli.Failf("--bundle: %v", err)
+			}
+			body, err := loadgen.Variants(base, datetime.Millis(time.Now()))
+			if err != nil {
+				return cli.Failf("%s: %v", bundlePath, err)
+			}
+			fmt.Fprintf(stderr, "mcpres-loadgen: %d clients against %s for %v\n", clients, url, duration)
+			res, err := loadgen.Run(context.Background(), loadgen.Config{
+				URL: url, Token: token, Clients: clients, Duration: duration, Requests: requests, Body: body,
+			})
+			if err != nil {
+				return cli.Failf("%v", err)
+			}
+			fmt.Fprintln(stdout, res)
+			return nil
+		},
 	}
-	if *url == "" || *bundlePath == "" {
-		return errors.New("--url and --bundle are required")
-	}
-	if err := loadgen.CheckLoopback(*url); err != nil {
-		return err
-	}
-	var token string
-	if *tokenFile != "" {
-		data, err := regularfile.ReadFile(*tokenFile, 4096)
-		if err != nil {
-			return err
-		}
-		token = strings.TrimSpace(string(data))
-	}
-	_, base, err := canonjson.ReadFile(*bundlePath)
-	if err != nil {
-		return err
-	}
-	if r, err := validator.New().Bundle(base); err != nil || !r.Valid {
-		return fmt.Errorf("%s is not a valid conformance bundle", *bundlePath)
-	}
-	if env := base.Path("evidence", "run", "environment"); env == nil || !env.Get("os").Is(canonjson.String) {
-		return fmt.Errorf("%s has no evidence.run.environment.os to vary", *bundlePath)
-	}
-	var rb [4]byte
-	rand.Read(rb[:])
-	runID := hex.EncodeToString(rb[:]) // distinct entries on every run
-	body := func(i int) ([]byte, error) {
-		v := base.Clone()
-		v.Path("evidence", "run", "environment").Get("os").Str = fmt.Sprintf("loadgen-%s-%d", runID, i)
-		if err := bundle.SealFrom(v, bundle.StageEvidence); err != nil {
-			return nil, err
-		}
-		return canonjson.Compact(v)
-	}
-	fmt.Fprintf(os.Stderr, "mcpres-loadgen: %d clients against %s for %v\n", *clients, *url, *duration)
-	res, err := loadgen.Run(context.Background(), loadgen.Config{
-		URL: strings.TrimSuffix(*url, "/"), Token: token, Clients: *clients, Duration: *duration, Requests: *requests, Body: body,
-	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, res)
-	return nil
+	f := root.Flags()
+	f.StringVar(&url, "url", "", "the log server's base URL (loopback only)")
+	f.StringVar(&bundlePath, "bundle", "", "a valid conformance bundle whose variants are submitted")
+	f.IntVar(&clients, "clients", 64, "concurrent clients")
+	f.DurationVar(&duration, "duration", 30*time.Second, "how long to run (at most 5m)")
+	f.IntVar(&requests, "requests", 0, "stop after this many submissions (0: the duration decides; at most 1,000,000)")
+	f.StringVar(&tokenFile, "token-file", "", "a file holding the server's bearer token")
+	root.Version = version.Version
+	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-loadgen"))
+	return cli.Run(root, "mcpres-loadgen", args, nil, stdout, stderr)
 }

@@ -22,7 +22,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,23 +40,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// Exit codes (internal/cli).
 const (
-	exitValid   = 0
-	exitInvalid = 1
-	exitInput   = 2
+	exitValid   = cmdcli.ExitValid
+	exitInvalid = cmdcli.ExitInvalid
+	exitInput   = cmdcli.ExitInput
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
-
-type exitError struct{ code int }
-
-func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
 
 type app struct{ stdout, stderr io.Writer }
 
@@ -65,7 +57,7 @@ func (a *app) errorf(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "mcpres-sigstore: error: "+format+"\n", args...)
 }
 
-// run executes one command line and maps its outcome to the exit code.
+// run executes one command line and returns its exit code (cli.Run).
 func run(args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
@@ -78,26 +70,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
 	attestCmd.AddCommand(a.verifyCommand())
 	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(),
-		cmdcli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} },
+		cmdcli.ManCommand(func() *cobra.Command { return root }, cmdcli.Usage,
 			func(err error) error { return err }, nil))
 	root.Version = version.Version
 	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-sigstore"))
-	cmdcli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
-	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	cmd, ran, err := cmdcli.Execute(root, func(err error) error { return &usageError{err} })
-	if err == nil {
-		return exitValid
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	var ue *usageError
-	cmdcli.PrintError(stderr, "mcpres-sigstore", cmd, err, errors.As(err, &ue) || !ran)
-	return exitInput
+	return cmdcli.Run(root, "mcpres-sigstore", args, nil, stdout, stderr)
 }
 
 // verifyCommand is mcpres attest verify (package verifycmd: the same
@@ -107,10 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 func (a *app) verifyCommand() *cobra.Command {
 	return verifycmd.Command(verifycmd.Config{
 		Prog: "mcpres-sigstore", Stdout: a.stdout, Stderr: a.stderr,
-		Usage: func(err error) error { return &usageError{err} },
-		Fail:  func(err error) error { return err },
-		Exit:  func(code int) error { return &exitError{code} },
-		Now:   verifycmd.NowMillis,
+		Now: verifycmd.NowMillis,
 		PolicyLoaders: map[string]attest.PolicyLoader{
 			trustpolicy.SchemaVersionPolicy: trustpolicy.LoaderWith(rekor.Verifier{}),
 		},
@@ -131,17 +105,17 @@ func (a *app) verifyEntryCommand() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if bundlePath == "" || policyPath == "" {
-				return &usageError{fmt.Errorf("--bundle and --policy are required")}
+				return cmdcli.Usage(fmt.Errorf("--bundle and --policy are required"))
 			}
 			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
-				return &usageError{fmt.Errorf("--evaluated-at is empty")}
+				return cmdcli.Usage(fmt.Errorf("--evaluated-at is empty"))
 			}
 			if evaluatedAt == "" {
 				evaluatedAt = verifycmd.NowMillis()
 			}
 			at, err := datetime.Parse(evaluatedAt)
 			if err != nil {
-				return &usageError{fmt.Errorf("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)}
+				return cmdcli.Usage(fmt.Errorf("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt))
 			}
 			entry, err := canonjson.ReadFileBytes(args[0])
 			if err != nil {
@@ -203,7 +177,7 @@ func (a *app) printEntryResult(path string, v *offline.Verified, verr error) err
 	}
 	fmt.Fprintf(a.stdout, "%s\n", line)
 	if verr != nil {
-		return &exitError{exitInvalid}
+		return cmdcli.Exit(exitInvalid)
 	}
 	return nil
 }

@@ -13,14 +13,13 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/version"
-	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/tlog/admit"
 	"github.com/mcpres/mcpres/tlog/rekor"
-	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
 
@@ -38,8 +37,9 @@ const rekorUploadLong = `Submit a bundle's log entry to a Rekor v1 instance and 
 reference for it.
 
 BUNDLE is a conformance bundle, or an attested bundle whose embedded bundle
-is logged; it is validated first, and invalid evidence is never submitted
-(exit 1). The entry is the canonical mcpres.transparency-entry/v1 of the
+is logged; it is admitted first as 'mcpres log add' admits it (a valid
+bundle, or an attested bundle whose every signature verifies), and invalid
+evidence is never submitted (exit 1). The entry is the canonical mcpres.transparency-entry/v1 of the
 bundle, submitted as a hashedrekord v0.0.1 entry: its SHA-512 digest signed
 with Ed25519ph by --key (a PKCS#8 PEM Ed25519 key: PATH, file:PATH or
 env:NAME; an encrypted key takes its passphrase from $MCPRES_PASSWORD).
@@ -75,15 +75,15 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case rekorURL == "":
-				return &usageError{errors.New("--rekor-url is required")}
+				return cmdcli.Usage(errors.New("--rekor-url is required"))
 			case keySpec == "":
-				return &usageError{errors.New("--key is required")}
+				return cmdcli.Usage(errors.New("--key is required"))
 			case out == "":
-				return &usageError{errors.New("-o/--output is required")}
+				return cmdcli.Usage(errors.New("-o/--output is required"))
 			case out == entryOut:
-				return &usageError{errors.New("-o and --entry name the same file")}
+				return cmdcli.Usage(errors.New("-o and --entry name the same file"))
 			case entryOut == "-":
-				return &usageError{errors.New("--entry -: the entry is written to a file (only -o may be - for standard output)")}
+				return cmdcli.Usage(errors.New("--entry -: the entry is written to a file (only -o may be - for standard output)"))
 			}
 			for _, o := range []string{out, entryOut} {
 				if o == "" || o == "-" {
@@ -146,24 +146,25 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 	return cmd
 }
 
-// rekorEntry reads and validates a bundle (or an attested bundle's
-// bundle) and returns its log entry bytes.
+// rekorEntry reads a bundle (or an attested bundle) and admits it by the
+// rule of mcpres's own log (tlog/admit: a valid bundle, or an attested
+// bundle whose every signature verifies), and returns its log entry.
 func (a *app) rekorEntry(path string) ([]byte, error) {
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %v", path, err)
 	}
-	doc = document.CoreBundle(doc)
-	r, err := validator.New().Bundle(doc)
+	adm, err := admit.New().Admit(doc, verifycmd.NowMillis())
+	var r *admit.Refusal
+	if errors.As(err, &r) {
+		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Result.Diagnostics, ", "), r.Result.Detail)
+		a.errorf("refusing to log invalid evidence")
+		return nil, cmdcli.Exit(exitInvalid)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %v", path, err)
 	}
-	if !r.Valid {
-		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Diagnostics, ", "), r.Detail)
-		a.errorf("refusing to log invalid evidence")
-		return nil, &exitError{exitInvalid}
-	}
-	return offline.EntryFor(doc).Marshal()
+	return adm.Entry, nil
 }
 
 // loadSigningKey reads a PKCS#8 PEM Ed25519 key given as PATH, file:PATH

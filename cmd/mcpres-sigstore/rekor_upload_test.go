@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +15,6 @@ import (
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/tlog/rekor/rekorfake"
 	"github.com/mcpres/mcpres/trustpolicy"
-	"github.com/spf13/cobra"
 )
 
 // rekorRegistered reports whether main.go registers the rekor command.
@@ -35,35 +31,10 @@ func TestRekorCommandRegistered(t *testing.T) {
 	}
 }
 
-// runRekorCLI runs a command line through run once main.go registers the
-// rekor command; until then through a root with it, mapping errors to exit
-// codes as run does.
+// runRekorCLI runs a command line through run (the rekor command is
+// registered: TestRekorCommandRegistered).
 func runRekorCLI(args ...string) (string, string, int) {
-	if rekorRegistered() {
-		return runCLI(args...)
-	}
-	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb}
-	root := &cobra.Command{Use: "mcpres-sigstore", SilenceErrors: true, SilenceUsage: true}
-	root.AddCommand(a.rekorCommand())
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	cmd, err := root.ExecuteC()
-	if err == nil {
-		return out.String(), errb.String(), exitValid
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return out.String(), errb.String(), ee.code
-	}
-	a.errorf("%v", err)
-	var ue *usageError
-	if errors.As(err, &ue) || cmd == root {
-		fmt.Fprintf(&errb, "\n%s", cmd.UsageString())
-	}
-	return out.String(), errb.String(), exitInput
+	return runCLI(args...)
 }
 
 func writeKeyPEM(t *testing.T, dir string, priv ed25519.PrivateKey) string {
@@ -153,6 +124,15 @@ func TestRekorUploadRefusals(t *testing.T) {
 	invalid.Path("integrity").Get("bundleDigest").Str = strings.Repeat("0", 64)
 	bad := write(t, dir, "invalid.json", pretty(t, invalid))
 	key := writeKeyPEM(t, dir, attesttest.TestOnlyKeyOne())
+	// An attested bundle whose bundle is valid but whose envelope does not
+	// verify: refused as mcpres's log refuses it (tlog/admit).
+	signed, err := attest.SignBundle(bundletest.Example(t), attesttest.TestOnlyKeyOne(), attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := signed.Attested.Clone()
+	forged.Path("authenticity", "envelopes").Items[0].Get("signatures").Items[0].Set("keyid", canonjson.NewString(strings.Repeat("0", 64)))
+	badWrapper := write(t, dir, "forged.json", pretty(t, forged))
 	existing := write(t, dir, "existing.json", []byte("{}"))
 	out := filepath.Join(dir, "out.json")
 	t.Setenv("MCPRES_TEST_PEM", "")
@@ -163,6 +143,7 @@ func TestRekorUploadRefusals(t *testing.T) {
 		args []string
 	}{
 		{"invalid evidence", exitInvalid, "refusing to log invalid evidence", []string{"--key", key, bad, "-o", out}},
+		{"an attested bundle that does not verify", exitInvalid, "refusing to log invalid evidence", []string{"--key", key, badWrapper, "-o", out}},
 		{"existing output", exitInput, "refusing to overwrite " + existing, []string{"--key", key, good, "-o", existing}},
 		{"entry mismatch", exitInput, "not " + strings.Repeat("ab", 32) + " as the caller computed", []string{"--key", key, good, "-o", out, "--expect-entry-sha256", strings.Repeat("ab", 32)}},
 		{"missing key", exitInput, "--key is required", []string{good, "-o", out}},

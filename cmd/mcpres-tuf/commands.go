@@ -54,8 +54,8 @@ func (a *app) rootCommand(use string) *cobra.Command {
 	}
 	root.SetVersionTemplate(version.ReadBuild().Describe(use))
 	root.AddCommand(a.initCommand(), a.addTargetCommand(), a.signCommand(), a.fetchCommand(),
-		cli.ManCommand(func() *cobra.Command { return root }, func(err error) error { return &usageError{err} },
-			func(err error) error { return failf("%v", err) }, nil))
+		cli.ManCommand(func() *cobra.Command { return root }, cli.Usage,
+			func(err error) error { return cli.Failf("%v", err) }, nil))
 	cli.CompleteEnums(root, map[string][]string{"format": {"raw", "json"}})
 	return root
 }
@@ -67,7 +67,7 @@ func clock(flag, now string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, now)
 	if err != nil {
-		return time.Time{}, usagef("%s %q is not an RFC 3339 date-time", flag, now)
+		return time.Time{}, cli.Usagef("%s %q is not an RFC 3339 date-time", flag, now)
 	}
 	return t.UTC(), nil
 }
@@ -114,13 +114,13 @@ func (a *app) initCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case repo == "":
-				return usagef("--repo is required")
+				return cli.Usagef("--repo is required")
 			case len(rootKeys) == 0:
-				return usagef("at least one --root-key is required")
+				return cli.Usagef("at least one --root-key is required")
 			case threshold == 0 && len(rootKeys) > 1:
-				return usagef("--root-threshold is required with more than one --root-key")
+				return cli.Usagef("--root-threshold is required with more than one --root-key")
 			case targetsKey == "" || snapshotKey == "" || timestampKey == "":
-				return usagef("--targets-key, --snapshot-key and --timestamp-key are required")
+				return cli.Usagef("--targets-key, --snapshot-key and --timestamp-key are required")
 			}
 			if threshold == 0 {
 				threshold = 1
@@ -145,13 +145,13 @@ func (a *app) initCommand() *cobra.Command {
 			}
 			states, err := tufdist.Init(c)
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			a.printRoleStates(states)
 			rootFile := filepath.Join(repo, "1.root.json")
 			data, err := regularfile.ReadFile(rootFile, tufdist.MaxMetadataBytes)
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			sum := sha256.Sum256(data)
 			fmt.Fprintf(a.stdout, "pin %s: sha256 %s\n", rootFile, hex.EncodeToString(sum[:]))
@@ -166,7 +166,7 @@ func (a *app) initCommand() *cobra.Command {
 	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
 	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
 	f.StringVar(&now, "evaluated-at", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
-	cli.DeprecatedAlias(cmd, "now", "evaluated-at", func(err error) error { return &usageError{err} })
+	cli.DeprecatedAlias(cmd, "now", "evaluated-at", cli.Usage)
 	expiryFlags(cmd, &exp, true)
 	return cmd
 }
@@ -196,14 +196,14 @@ func (a *app) addTargetCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case repo == "":
-				return usagef("--repo is required")
+				return cli.Usagef("--repo is required")
 			case name == "":
-				return usagef("--name is required (the target name verifiers ask for with --policy-target)")
+				return cli.Usagef("--name is required (the target name verifiers ask for with --policy-target)")
 			case targetsKey == "" || snapshotKey == "" || timestampKey == "":
-				return usagef("--targets-key, --snapshot-key and --timestamp-key are required")
+				return cli.Usagef("--targets-key, --snapshot-key and --timestamp-key are required")
 			}
 			if err := tufdist.ValidTargetName(name); err != nil {
-				return usagef("--name: %v", err)
+				return cli.Usagef("--name: %v", err)
 			}
 			t, err := clock("--evaluated-at", now)
 			if err != nil {
@@ -211,7 +211,7 @@ func (a *app) addTargetCommand() *cobra.Command {
 			}
 			data, _, err := canonjson.ReadFile(args[0])
 			if err != nil {
-				return failf("%s: %v", args[0], err)
+				return cli.Failf("%s: %v", args[0], err)
 			}
 			c := tufdist.AddTargetConfig{Dir: repo, Name: name, Data: data, Now: t, Expiry: exp}
 			if c.Targets, c.Snapshot, c.Timestamp, err = a.loadRoleKeys(targetsKey, snapshotKey, timestampKey); err != nil {
@@ -219,7 +219,7 @@ func (a *app) addTargetCommand() *cobra.Command {
 			}
 			states, err := tufdist.AddTarget(c)
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			sum := sha256.Sum256(data)
 			fmt.Fprintf(a.stdout, "target %s: %d bytes, sha256 %s\n", name, len(data), hex.EncodeToString(sum[:]))
@@ -234,7 +234,7 @@ func (a *app) addTargetCommand() *cobra.Command {
 	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
 	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
 	f.StringVar(&now, "evaluated-at", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
-	cli.DeprecatedAlias(cmd, "now", "evaluated-at", func(err error) error { return &usageError{err} })
+	cli.DeprecatedAlias(cmd, "now", "evaluated-at", cli.Usage)
 	expiryFlags(cmd, &exp, false)
 	return cmd
 }
@@ -255,13 +255,13 @@ is reached.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case repo == "":
-				return usagef("--repo is required")
+				return cli.Usagef("--repo is required")
 			case role == "":
-				return usagef("--role is required")
+				return cli.Usagef("--role is required")
 			case role != "root":
-				return usagef("--role %q: only root can be given further signatures (add-target signs targets, snapshot and timestamp)", role)
+				return cli.Usagef("--role %q: only root can be given further signatures (add-target signs targets, snapshot and timestamp)", role)
 			case keyPath == "":
-				return usagef("--key is required")
+				return cli.Usagef("--key is required")
 			}
 			priv, err := a.loadPrivateKey(keyPath)
 			if err != nil {
@@ -269,7 +269,7 @@ is reached.`,
 			}
 			st, err := tufdist.Sign(repo, role, priv)
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			a.printRoleStates([]tufdist.RoleState{st})
 			return nil
@@ -322,15 +322,15 @@ func (a *app) fetchCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case root == "" || repo == "" || target == "":
-				return usagef("--policy-tuf, --policy-repo and --policy-target are required")
+				return cli.Usagef("--policy-tuf, --policy-repo and --policy-target are required")
 			case format != "raw" && format != "json":
-				return usagef("--format %q: want raw or json", format)
+				return cli.Usagef("--format %q: want raw or json", format)
 			case format == "json" && out != "":
-				return usagef("-o/--output can't be used with --format json (the object goes to stdout)")
+				return cli.Usagef("-o/--output can't be used with --format json (the object goes to stdout)")
 			}
 			pinned, err := regularfile.ReadFile(root, tufdist.MaxMetadataBytes)
 			if err != nil {
-				return a.fetchFailed(format, target, repo, failf("--policy-tuf: %v", err))
+				return a.fetchFailed(format, target, repo, cli.Failf("--policy-tuf: %v", err))
 			}
 			res, err := tufdist.Fetch(tufdist.Config{TrustedRoot: pinned, RepoURL: repo, Target: target, CacheDir: cacheDir, Now: time.Now().UTC()})
 			if err != nil {
@@ -365,7 +365,7 @@ func (a *app) fetchCommand() *cobra.Command {
 // json, else as an error (exit 2 either way).
 func (a *app) fetchFailed(format, target, repo string, err error) error {
 	if format != "json" {
-		return failf("trust policy %q from TUF repository %s: %v", target, repo, err)
+		return cli.Failf("trust policy %q from TUF repository %s: %v", target, repo, err)
 	}
 	role, check := canonjson.NewNull(), canonjson.NewNull()
 	var ve *tufdist.VerificationError
@@ -383,7 +383,7 @@ func (a *app) fetchFailed(format, target, repo string, err error) error {
 	)); werr != nil {
 		return werr
 	}
-	return &exitError{exitInput}
+	return cli.Exit(exitInput)
 }
 
 func fetchResult(repo string, res *tufdist.Result) *canonjson.Value {
@@ -419,7 +419,7 @@ func fetchResult(repo string, res *tufdist.Result) *canonjson.Value {
 func (a *app) writeJSON(v *canonjson.Value) error {
 	out, err := canonjson.Compact(v)
 	if err != nil {
-		return failf("encoding the result: %v", err)
+		return cli.Failf("encoding the result: %v", err)
 	}
 	_, err = a.stdout.Write(append(out, '\n'))
 	return err
@@ -430,11 +430,11 @@ func (a *app) writeJSON(v *canonjson.Value) error {
 func writeOutput(out, input string, data []byte, force bool) error {
 	if a, errA := filepath.Abs(out); errA == nil {
 		if b, errB := filepath.Abs(input); errB == nil && a == b {
-			return failf("refusing to write %s: it is an input of this command", out)
+			return cli.Failf("refusing to write %s: it is an input of this command", out)
 		}
 	}
 	if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {
-		return failf("%s", cli.WriteError(out, err))
+		return cli.Failf("%s", cli.WriteError(out, err))
 	}
 	return nil
 }

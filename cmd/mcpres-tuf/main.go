@@ -31,9 +31,10 @@ import (
 	"golang.org/x/term"
 )
 
+// Exit codes (internal/cli): 0 success, 2 a usage error, unreadable input,
+// or a policy that cannot be obtained or verified.
 const (
-	exitOK    = 0
-	exitInput = 2
+	exitInput = cli.ExitInput
 )
 
 // invokedAsEnv is set by mcpres when it runs this binary for `mcpres policy
@@ -59,34 +60,8 @@ func (a *app) warnf(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "%s: warning: "+format+"\n", append([]any{a.prog}, args...)...)
 }
 
-// exitError carries an exit code out of a command whose output is written.
-type exitError struct{ code int }
-
-func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-// usageError is a problem with the command line itself.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Errorf(format, args...)}
-}
-
-// commandError is an error raised by a command body (failf), not a usage
-// error.
-type commandError struct{ err error }
-
-func (e *commandError) Error() string { return e.err.Error() }
-func (e *commandError) Unwrap() error { return e.err }
-
-func failf(format string, args ...any) error {
-	return &commandError{fmt.Errorf(format, args...)}
-}
-
-// run executes one command line and returns the exit code; every mapping
-// of errors to exit codes happens here.
+// run executes one command line and returns the exit code (cli.Run: every
+// mapping of errors to exit codes happens there).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, prog: "mcpres-tuf"}
 	root := a.rootCommand("mcpres-tuf")
@@ -111,22 +86,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		args = append(words[1:len(words):len(words)], args...)
 	}
-	cli.RejectUnknownSubcommands(root, func(err error) error { return &usageError{err} })
-	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	cmd, ran, err := cli.Execute(root, func(err error) error { return &usageError{err} })
-	if err == nil {
-		return exitOK
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	var ue *usageError
-	cli.PrintError(stderr, a.prog, cmd, err, errors.As(err, &ue) || !ran)
-	return exitInput
+	return cli.Run(root, a.prog, args, stdin, stdout, stderr)
 }
 
 // loadPrivateKey reads a private key file (PKCS#8 PEM, optionally
@@ -135,7 +95,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
 	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
-		return nil, failf("private key: %v", err)
+		return nil, cli.Failf("private key: %v", err)
 	}
 	if st, err := os.Stat(path); err == nil && !signednote.RecogniseKey(data).Public() {
 		// A public key given by mistake is refused below, not warned about.
@@ -145,7 +105,7 @@ func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
 	}
 	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
 	if err != nil {
-		return nil, failf("private key %s: %v", path, err)
+		return nil, cli.Failf("private key %s: %v", path, err)
 	}
 	return priv, nil
 }
@@ -155,7 +115,7 @@ func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
 func (a *app) loadRootKey(path string) (ed25519.PublicKey, ed25519.PrivateKey, error) {
 	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
-		return nil, nil, failf("root key: %v", err)
+		return nil, nil, cli.Failf("root key: %v", err)
 	}
 	if pub, err := attest.ParsePublicKeyPEM(data); err == nil {
 		return pub, nil, nil

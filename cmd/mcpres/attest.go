@@ -10,8 +10,8 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
-	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -70,33 +70,33 @@ func (a *app) attestSignCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case keyPath == "":
-				return usagef("--key is required")
+				return cli.Usagef("--key is required")
 			case identity == "":
-				return usagef("--identity is required")
+				return cli.Usagef("--identity is required")
 			case policyID == "":
-				return usagef("--policy-id is required")
+				return cli.Usagef("--policy-id is required")
 			case out == "":
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			if n := utf8.RuneCountInString(identity); n > 256 {
-				return usagef("--identity is %d characters long; an MCP-RES signer identity has at most 256", n)
+				return cli.Usagef("--identity is %d characters long; an MCP-RES signer identity has at most 256", n)
 			}
 			if n := utf8.RuneCountInString(policyID); n > 128 {
-				return usagef("--policy-id is %d characters long; an MCP-RES trust-policy id has at most 128", n)
+				return cli.Usagef("--policy-id is %d characters long; an MCP-RES trust-policy id has at most 128", n)
 			}
 			if cmd.Flags().Changed("signing-time") && signingTime == "" {
-				return usagef("--signing-time is empty")
+				return cli.Usagef("--signing-time is empty")
 			}
 			if signingTime == "" {
 				signingTime = nowMillis()
 			} else if !datetime.Valid(signingTime) {
-				return usagef("--signing-time %q is not an RFC 3339 date-time", signingTime)
+				return cli.Usagef("--signing-time %q is not an RFC 3339 date-time", signingTime)
 			}
 			var claimLevel *attest.Level
 			if claim != "" {
 				l, err := attest.ParseLevel(claim)
 				if err != nil {
-					return usagef("--claim: %v", err)
+					return cli.Usagef("--claim: %v", err)
 				}
 				claimLevel = &l
 			}
@@ -111,24 +111,22 @@ func (a *app) attestSignCommand() *cobra.Command {
 			_, doc, err := canonjson.ReadFile(args[0])
 			if err != nil {
 				a.printInputInvalid(args[0], err, "text", false)
-				return &exitError{exitInput}
-			}
-			if opts.Transparency != nil {
-				if err := a.checkTransparency(transparency, opts.Transparency, doc); err != nil {
-					return err
-				}
+				return cli.Exit(exitInput)
 			}
 			priv, err := a.loadPrivateKey(keyPath)
 			if err != nil {
 				return err
 			}
-			s, err := a.sign(args[0], doc, priv, opts, claimLevel)
+			s, err := a.sign(args[0], transparency, doc, priv, opts, claimLevel)
 			if err != nil {
 				return err
 			}
+			if why := s.TransparencyUnchecked(); why != "" {
+				a.warnf("%s: %s", transparency, why)
+			}
 			data, err := canonjson.Pretty(s.Attested)
 			if err != nil {
-				return failf("encoding the attested bundle: %v", err)
+				return cli.Failf("encoding the attested bundle: %v", err)
 			}
 			inputs := []string{args[0]}
 			if !strings.HasPrefix(keyPath, "env:") {
@@ -160,37 +158,20 @@ func (a *app) attestSignCommand() *cobra.Command {
 func (a *app) readTransparency(path string) (*attest.TransparencyReference, error) {
 	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
-		return nil, failf("transparency reference %s: %v", path, err)
+		return nil, cli.Failf("transparency reference %s: %v", path, err)
 	}
 	ref, _, err := attest.ParseTransparencyReference(data)
 	if err != nil {
-		return nil, failf("%s: %v", path, err)
+		return nil, cli.Failf("%s: %v", path, err)
 	}
 	return ref, nil
 }
 
-// checkTransparency checks before signing that a tlog-proof reference binds
-// the bundle being signed and names its checkpoint origin and leaf index
-// (offline.CheckReference). Other proof kinds can only be digest-checked here.
-func (a *app) checkTransparency(path string, ref *attest.TransparencyReference, doc *canonjson.Value) error {
-	b := document.CoreBundle(doc)
-	proof, err := attest.DecodeStrictBase64(ref.InclusionProofBase64)
-	if err != nil {
-		return failf("transparency reference %s: inclusionProofBase64: %v", path, err)
-	}
-	if err := offline.CheckReference(ref.LogID, ref.EntryUUID, proof, b); err != nil {
-		if errors.Is(err, offline.ErrNotTLogProof) {
-			a.warnf("transparency reference %s is %s: only its SHA-256 was checked; a trust policy with a transparency section verifies c2sp.org/tlog-proof references (and Rekor v1 entries, with mcpres-sigstore)", path, offline.DetectKind(proof))
-			return nil
-		}
-		return failf("transparency reference %s does not bind this bundle: %v", path, err)
-	}
-	return nil
-}
-
 // sign signs a bundle, or appends an envelope to an attested bundle
-// (attest.SignBundle, attest.Cosign), and prints a refusal.
-func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*attest.Signing, error) {
+// (attest.SignBundle, attest.Cosign), and prints a refusal: the document's
+// report when its evidence or input is at fault, attest's message in
+// every case.
+func (a *app) sign(path, transparency string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*attest.Signing, error) {
 	o := attest.BundleSignOptions{SignOptions: opts, Claim: claim, Validator: validator.New()}
 	var s *attest.Signing
 	var err error
@@ -202,37 +183,26 @@ func (a *app) sign(path string, doc *canonjson.Value, priv []byte, opts attest.S
 	var se *attest.SignError
 	if !errors.As(err, &se) {
 		if err != nil {
-			return nil, failf("%v", err)
+			return nil, cli.Failf("%v", err)
 		}
 		return s, nil
 	}
 	switch se.Refusal {
 	case attest.RefusedInput:
 		a.printInputInvalid(path, se.Err, "text", false)
-		for _, h := range documentHints(path, doc) {
-			a.hint(h)
-		}
-		return nil, &exitError{exitInput}
+		a.hints(documentHints(path, doc))
+		return nil, cli.Exit(exitInput)
 	case attest.RefusedInvalidEvidence:
 		a.printResult(path, *se.Evidence, "text", false)
-		fmt.Fprintln(a.stderr, "mcpres: error: refusing to sign invalid evidence")
-		for _, h := range documentHints(path, doc) {
-			a.hint(h)
-		}
-		return nil, &exitError{exitInvalid}
+		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, se)
+		a.hints(documentHints(path, doc))
+		return nil, cli.Exit(exitInvalid)
 	case attest.RefusedUnverified:
-		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(se.Verification.Diagnostics, ", "), se.Verification.Detail)
-		fmt.Fprintln(a.stderr, "mcpres: error: refusing to co-sign an attested bundle that does not verify")
-		return nil, &exitError{exitInvalid}
-	case attest.RefusedFull:
-		return nil, failf("refusing to co-sign: %s already holds %d envelopes, the most an attested bundle may carry", path, se.Envelopes)
-	case attest.RefusedKeyAlreadySigned:
-		return nil, failf("refusing to co-sign: key %s already signed this bundle (as %q); one key is one signer, never two witnesses", se.KeyID, se.SignerIdentity)
-	case attest.RefusedWouldNotVerify:
-		if se.Err != nil {
-			return nil, failf("the attested bundle would not verify: %v", se.Err)
-		}
-		return nil, failf("refusing to write an attested bundle that would not verify: %s: %s", strings.Join(se.Verification.Diagnostics, ", "), se.Verification.Detail)
+		a.render(attestReport(path, *se.Verification), "text", false, true)
+		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, se)
+		return nil, cli.Exit(exitInvalid)
+	case attest.RefusedTransparency:
+		return nil, cli.Failf("%s: %v (--transparency %s)", path, se, transparency)
 	}
-	return nil, failf("%v", err)
+	return nil, cli.Failf("%s: %v", path, se)
 }

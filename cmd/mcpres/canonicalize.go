@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -19,12 +20,12 @@ An unreadable file prints the MCP_RES_INPUT_INVALID object and exits 2.`,
 			_, doc, err := canonjson.ReadFile(args[0])
 			if err != nil {
 				a.printInputInvalid(args[0], err, "json", false)
-				return &exitError{exitInput}
+				return cli.Exit(exitInput)
 			}
 			b, err := canonjson.Canonical(doc)
 			if err != nil {
 				a.printInputInvalid(args[0], err, "json", false)
-				return &exitError{exitInput}
+				return cli.Exit(exitInput)
 			}
 			a.printJSON("", canonjson.NewObject(
 				canonjson.Member{Key: "canonicalBase64", Value: canonjson.NewString(base64.StdEncoding.EncodeToString(b))},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/example"
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,7 @@ func (a *app) demoCommand() *cobra.Command {
 			}
 			dir, err := os.MkdirTemp("", "mcpres-demo-")
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			if keep {
 				fmt.Fprintf(a.stdout, "# working in %s (kept)\n", dir)
@@ -70,7 +71,7 @@ func (a *app) demoCommand() *cobra.Command {
 			case reportOut != "":
 				data, err := os.ReadFile(html)
 				if err != nil {
-					return failf("%v", err)
+					return cli.Failf("%v", err)
 				}
 				if err := a.writeOutput(reportOut, nil, data, false); err != nil {
 					return err
@@ -103,7 +104,7 @@ func (a *app) demo(dir string) error {
 		code := run(args, a.stdin, &out, &out)
 		a.stdout.Write(bytes.ReplaceAll(out.Bytes(), []byte(dir+string(filepath.Separator)), nil))
 		if code != want {
-			return failf("demo step %q exited %d, expected %d", title, code, want)
+			return cli.Failf("demo step %q exited %d, expected %d", title, code, want)
 		}
 		return nil
 	}
@@ -228,7 +229,7 @@ func demoTLogPolicy(p func(string) string) ([]byte, error) {
 	for _, f := range []string{"log.vkey", "log-witness.vkey"} {
 		b, err := os.ReadFile(p(f))
 		if err != nil {
-			return nil, failf("%v", err)
+			return nil, cli.Failf("%v", err)
 		}
 		vkeys = append(vkeys, strings.TrimSpace(string(b)))
 	}
@@ -260,12 +261,12 @@ const (
 func tamperOneByte(src, dst string) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
-		return failf("%v", err)
+		return cli.Failf("%v", err)
 	}
 	marker := []byte(`"reasonCode": "`)
 	i := bytes.Index(data, marker)
 	if i < 0 {
-		return failf("demo: no reasonCode to tamper with")
+		return cli.Failf("demo: no reasonCode to tamper with")
 	}
 	i += len(marker)
 	if data[i] == 'A' {

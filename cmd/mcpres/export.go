@@ -5,6 +5,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -42,17 +43,17 @@ func (a *app) attestExportCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case !cmd.Flags().Changed("sigstore-bundle"):
-				return usagef("--sigstore-bundle ENVELOPE_INDEX is required")
+				return cli.Usagef("--sigstore-bundle ENVELOPE_INDEX is required")
 			case index < 0:
-				return usagef("--sigstore-bundle: envelope index %d is negative (indexes count from 0)", index)
+				return cli.Usagef("--sigstore-bundle: envelope index %d is negative (indexes count from 0)", index)
 			case out == "":
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			path := args[0]
 			_, doc, err := canonjson.ReadFile(path)
 			if err != nil {
 				a.printInputInvalid(path, err, "text", false)
-				return &exitError{exitInput}
+				return cli.Exit(exitInput)
 			}
 			env, err := selectEnvelope(path, doc, index)
 			if err != nil {
@@ -60,11 +61,11 @@ func (a *app) attestExportCommand() *cobra.Command {
 			}
 			b, err := sigstore.ExportBundle(env)
 			if err != nil {
-				return failf("%s: envelope %d: %v", path, index, err)
+				return cli.Failf("%s: envelope %d: %v", path, index, err)
 			}
 			data, err := canonjson.Pretty(b)
 			if err != nil {
-				return failf("encoding the Sigstore bundle: %v", err)
+				return cli.Failf("encoding the Sigstore bundle: %v", err)
 			}
 			if err := a.writeOutput(out, []string{path}, data, force); err != nil {
 				return err
@@ -83,17 +84,17 @@ func (a *app) attestExportCommand() *cobra.Command {
 // selectEnvelope returns envelope number index of the attested bundle doc.
 func selectEnvelope(path string, doc *canonjson.Value, index int) (*canonjson.Value, error) {
 	if document.Detect(doc) != document.AttestedBundle {
-		return nil, failf("%s is not an attested conformance bundle (schemaVersion %s is required)", path, bundle.SchemaVersionAttestedBundle)
+		return nil, cli.Failf("%s is not an attested conformance bundle (schemaVersion %s is required)", path, bundle.SchemaVersionAttestedBundle)
 	}
 	envs := doc.Path("authenticity", "envelopes")
 	if !envs.Is(canonjson.Array) {
-		return nil, failf("%s: authenticity.envelopes is missing or not an array", path)
+		return nil, cli.Failf("%s: authenticity.envelopes is missing or not an array", path)
 	}
 	switch n := len(envs.Items); {
 	case n == 0:
-		return nil, failf("%s holds no envelopes (it is unsigned): there is nothing to export", path)
+		return nil, cli.Failf("%s holds no envelopes (it is unsigned): there is nothing to export", path)
 	case index >= n:
-		return nil, failf("envelope index %d is out of range: %s holds %d envelope(s), indexes 0 to %d", index, path, n, n-1)
+		return nil, cli.Failf("envelope index %d is out of range: %s holds %d envelope(s), indexes 0 to %d", index, path, n, n-1)
 	}
 	return envs.Items[index], nil
 }

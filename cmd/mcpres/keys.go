@@ -68,7 +68,7 @@ for on the terminal.`,
 			}
 			priv, err := attest.GenerateKey(rand.Reader)
 			if err != nil {
-				return failf("generating key: %v", err)
+				return cli.Failf("generating key: %v", err)
 			}
 			var privPEM []byte
 			if encrypt {
@@ -78,15 +78,15 @@ for on the terminal.`,
 				}
 				privPEM, err = attest.MarshalEncryptedPrivateKeyPEM(priv, pass)
 				if err != nil {
-					return failf("encrypting private key: %v", err)
+					return cli.Failf("encrypting private key: %v", err)
 				}
 			} else if privPEM, err = attest.MarshalPrivateKeyPEM(priv); err != nil {
-				return failf("encoding private key: %v", err)
+				return cli.Failf("encoding private key: %v", err)
 			}
 			pub := priv.Public().(ed25519.PublicKey)
 			pubPEM, err := attest.MarshalPublicKeyPEM(pub)
 			if err != nil {
-				return failf("encoding public key: %v", err)
+				return cli.Failf("encoding public key: %v", err)
 			}
 			if err := writeKeyPair(out+".key", privPEM, out+".pub", pubPEM); err != nil {
 				return err
@@ -99,7 +99,7 @@ for on the terminal.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.pub)")
-	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, cli.Usage)
 	cmd.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt the private key with a passphrase ($MCPRES_PASSWORD, $COSIGN_PASSWORD or a prompt)")
 	return cmd
 }
@@ -127,7 +127,7 @@ exit status is 2.`,
 						return err
 					}
 					fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
-					failed = &exitError{exitInput}
+					failed = cli.Exit(exitInput)
 					continue
 				}
 				fp := ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(pub))
@@ -145,12 +145,12 @@ exit status is 2.`,
 func (a *app) loadAnyPublicKey(path string) (ed25519.PublicKey, error) {
 	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
-		return nil, failf("%v", err)
+		return nil, cli.Failf("%v", err)
 	}
 	if signednote.RecogniseKey(data) != signednote.PEMPrivateKey && !bytes.Contains(data, []byte("PRIVATE KEY-----")) {
 		pub, err := attest.ParsePublicKeyPEM(data)
 		if err != nil {
-			return nil, failf("public key %s: %v", path, signednote.WithFlag(err, "key fingerprint"))
+			return nil, cli.Failf("public key %s: %v", path, signednote.WithFlag(err, "key fingerprint"))
 		}
 		return pub, nil
 	}
@@ -168,22 +168,22 @@ func (a *app) loadAnyPublicKey(path string) (ed25519.PublicKey, error) {
 func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
 	if name, ok := strings.CutPrefix(spec, "env:"); ok {
 		if name == "" {
-			return nil, usagef("--key env: needs a variable name, as in env:MCPRES_SIGNING_KEY")
+			return nil, cli.Usagef("--key env: needs a variable name, as in env:MCPRES_SIGNING_KEY")
 		}
 		data, ok := os.LookupEnv(name)
 		if !ok || data == "" {
-			return nil, failf("private key: environment variable %s is not set or empty", name)
+			return nil, cli.Failf("private key: environment variable %s is not set or empty", name)
 		}
 		priv, err := attest.ParsePrivateKeyPEM([]byte(data), func() ([]byte, error) { return a.passphrase("$" + name) })
 		if err != nil {
-			return nil, failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
+			return nil, cli.Failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
 		}
 		return priv, nil
 	}
 	path := strings.TrimPrefix(spec, "file:")
 	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
-		return nil, failf("private key: %v", err)
+		return nil, cli.Failf("private key: %v", err)
 	}
 	if st, err := os.Stat(path); err == nil && !signednote.RecogniseKey(data).Public() {
 		// A public key given by mistake is refused below, not warned about.
@@ -193,7 +193,7 @@ func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
 	}
 	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
 	if err != nil {
-		return nil, failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
+		return nil, cli.Failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	return priv, nil
 }
@@ -201,7 +201,7 @@ func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
 func (a *app) parsePrivateKey(path string, data []byte) (ed25519.PrivateKey, error) {
 	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
 	if err != nil {
-		return nil, failf("private key %s: %v", path, err)
+		return nil, cli.Failf("private key %s: %v", path, err)
 	}
 	return priv, nil
 }
@@ -220,7 +220,7 @@ func (a *app) passphrase(path string) ([]byte, error) {
 func (a *app) newPassphrase() ([]byte, error) {
 	if p, name, ok := lookupPassword(); ok {
 		if p == "" {
-			return nil, failf("$%s is set but empty", name)
+			return nil, cli.Failf("$%s is set but empty", name)
 		}
 		return []byte(p), nil
 	}
@@ -233,10 +233,10 @@ func (a *app) newPassphrase() ([]byte, error) {
 		return nil, err
 	}
 	if !bytes.Equal(p1, p2) {
-		return nil, failf("the passphrases differ")
+		return nil, cli.Failf("the passphrases differ")
 	}
 	if len(p1) == 0 {
-		return nil, failf("refusing an empty passphrase")
+		return nil, cli.Failf("refusing an empty passphrase")
 	}
 	return p1, nil
 }
@@ -246,17 +246,17 @@ var errNoTerminal = errors.New("no terminal to ask for a passphrase; set $" + pa
 func (a *app) prompt(msg string) ([]byte, error) {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
-		return nil, &commandError{errNoTerminal}
+		return nil, cli.Fail(errNoTerminal)
 	}
 	defer tty.Close()
 	if !term.IsTerminal(int(tty.Fd())) {
-		return nil, &commandError{errNoTerminal}
+		return nil, cli.Fail(errNoTerminal)
 	}
 	fmt.Fprint(tty, msg)
 	p, err := term.ReadPassword(int(tty.Fd()))
 	fmt.Fprintln(tty)
 	if err != nil {
-		return nil, failf("reading passphrase: %v", err)
+		return nil, cli.Failf("reading passphrase: %v", err)
 	}
 	return p, nil
 }

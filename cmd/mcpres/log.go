@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,12 +19,12 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
+	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/spf13/cobra"
@@ -35,12 +34,6 @@ import (
 // The log commands run a self-hosted transparency log with Tessera's POSIX
 // driver: this file is where the CLI chooses that driver (tlog/posix) for
 // the storage-agnostic tlog package.
-
-// logVKeyFile is where `log init` records the log's verifier key, relative
-// to the log directory. It is operator state next to Tessera's .state, not
-// part of the tlog-tiles API: verifiers take the log key from their trust
-// policy, never from the log.
-const logVKeyFile = ".mcpres/log.vkey"
 
 // logTimeout bounds one log command (appending waits for a checkpoint).
 const logTimeout = 2 * time.Minute
@@ -161,17 +154,17 @@ policy's tlog-policy. Existing files are never overwritten.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if origin == "" {
-				return usagef("--origin is required")
+				return cli.Usagef("--origin is required")
 			}
 			if out == "" {
-				return usagef("--%s NAME is required", keyPairFlag)
+				return cli.Usagef("--%s NAME is required", keyPairFlag)
 			}
 			return a.generateNoteKey(signednote.TypeEd25519, origin, out)
 		},
 	}
 	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin (the key's name)")
 	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
-	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, cli.Usage)
 	return cmd
 }
 
@@ -179,7 +172,7 @@ policy's tlog-policy. Existing files are never overwritten.`,
 func (a *app) generateNoteKey(typ byte, name, out string) error {
 	skey, vkey, err := signednote.GenerateKey(rand.Reader, typ, name)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if err := keyPairBase("--"+keyPairFlag, out, ".key", ".vkey"); err != nil {
 		return err
@@ -243,35 +236,35 @@ func noteKeyText(data []byte, want signednote.KeyKind) (string, error) {
 func (a *app) loadNoteKeyText(spec, defEnv string, want signednote.KeyKind) (key, label string, err error) {
 	if spec == "" {
 		if _, ok := os.LookupEnv(defEnv); !ok {
-			return "", "", usagef("--key is required (or set $%s to the private key)", defEnv)
+			return "", "", cli.Usagef("--key is required (or set $%s to the private key)", defEnv)
 		}
 		spec = "env:" + defEnv
 	}
 	if name, ok := strings.CutPrefix(spec, "env:"); ok {
 		if name == "" {
-			return "", "", usagef("--key env: needs a variable name, as in env:%s", defEnv)
+			return "", "", cli.Usagef("--key env: needs a variable name, as in env:%s", defEnv)
 		}
 		data, ok := os.LookupEnv(name)
 		if !ok || data == "" {
-			return "", "", failf("private key: environment variable %s is not set or empty", name)
+			return "", "", cli.Failf("private key: environment variable %s is not set or empty", name)
 		}
 		k, err := noteKeyText([]byte(data), want)
 		if err != nil {
-			return "", "", failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
+			return "", "", cli.Failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
 		}
 		return k, "$" + name, nil
 	}
 	path := strings.TrimPrefix(spec, "file:")
 	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
-		return "", "", failf("private key %s: %v", path, err)
+		return "", "", cli.Failf("private key %s: %v", path, err)
 	}
 	if !signednote.RecogniseKey(data).Public() {
 		a.warnIfReadable(path) // a verifier key given by mistake is no secret
 	}
 	k, err := noteKeyText(data, want)
 	if err != nil {
-		return "", "", failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
+		return "", "", cli.Failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	return k, path, nil
 }
@@ -284,7 +277,7 @@ func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
 	}
 	signer, err := signednote.ParseLogSigner(k)
 	if err != nil {
-		return nil, failf("log key %s: %v", label, signednote.WithFlag(err, "--key"))
+		return nil, cli.Failf("log key %s: %v", label, signednote.WithFlag(err, "--key"))
 	}
 	return signer, nil
 }
@@ -297,7 +290,7 @@ func (a *app) loadWitnessSigner(spec string) (*signednote.WitnessSigner, error) 
 	}
 	c, err := signednote.ParseWitnessSigner(k)
 	if err != nil {
-		return nil, failf("witness key %s: %v", label, signednote.WithFlag(err, "--key"))
+		return nil, cli.Failf("witness key %s: %v", label, signednote.WithFlag(err, "--key"))
 	}
 	return c, nil
 }
@@ -313,30 +306,17 @@ func (a *app) warnIfReadable(path string) {
 func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier, error)) (*signednote.Verifier, error) {
 	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
-		return nil, failf("%s %s: %v", what, path, err)
+		return nil, cli.Failf("%s %s: %v", what, path, err)
 	}
 	s, err := noteKeyText(data, signednote.NoteKey)
 	if err != nil {
-		return nil, failf("%s %s: %v", what, path, err)
+		return nil, cli.Failf("%s %s: %v", what, path, err)
 	}
 	v, err := parse(s)
 	if err != nil {
-		return nil, failf("%s %s: %v", what, path, err)
+		return nil, cli.Failf("%s %s: %v", what, path, err)
 	}
 	return v, nil
-}
-
-// logVerifier returns the log key: --log-key if given, else the key
-// recorded by 'log init'.
-func logVerifier(dir, flag string) (*signednote.Verifier, error) {
-	if flag != "" {
-		return loadVerifierKey("log key", flag, signednote.ParseLogVerifier)
-	}
-	path := filepath.Join(dir, logVKeyFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, failf("%s has no recorded log key (%s): give the log's verifier key with --log-key", dir, logVKeyFile)
-	}
-	return loadVerifierKey("log key", path, signednote.ParseLogVerifier)
 }
 
 func logContext() (context.Context, context.CancelFunc) {
@@ -365,39 +345,39 @@ database.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			signer, err := a.loadLogSigner(keyPath)
 			if err != nil {
 				return err
 			}
 			if origin != "" && origin != signer.Name() {
-				return failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
-			}
-			if dsn != "" {
-				return a.initMySQL(dsn, signer)
-			}
-			if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-				return failf("refusing to create a log in %s: the directory is not empty", dir)
-			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return failf("%v", err)
+				return cli.Failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
 			}
 			ctx, cancel := logContext()
 			defer cancel()
-			lg := tlog.Open(posix.New(dir), signer.Verifier())
-			if _, err := lg.Init(ctx, signer); err != nil {
-				return failf("creating the log in %s: %v", dir, err)
+			var store tlog.Storage
+			if dsn != "" {
+				st, _, err := mysql.OpenLog(ctx, dsn, signer.Verifier())
+				if err != nil {
+					return cli.Failf("%v", err)
+				}
+				defer st.Close()
+				store = st
+			} else {
+				st, err := posix.Create(dir)
+				if err != nil {
+					return cli.Failf("%v", err)
+				}
+				store = st
 			}
-			vkey := signer.Verifier().String()
-			p := filepath.Join(dir, logVKeyFile)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return failf("%v", err)
+			if _, err := tlog.Open(store, signer.Verifier()).Init(ctx, signer); err != nil {
+				return cli.Failf("creating the log in %s: %v", store, err)
 			}
-			if err := atomicfile.WriteFile(p, []byte(vkey+"\n"), 0o644, false); err != nil {
-				return writeFileError(p, err)
+			if dir != "" {
+				a.wrote(filepath.Join(dir, posix.KeyFile), "the log's verifier key (log created in %s)", dir)
 			}
-			a.wrote(p, "the log's verifier key (log created in %s)", dir)
-			fmt.Fprintln(a.stdout, vkey)
+			fmt.Fprintln(a.stdout, signer.Verifier())
 			return nil
 		},
 	}
@@ -482,17 +462,17 @@ func (a *app) logAddCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case (dir == "") == (serverURL == ""):
-				return usagef("give one of --dir (a local log) and --server (a 'log serve')")
+				return cli.Usagef("give one of --dir (a local log) and --server (a 'log serve')")
 			case out == "":
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			case (rekorURL == "") != (rekorKey == ""):
-				return usagef("--rekor-url and --rekor-key go together")
+				return cli.Usagef("--rekor-url and --rekor-key go together")
 			case serverURL != "" && wp.policy != "":
-				return usagef("--witness-policy goes with --dir: a 'log serve' asks its own witnesses")
+				return cli.Usagef("--witness-policy goes with --dir: a 'log serve' asks its own witnesses")
 			case serverURL != "" && client.logKey == "":
-				return usagef("--log-key is required with --server: the server's answer is verified against the log's key before a reference is written")
+				return cli.Usagef("--log-key is required with --server: the server's answer is verified against the log's key before a reference is written")
 			case serverURL != "" && client.attempts < 1:
-				return usagef("--attempts must be at least 1")
+				return cli.Usagef("--attempts must be at least 1")
 			}
 			outputs := []string{out}
 			if proofOut != "" {
@@ -545,22 +525,17 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 	if err != nil {
 		return err
 	}
-	if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-		v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
-		if err != nil {
-			return err
-		}
-		if v.String() != signer.Verifier().String() {
-			return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
-		}
+	store := posix.New(dir)
+	ctx, cancel := logContext()
+	defer cancel()
+	if err := tlog.CheckKey(ctx, store, signer.Verifier()); err != nil {
+		return cli.Failf("%v", err)
 	}
 	wc, err := wp.client(a, signer.Verifier())
 	if err != nil {
 		return err
 	}
-	ctx, cancel := logContext()
-	defer cancel()
-	lg := tlog.Open(posix.New(dir), signer.Verifier())
+	lg := tlog.Open(store, signer.Verifier())
 	if wc != nil {
 		if before, err := lg.Checkpoint(ctx); err == nil {
 			wc.Hint(before.Size) // what the witnesses last saw, most likely
@@ -568,10 +543,10 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 	}
 	p, err := lg.Add(ctx, signer, entry)
 	if err != nil {
-		return failf("logging %s: %v", path, err)
+		return cli.Failf("logging %s: %v", path, err)
 	}
 	if wc != nil {
-		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, posix.New(dir).ReadTile, lg, signer.Verifier()); err != nil {
+		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, store.ReadTile, lg, signer.Verifier()); err != nil {
 			return err
 		}
 	}
@@ -589,11 +564,6 @@ func (a *app) reportLogged(path string, p *tlog.Proof) {
 		verb = "already logged"
 	}
 	fmt.Fprintf(a.stderr, "mcpres: %s: %s as entry %d of %s (tree size %d)\n", path, verb, p.Index, p.Checkpoint.Origin, p.Checkpoint.Size)
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // bundleEntry reads a conformance bundle or an attested bundle and admits
@@ -615,7 +585,7 @@ func (a *app) bundleEntry(path string) ([]byte, *admit.Admission, error) {
 	if rep.Code == exitInvalid {
 		fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
 	}
-	return nil, nil, &exitError{rep.Code}
+	return nil, nil, cli.Exit(rep.Code)
 }
 
 // refusalReport is the report of a document that was not admitted: its
@@ -636,22 +606,18 @@ func refusalReport(path string, err error) report {
 // writeReference writes the reference JSON for p to out (stdout when out
 // is empty) and the raw proof bytes to proofOut when given.
 func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []string, force bool) error {
-	data, err := referenceJSON(p)
+	data, err := p.Reference().Marshal()
 	if err != nil {
-		return failf("encoding the reference: %v", err)
+		return cli.Failf("encoding the reference: %v", err)
 	}
 	return a.writeReferenceBytes(data, p.Marshal(), out, proofOut, inputs, force)
 }
-
-// referenceJSON is the transparency reference of p as 'log add -o' writes
-// it and 'log serve' answers it.
-func referenceJSON(p *tlog.Proof) ([]byte, error) { return p.Reference().Marshal() }
 
 func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string, inputs []string, force bool) error {
 	if out == "" {
 		_, err := a.stdout.Write(data)
 		if err != nil {
-			return failf("%v", err)
+			return cli.Failf("%v", err)
 		}
 	} else if err := a.writeOutput(out, inputs, data, force); err != nil {
 		return err
@@ -688,11 +654,11 @@ reference carries what they gave.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			n, err := strconv.ParseUint(index, 10, 63)
 			if err != nil || strconv.FormatUint(n, 10) != index {
-				return usagef("--index %q is not a leaf index (a decimal number)", index)
+				return cli.Usagef("--index %q is not a leaf index (a decimal number)", index)
 			}
 			var outputs []string
 			for _, o := range []string{out, proofOut} {
@@ -722,7 +688,7 @@ reference carries what they gave.`,
 			if wc != nil {
 				cp, err := lg.Checkpoint(ctx)
 				if err != nil {
-					return failf("%s: %v", where, err)
+					return cli.Failf("%s: %v", where, err)
 				}
 				wc.Hint(cp.Size) // a witness that is behind answers 409 with its size
 				if _, err := a.collectCosignatures(ctx, wc, store.ReadTile, lg, v); err != nil {
@@ -731,7 +697,7 @@ reference carries what they gave.`,
 			}
 			p, err := lg.Proof(ctx, n)
 			if err != nil {
-				return failf("proof of entry %d in %s: %v", n, where, err)
+				return cli.Failf("proof of entry %d in %s: %v", n, where, err)
 			}
 			return a.writeReference(p, out, proofOut, nil, force)
 		},
@@ -741,7 +707,7 @@ reference carries what they gave.`,
 	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
 	wp.register(cmd)
-	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: the key 'log init' recorded: DIR/"+posix.KeyFile+", or in the database)")
 	f.StringVarP(&out, "output", "o", "", "where to write the reference (default and -: standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
 	f.BoolVar(&force, "force", false, "replace existing output files")
@@ -771,10 +737,10 @@ takes.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			if len(witnessKeys) == 0 {
-				return usagef("--witness-key is required (the keys the cosignatures are by)")
+				return cli.Usagef("--witness-key is required (the keys the cosignatures are by)")
 			}
 			store, lv, done, err := a.openLogReader(dir, dsn, logKey)
 			if err != nil {
@@ -793,7 +759,7 @@ takes.`,
 			for _, p := range args {
 				data, err := regularfile.ReadFile(p, signednote.MaxBytes)
 				if err != nil {
-					return failf("%v", err)
+					return cli.Failf("%v", err)
 				}
 				inputs = append(inputs, witness.CosignatureInput{Source: p, Data: data})
 			}
@@ -810,10 +776,10 @@ takes.`,
 			})
 			if errors.Is(err, witness.ErrBadCosignature) {
 				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			}
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			for _, d := range res.Dropped {
 				a.warnf("%s: dropped the cosignature by %s: %s", d.Source, d.Name, d.Reason)
@@ -827,7 +793,7 @@ takes.`,
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringArrayVar(&witnessKeys, "witness-key", nil, "a witness's verifier key file (repeat for each witness)")
-	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: DIR/"+logVKeyFile+")")
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: the key 'log init' recorded: DIR/"+posix.KeyFile+", or in the database)")
 	return cmd
 }
 
@@ -858,17 +824,17 @@ func findSigstoreBinary() (string, error) {
 func (a *app) runSigstore(args ...string) error {
 	bin, err := findSigstoreBinary()
 	if err != nil {
-		return failf("%v", err)
+		return cli.Failf("%v", err)
 	}
 	c := exec.Command(bin, args...)
 	c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
 	err = c.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		return &exitError{ee.ExitCode()} // mcpres-sigstore has printed why
+		return cli.Exit(ee.ExitCode()) // mcpres-sigstore has printed why
 	}
 	if err != nil {
-		return failf("running %s: %v", bin, err)
+		return cli.Failf("running %s: %v", bin, err)
 	}
 	return nil
 }

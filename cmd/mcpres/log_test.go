@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +23,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/rekor/rekorfake"
 	flog "github.com/transparency-dev/formats/log"
 	fnote "github.com/transparency-dev/formats/note"
@@ -68,41 +68,11 @@ func TestLogCommandsRegistered(t *testing.T) {
 	}
 }
 
-// runLogCLI is runCLI for the log and witness commands: when main.go does
-// not register them yet, it adds them to a fresh root and maps errors to
-// exit codes exactly as run does.
+// runLogCLI is runCLI for the log and witness commands (registered:
+// TestLogCommandsRegistered).
 func runLogCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	if logCommandsRegistered() {
-		return runCLI(t, args...)
-	}
-	var out, errb bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	root := a.rootCommand()
-	root.AddCommand(a.logCommand(), a.witnessCommand())
-	root.SetArgs(args)
-	root.SetIn(a.stdin)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	cmd, err := root.ExecuteC()
-	code = exitValid
-	var ee *exitError
-	var ue *usageError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.code
-	case errors.As(err, &ue) || isCobraUsage(err):
-		fmt.Fprintf(&errb, "mcpres: error: %v\n", err)
-		if cmd != nil {
-			fmt.Fprintf(&errb, "\n%s", cmd.UsageString())
-		}
-		code = exitInput
-	default:
-		fmt.Fprintf(&errb, "mcpres: error: %v\n", err)
-		code = exitInput
-	}
-	return out.String(), errb.String(), code
+	return runCLI(t, args...)
 }
 
 // logEnv is a temporary directory with test keys: the log key, another
@@ -266,7 +236,7 @@ func checkpointSize(t testing.TB, dir string) string {
 func TestCLILogEndToEnd(t *testing.T) {
 	e := newLogEnv(t)
 	dir := e.initLog("log")
-	if data, err := os.ReadFile(filepath.Join(dir, logVKeyFile)); err != nil || strings.TrimSpace(string(data)) != e.vkey("log") {
+	if data, err := os.ReadFile(filepath.Join(dir, posix.KeyFile)); err != nil || strings.TrimSpace(string(data)) != e.vkey("log") {
 		t.Fatalf("recorded log key: %q, %v", data, err)
 	}
 	b1 := exampleBundleFile(t, e.dir)
@@ -590,4 +560,9 @@ func TestCLILogVerbose(t *testing.T) {
 	if _, stderr := e.run("log", "add", "--dir", e.p("log"), "--key", e.p("log.key"), exampleBundleFile(t, e.dir), "-o", e.p("ref.json")); strings.Contains(stderr, "tessera") {
 		t.Errorf("Tessera messages without --verbose: %q", stderr)
 	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

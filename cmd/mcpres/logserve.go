@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
@@ -23,7 +21,6 @@ import (
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
-	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -34,25 +31,11 @@ import (
 // given (CI secrets).
 const logTokenEnv = "MCPRES_LOG_TOKEN"
 
-// Tuning of the served appender: batches of up to serveBatchSize entries
-// or serveBatchAge, collected garbage every serveGCInterval.
 const (
-	serveBatchSize = 512
-	serveBatchAge  = 50 * time.Millisecond
-	// serveBatchAgeMySQL is the batch age on MySQL, which publishes at
-	// most one checkpoint a second.
-	serveBatchAgeMySQL = 250 * time.Millisecond
-	serveGCInterval    = time.Second
-	// serveGrace bounds the shutdown: the submissions in flight are
-	// answered (their checkpoint published) before the process exits.
-	serveGrace = time.Minute
-	// maxServeWitnessTimeout bounds --witness-timeout with log serve: a
-	// submission may wait for the witnessing of the checkpoint before its
-	// own, then of its own, within server.DefaultAddTimeout.
-	maxServeWitnessTimeout = server.DefaultAddTimeout / 3
 	// serveMemoryHeadroom is what log serve needs beyond the submissions'
 	// memory budget: the runtime, the compiled schemas, Tessera, and the
-	// submissions waiting for their checkpoint.
+	// submissions waiting for their checkpoint. Unless $GOMEMLIMIT is set,
+	// the Go runtime's memory limit is the budget plus this.
 	serveMemoryHeadroom = 128 << 20
 	// maxServeMemoryMiB bounds --max-memory (1 TiB).
 	maxServeMemoryMiB = 1 << 20
@@ -131,7 +114,7 @@ func (a *app) logServeCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
-				return usagef("give one of --dir and --mysql")
+				return cli.Usagef("give one of --dir and --mysql")
 			}
 			signer, err := a.loadLogSigner(keyPath)
 			if err != nil {
@@ -143,38 +126,42 @@ func (a *app) logServeCommand() *cobra.Command {
 			}
 			minMiB := int((server.MinMemory(server.DefaultMaxBody, admit.Cost) + 1<<20 - 1) >> 20)
 			if maxMemoryMiB < minMiB || maxMemoryMiB > maxServeMemoryMiB {
-				return usagef("--max-memory %d: between %d MiB (what one %d MiB submission may need) and %d MiB", maxMemoryMiB, minMiB, server.DefaultMaxBody>>20, maxServeMemoryMiB)
+				return cli.Usagef("--max-memory %d: between %d MiB (what one %d MiB submission may need) and %d MiB", maxMemoryMiB, minMiB, server.DefaultMaxBody>>20, maxServeMemoryMiB)
 			}
-			if wp.timeout > maxServeWitnessTimeout {
-				return usagef("--witness-timeout %v: at most %v with log serve (a submission waits for its checkpoint's witnesses within %v)", wp.timeout, maxServeWitnessTimeout, server.DefaultAddTimeout)
+			if wp.timeout > server.MaxWitnessTimeout {
+				return cli.Usagef("--witness-timeout %v: at most %v with log serve (a submission waits for its checkpoint's witnesses within %v)", wp.timeout, server.MaxWitnessTimeout, server.DefaultAddTimeout)
 			}
 			wc, err := wp.client(a, signer.Verifier())
 			if err != nil {
 				return err
 			}
-			var store tlog.Storage
-			if dsn != "" {
-				ms, err := a.openMySQL(dsn, signer)
-				if err != nil {
-					return err
-				}
-				defer ms.Close()
-				store = ms
-			} else {
-				if recorded := filepath.Join(dir, logVKeyFile); fileExists(recorded) {
-					v, err := loadVerifierKey("recorded log key", recorded, signednote.ParseLogVerifier)
-					if err != nil {
-						return err
-					}
-					if v.String() != signer.Verifier().String() {
-						return failf("the log key %s is not the key of the log in %s (its key is %s)", signer.Verifier(), dir, v)
-					}
-				}
-				store = posix.New(dir)
+			store, _, done, err := openLog(dir, dsn, signer.Verifier())
+			if err != nil {
+				return err
+			}
+			defer done()
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return cli.Failf("listening on %s: %v", listen, err)
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				// The collector keeps the process near what is live
+				// instead of letting the heap grow to twice it.
+				debug.SetMemoryLimit(int64(maxMemoryMiB)<<20 + serveMemoryHeadroom)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return a.serveLog(ctx, store, signer, listen, token, limits{maxConcurrent, int64(maxMemoryMiB) << 20}, wc)
+			svc := server.Service{
+				Storage: store, Signer: signer, Witnesses: wc,
+				Token: token, MaxConcurrent: maxConcurrent, MaxMemory: int64(maxMemoryMiB) << 20,
+				Logger: log.New(a.stderr, "mcpres: log serve: ", 0),
+			}
+			if err := svc.Run(ctx, ln); errors.Is(err, server.ErrNoWitnessing) {
+				return cli.Failf("--witness-policy: %v; use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process", err)
+			} else if err != nil {
+				return cli.Failf("%v", err)
+			}
+			return nil
 		},
 	}
 	wp.register(cmd)
@@ -189,120 +176,6 @@ func (a *app) logServeCommand() *cobra.Command {
 	return cmd
 }
 
-// limits are the submission limits of log serve.
-type limits struct {
-	maxConcurrent int
-	maxMemory     int64 // bytes
-}
-
-// serveLog runs the service on store until ctx is done; with wc, the
-// witnesses cosign each new checkpoint before the submissions it covers
-// are answered. Unless $GOMEMLIMIT is set, the Go runtime's memory limit
-// is set to the submissions' budget plus serveMemoryHeadroom, so that the
-// collector keeps the process near what is live instead of letting the
-// heap grow to twice it.
-func (a *app) serveLog(ctx context.Context, store tlog.Storage, signer *signednote.LogSigner, listen, token string, lim limits, wc *witnessclient.Client) error {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(lim.maxMemory + serveMemoryHeadroom)
-	}
-	lg := tlog.Open(store, signer.Verifier())
-	age := serveBatchAge
-	if _, ok := store.(*mysql.Storage); ok {
-		// One checkpoint a second: fewer, larger integration
-		// transactions cost the database less and add no latency.
-		age = serveBatchAgeMySQL
-	}
-	opts := tlog.AppenderOptions{BatchSize: serveBatchSize, BatchMaxAge: age, GCInterval: serveGCInterval}
-	octx, cancel := logContext()
-	var ap *tlog.Appender
-	ready := make(chan struct{})
-	if wc != nil {
-		if ex, ok := store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
-			cancel()
-			return failf("--witness-policy: on this system a log directory's checkpoint cannot be replaced while this process appends (no open-file-description locks); use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process")
-		}
-		if cp, err := lg.Checkpoint(octx); err == nil {
-			wc.Hint(cp.Size) // the size the witnesses most likely last cosigned
-		}
-		opts.AwaitHook = true
-		opts.OnCheckpoint = func(ctx context.Context, cp *signednote.Checkpoint) {
-			select {
-			case <-ready: // ap is set
-			case <-ctx.Done():
-				return
-			}
-			wcp, res, err := wc.WitnessLog(ctx, ap, signer.Verifier(), store.ReadTile)
-			if err != nil {
-				// A newer checkpoint was published meanwhile: its own
-				// turn comes next.
-				a.warnf("log serve: checkpoint at size %d: %v", cp.Size, err)
-				return
-			}
-			a.reportCosignatures("log serve: ", wcp, res)
-		}
-	}
-	ap, err := lg.NewAppender(octx, signer, opts)
-	cancel()
-	if err != nil {
-		return failf("opening the log: %v", err)
-	}
-	close(ready)
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		ap.Close(context.Background())
-		return failf("listening on %s: %v", listen, err)
-	}
-	h := server.New(server.Config{
-		Log: lg, Storage: store, Appender: ap,
-		Admit: newAdmitter(), Reference: referenceJSON,
-		Token: token, MaxConcurrent: lim.maxConcurrent,
-		MaxMemory: lim.maxMemory, Cost: admit.Cost,
-		Logf: func(format string, args ...any) { fmt.Fprintf(a.stderr, "mcpres: log serve: "+format+"\n", args...) },
-	})
-	fmt.Fprintf(a.stderr, "mcpres: serving log %s on http://%s\n", lg.Origin(), ln.Addr())
-	serr := server.Serve(ctx, ln, h, serveGrace)
-	cctx, cancel := context.WithTimeout(context.Background(), serveGrace)
-	defer cancel()
-	cerr := ap.Close(cctx)
-	if serr != nil {
-		return failf("%v", serr)
-	}
-	if cerr != nil {
-		return failf("closing the log: %v", cerr)
-	}
-	fmt.Fprintf(a.stderr, "mcpres: log %s: stopped\n", lg.Origin())
-	return nil
-}
-
-// newAdmitter returns the admission of POST /add bodies, as 'log add'
-// admits a file (tlog/admit): 400 for unreadable input, 422 for invalid
-// evidence, with the diagnostic JSON object of 'mcpres validate --format
-// json'. One admitter (its compiled schemas) serves every submission.
-func newAdmitter() func([]byte) ([]byte, *server.Rejection) {
-	ad := admit.New()
-	return func(body []byte) ([]byte, *server.Rejection) { return admitSubmission(ad, body) }
-}
-
-func admitSubmission(ad *admit.Admitter, body []byte) ([]byte, *server.Rejection) {
-	doc, err := canonjson.Parse(body)
-	if err == nil {
-		var adm *admit.Admission
-		if adm, err = ad.Admit(doc, nowMillis()); err == nil {
-			return adm.Entry, nil
-		}
-	}
-	rep := refusalReport("submission", err)
-	out, err := canonjson.Compact(rep.Obj)
-	if err != nil {
-		out, _ = canonjson.Compact(validUTF8(rep.Obj))
-	}
-	status := http.StatusUnprocessableEntity
-	if rep.Code == exitInput {
-		status = http.StatusBadRequest
-	}
-	return nil, &server.Rejection{Status: status, JSON: append(out, '\n')}
-}
-
 // loadToken reads the bearer token: --token-file, else $MCPRES_LOG_TOKEN,
 // else none.
 func loadToken(file string) (string, error) {
@@ -311,7 +184,7 @@ func loadToken(file string) (string, error) {
 	}
 	t, err := readKeyFile(file)
 	if err != nil {
-		return "", failf("token %s: %v", file, err)
+		return "", cli.Failf("token %s: %v", file, err)
 	}
 	return t, nil
 }
@@ -335,9 +208,6 @@ func (c *submitClient) flags(f *pflag.FlagSet) {
 // to the log service at base, and writes the reference the client
 // verified (tlog/client).
 func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c submitClient, out, proofOut string, force bool) error {
-	if int64(len(body)) > server.DefaultMaxBody {
-		return failf("%s: %d bytes, more than a log server takes (%d)", path, len(body), server.DefaultMaxBody)
-	}
 	v, err := loadVerifierKey("log key", c.logKey, signednote.ParseLogVerifier)
 	if err != nil {
 		return err
@@ -351,9 +221,9 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 		fmt.Fprintf(a.stderr, "mcpres: %s: attempt %d: %v; retrying in %v\n", path, attempt, err, wait.Round(time.Millisecond))
 	}})
 	if errors.Is(err, client.ErrTokenOverHTTP) {
-		return failf("--server %s: %v", base, err)
+		return cli.Failf("--server %s: %v", base, err)
 	} else if err != nil {
-		return usagef("--server: %v", err)
+		return cli.Usagef("--server: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
@@ -362,12 +232,12 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	switch {
 	case errors.As(err, &refused):
 		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, err)
-		if refused.Status == http.StatusUnprocessableEntity {
-			return &exitError{exitInvalid}
+		if refused.Invalid() {
+			return cli.Exit(exitInvalid)
 		}
-		return &exitError{exitInput}
+		return cli.Exit(exitInput)
 	case err != nil:
-		return failf("%s: submitting to %s: %v", path, cl.URL(), err)
+		return cli.Failf("%s: submitting to %s: %v", path, cl.URL(), err)
 	}
 	if err := a.writeReferenceBytes(ref.JSON, ref.Proof, out, proofOut, []string{path, c.logKey}, force); err != nil {
 		return err
@@ -376,112 +246,48 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	return nil
 }
 
-// mysqlDSN resolves --mysql: a DSN, or env:NAME.
-func mysqlDSN(spec string) (string, error) {
-	name, ok := strings.CutPrefix(spec, "env:")
-	if !ok {
-		return spec, nil
-	}
-	v := os.Getenv(name)
-	if name == "" || v == "" {
-		return "", failf("--mysql env:%s: the environment variable is not set or empty", name)
-	}
-	return v, nil
-}
-
-// openMySQL opens the log database and checks that its recorded key is
-// signer's.
-func (a *app) openMySQL(spec string, signer *signednote.LogSigner) (*mysql.Storage, error) {
-	dsn, err := mysqlDSN(spec)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := logContext()
-	defer cancel()
-	st, err := mysql.Open(ctx, dsn)
-	if err != nil {
-		return nil, failf("%v", err)
-	}
-	rec, err := st.RecordedKey(ctx)
-	if err != nil {
-		st.Close()
-		return nil, failf("mysql: reading the recorded log key: %v", err)
-	}
-	if rec != "" && rec != signer.Verifier().String() {
-		st.Close()
-		return nil, failf("the log key %s is not the key of the log in the database (its key is %s)", signer.Verifier(), rec)
-	}
-	return st, nil
-}
-
-// initMySQL creates a log in a database: 'log init --mysql'.
-func (a *app) initMySQL(spec string, signer *signednote.LogSigner) error {
-	st, err := a.openMySQL(spec, signer)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ctx, cancel := logContext()
-	defer cancel()
-	if _, err := tlog.Open(st, signer.Verifier()).Init(ctx, signer); err != nil {
-		return failf("creating the log in the database: %v", err)
-	}
-	vkey := signer.Verifier().String()
-	if err := st.RecordKey(ctx, vkey); err != nil {
-		return failf("mysql: recording the log key: %v", err)
-	}
-	fmt.Fprintln(a.stdout, vkey)
-	return nil
-}
-
-// openLogReader opens the log of 'log proof' and 'log add-cosignature':
-// the directory (--dir) or the database (--mysql), authenticated with
-// --log-key or the key 'log init' recorded there. The caller calls done.
+// openLogReader opens the log of 'log proof' and 'log add-cosignature'
+// (see openLog), authenticated with the --log-key file logKey, or the key
+// 'log init' recorded there.
 func (a *app) openLogReader(dir, dsn, logKey string) (tlog.Storage, *signednote.Verifier, func(), error) {
-	if (dir == "") == (dsn == "") {
-		return nil, nil, nil, usagef("give one of --dir and --mysql")
-	}
-	if dir != "" {
-		v, err := logVerifier(dir, logKey)
-		if err != nil {
+	var key *signednote.Verifier
+	if logKey != "" {
+		var err error
+		if key, err = loadVerifierKey("log key", logKey, signednote.ParseLogVerifier); err != nil {
 			return nil, nil, nil, err
 		}
-		return posix.New(dir), v, func() {}, nil
 	}
-	spec, err := mysqlDSN(dsn)
-	if err != nil {
-		return nil, nil, nil, err
+	return openLog(dir, dsn, key)
+}
+
+// openLog opens the log of a command: the directory (--dir) or the
+// database (--mysql), authenticated with key or, when key is nil, the key
+// 'log init' recorded there (tlog.Key). The caller calls done.
+func openLog(dir, dsn string, key *signednote.Verifier) (tlog.Storage, *signednote.Verifier, func(), error) {
+	if (dir == "") == (dsn == "") {
+		return nil, nil, nil, cli.Usagef("give one of --dir and --mysql")
 	}
 	ctx, cancel := logContext()
 	defer cancel()
-	st, err := mysql.Open(ctx, spec)
-	if err != nil {
-		return nil, nil, nil, failf("%v", err)
+	if dir != "" {
+		st := posix.New(dir)
+		v, err := tlog.Key(ctx, st, key)
+		if err != nil {
+			return nil, nil, nil, logKeyError(err)
+		}
+		return st, v, func() {}, nil
 	}
-	rec, err := st.RecordedKey(ctx)
+	st, v, err := mysql.OpenLog(ctx, dsn, key)
 	if err != nil {
-		st.Close()
-		return nil, nil, nil, failf("mysql: reading the recorded log key: %v", err)
-	}
-	var v *signednote.Verifier
-	switch {
-	case logKey != "":
-		if v, err = loadVerifierKey("log key", logKey, signednote.ParseLogVerifier); err != nil {
-			st.Close()
-			return nil, nil, nil, err
-		}
-		if rec != "" && rec != v.String() {
-			st.Close()
-			return nil, nil, nil, failf("the log key %s is not the key of the log in the database (its key is %s)", v, rec)
-		}
-	case rec == "":
-		st.Close()
-		return nil, nil, nil, failf("the database has no recorded log key: give the log's verifier key with --log-key")
-	default:
-		if v, err = signednote.ParseLogVerifier(rec); err != nil {
-			st.Close()
-			return nil, nil, nil, failf("mysql: the recorded log key: %v", err)
-		}
+		return nil, nil, nil, logKeyError(err)
 	}
 	return st, v, func() { st.Close() }, nil
+}
+
+// logKeyError says what to do about a log with no recorded key.
+func logKeyError(err error) error {
+	if errors.Is(err, tlog.ErrNoRecordedKey) {
+		return cli.Failf("%v: give the log's verifier key with --log-key", err)
+	}
+	return cli.Failf("%v", err)
 }

@@ -212,7 +212,7 @@ func TestCLISubmitRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ap.Close(context.Background())
-	real := server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: newAdmitter(), Reference: referenceJSON})
+	real := server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: server.AdmitEvidence(nil)})
 	var calls atomic.Int32
 	var script []string
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -286,7 +286,7 @@ func realServer(t *testing.T, dir, keyFile string, token string) http.Handler {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ap.Close(context.Background()) })
-	return server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: newAdmitter(), Reference: referenceJSON, Token: token})
+	return server.New(server.Config{Log: lg, Storage: store, Appender: ap, Admit: server.AdmitEvidence(nil), Token: token})
 }
 
 // TestCLISubmitHostileServer: a log server cannot make 'log add --server'
@@ -445,30 +445,6 @@ func TestCLILogAttestedWrapper(t *testing.T) {
 	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), filepath.Join(attestFixtures, "witnessed.json"), "-o", e.p("w.ref.json"))
 	e.run("log", "add", "--server", srv.URL, "--log-key", e.p("log.vkey"), e.p("signed.json"), "-o", e.p("s.ref.json"))
 	checkReference(t, e.p("s.ref.json"), b1, e.vkey("log"), 0, 1)
-}
-
-// FuzzAdmitSubmission: no body makes admission panic; an admitted body's
-// entry is a canonical transparency entry; a refusal is 400 or 422 with a
-// JSON object.
-func FuzzAdmitSubmission(f *testing.F) {
-	// Seeds: testdata/fuzz/FuzzAdmitSubmission (a valid bundle, an
-	// attested wrapper without a bundle, a tampered bundle, bad JSON).
-	admit := newAdmitter()
-	f.Fuzz(func(t *testing.T, body []byte) {
-		entry, rej := admit(body)
-		if rej == nil {
-			if _, err := offline.ParseEntry(entry); err != nil {
-				t.Fatalf("admitted an entry that does not parse: %v", err)
-			}
-			return
-		}
-		if rej.Status != 400 && rej.Status != 422 {
-			t.Fatalf("status %d", rej.Status)
-		}
-		if _, err := canonjson.Parse(rej.JSON); err != nil {
-			t.Fatalf("refusal is not JSON: %v", err)
-		}
-	})
 }
 
 // distinctBundles writes n distinct valid bundles (the example run on

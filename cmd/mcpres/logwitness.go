@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -32,18 +33,18 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 		return nil, nil
 	}
 	if w.timeout <= 0 {
-		return nil, usagef("--witness-timeout must be positive")
+		return nil, cli.Usagef("--witness-timeout must be positive")
 	}
 	data, err := readTLogPolicyFile(w.policy)
 	if err != nil {
-		return nil, failf("witness policy: %v", err)
+		return nil, cli.Failf("witness policy: %v", err)
 	}
 	pol, errs := trustpolicy.ParseTLogPolicy(string(data))
 	if len(errs) > 0 {
 		for _, e := range errs {
 			fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", w.policy, e)
 		}
-		return nil, failf("witness policy %s is not a valid tlog policy", w.policy)
+		return nil, cli.Failf("witness policy %s is not a valid tlog policy", w.policy)
 	}
 	listed := false
 	for _, l := range pol.Logs {
@@ -62,7 +63,7 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 		ws = append(ws, witnessclient.Witness{Name: pw.Name, Key: pw.Key, URL: pw.URL})
 	}
 	if len(ws) == 0 {
-		return nil, failf("witness policy %s has no witness with a URL to ask", w.policy)
+		return nil, cli.Failf("witness policy %s has no witness with a URL to ask", w.policy)
 	}
 	return witnessclient.New(ws, witnessclient.Options{Timeout: w.timeout})
 }
@@ -73,28 +74,11 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, readTile client.TileFetcherFunc, lg witnessclient.Log, logKey *signednote.Verifier) (*signednote.Checkpoint, error) {
 	cp, res, err := c.WitnessLog(ctx, lg, logKey, readTile)
 	if err != nil {
-		return nil, failf("collecting cosignatures: %v", err)
+		return nil, cli.Failf("collecting cosignatures: %v", err)
 	}
-	a.reportCosignatures("", cp, res)
-	return cp, nil
-}
-
-// reportCosignatures says on stderr which witnesses cosigned cp, and warns
-// of each that did not.
-func (a *app) reportCosignatures(prefix string, cp *signednote.Checkpoint, res *witnessclient.Result) {
 	for _, f := range res.Failures {
-		a.warnf("%switness %s gave no cosignature: %v", prefix, f.Name, f.Err)
+		a.warnf("%v", f)
 	}
-	names := ""
-	for i, s := range res.Cosignatures {
-		if i > 0 {
-			names += ", "
-		}
-		names += s.Source
-	}
-	if names == "" {
-		names = "none"
-	}
-	fmt.Fprintf(a.stderr, "mcpres: %scheckpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)\n",
-		prefix, cp.Origin, cp.Size, len(res.Cosignatures), len(res.Cosignatures)+len(res.Failures), names)
+	fmt.Fprintf(a.stderr, "mcpres: %s\n", res.Summary(cp))
+	return cp, nil
 }

@@ -12,8 +12,8 @@ import (
 func (a *app) manCommand() *cobra.Command {
 	var cmd *cobra.Command
 	cmd = cli.ManCommand(func() *cobra.Command { return cmd.Root() },
-		func(err error) error { return &usageError{err} },
-		func(err error) error { return failf("%v", err) },
+		cli.Usage,
+		func(err error) error { return cli.Failf("%v", err) },
 		a.manPolicyTUF)
 	cmd.Short = "Write man pages for every mcpres command into DIR"
 	cmd.Long = `Write one man page (section 1) per command, generated from the same help
@@ -44,7 +44,7 @@ func (a *app) manPolicyTUF(dir string) error {
 	c.Env = append(os.Environ(), tufInvokedAs)
 	if err := c.Run(); err != nil {
 		a.stderr.Write(out.Bytes())
-		return failf("%s man: %v", bin, err)
+		return cli.Failf("%s man: %v", bin, err)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/migrate"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +75,7 @@ func (a *app) migrateCommand() *cobra.Command {
 			for _, name := range []string{"from", "to", "input", "output"} {
 				if f := cmd.Flags().Lookup(name); f.Changed {
 					if v := f.Value.String(); v == "" || strings.HasPrefix(v, "--") {
-						return usagef("--%s needs a value that is not empty and does not start with --", name)
+						return cli.Usagef("--%s needs a value that is not empty and does not start with --", name)
 					}
 				}
 			}
@@ -83,7 +84,7 @@ func (a *app) migrateCommand() *cobra.Command {
 			}
 			wd, err := os.Getwd()
 			if err != nil {
-				return failf("cannot determine the working directory: %v", err)
+				return cli.Failf("cannot determine the working directory: %v", err)
 			}
 			o, err := migrate.Run(migrate.Options{
 				From: from, To: to, Input: input, Output: output, DryRun: dryRun,
@@ -93,12 +94,12 @@ func (a *app) migrateCommand() *cobra.Command {
 			var re *migrate.RefusalError
 			switch {
 			case errors.As(err, &ue):
-				return usagef("%s", ue.Reason)
+				return cli.Usagef("%s", ue.Reason)
 			case errors.As(err, &re):
 				fmt.Fprintf(a.stderr, "mcpres: error: %s\n", re.Error())
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			case err != nil:
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			printed := o.Value()
 			line, err := canonjson.Compact(printed)
@@ -112,7 +113,7 @@ func (a *app) migrateCommand() *cobra.Command {
 					}
 				}
 				if line, err = canonjson.Compact(printed); err != nil {
-					return failf("printing the outcome: %v", err)
+					return cli.Failf("printing the outcome: %v", err)
 				}
 			}
 			a.stdout.Write(append(line, '\n'))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/spf13/cobra"
 )
@@ -62,10 +63,10 @@ func (a *app) officialImportCommand() *cobra.Command {
 				return err
 			}
 			if configPath == "" {
-				return usagef("--config is required")
+				return cli.Usagef("--config is required")
 			}
 			if out == "" {
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			return a.officialImport(args[0], configPath, out, format, force)
 		},
@@ -82,12 +83,12 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	_, cfgDoc, err := canonjson.ReadFile(configPath)
 	if err != nil {
 		a.printInputInvalid(configPath, err, format, false)
-		return &exitError{exitInput}
+		return cli.Exit(exitInput)
 	}
 	cfg, err := val.ParseImportConfig(cfgDoc)
 	if err != nil {
 		a.printInputInvalid(configPath, err, format, false)
-		return &exitError{exitInput}
+		return cli.Exit(exitInput)
 	}
 	raw, err := canonjson.ReadFileBytes(outputPath)
 	if err != nil {
@@ -99,7 +100,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 		if errors.As(err, &ie) {
 			return a.refuse(ie.Code, ie.Reason)
 		}
-		return failf("importing %s: %v", outputPath, err)
+		return cli.Failf("importing %s: %v", outputPath, err)
 	}
 	opts := official.Options{}
 	if cfg.OriginalResultArtifact == nil {
@@ -108,16 +109,16 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	r, err := val.Validate(doc, opts)
 	if err != nil {
 		a.printInputInvalid(outputPath, err, format, false)
-		return &exitError{exitInput}
+		return cli.Exit(exitInput)
 	}
 	if !r.Valid {
 		a.reportTo(out).printOfficialResult(out, r, format)
 		fmt.Fprintln(a.stderr, "mcpres: error: the configuration makes the attachment invalid; nothing written")
-		return &exitError{exitInvalid}
+		return cli.Exit(exitInvalid)
 	}
 	data, err := canonjson.Pretty(doc)
 	if err != nil {
-		return failf("encoding the attachment: %v", err)
+		return cli.Failf("encoding the attachment: %v", err)
 	}
 	if err := a.writeOutput(out, []string{outputPath, configPath}, data, force); err != nil {
 		return err
@@ -129,7 +130,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 // refuse reports an importer refusal (REFERENCE §8.1) on stderr, exit 1.
 func (a *app) refuse(code, reason string) error {
 	fmt.Fprintf(a.stderr, "mcpres: error: %s: %s\n", code, reason)
-	return &exitError{exitInvalid}
+	return cli.Exit(exitInvalid)
 }
 
 func (a *app) printOfficialResult(path string, r official.Result, format string) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,43 +14,10 @@ import (
 // officialDir is the committed official-conformance corpus.
 var officialDir = filepath.Join("..", "..", "testdata", "official")
 
-// runOfficialCLI runs a command line like runCLI, with the official command
-// attached to the root when main.go does not register it yet. The exit
-// code mapping is run's.
+// runOfficialCLI runs a command line like runCLI.
 func runOfficialCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	root := a.rootCommand()
-	registered := false
-	for _, c := range root.Commands() {
-		registered = registered || c.Name() == "official"
-	}
-	if registered {
-		return runCLI(t, args...)
-	}
-	root.AddCommand(a.officialCommand())
-	root.SetArgs(args)
-	root.SetIn(strings.NewReader(""))
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	cmd, err := root.ExecuteC()
-	code = exitValid
-	if err != nil {
-		var ee *exitError
-		var ue *usageError
-		switch {
-		case errors.As(err, &ee):
-			code = ee.code
-		case errors.As(err, &ue) || isCobraUsage(err):
-			fmt.Fprintf(&errb, "mcpres: error: %v\n\n%s", err, cmd.UsageString())
-			code = exitInput
-		default:
-			fmt.Fprintf(&errb, "mcpres: error: %v\n", err)
-			code = exitInput
-		}
-	}
-	return out.String(), errb.String(), code
+	return runCLI(t, args...)
 }
 
 type officialEntry struct {

@@ -48,7 +48,7 @@ const stdoutName = "-"
 // it "-" would be taken as a file name and a file named "-" created.
 func fileOnly(what, path string) error {
 	if path == stdoutName {
-		return usagef("%s -: this command writes a file, not standard output; give a file name (./- for a file named -)", what)
+		return cli.Usagef("%s -: this command writes a file, not standard output; give a file name (./- for a file named -)", what)
 	}
 	return nil
 }
@@ -59,11 +59,11 @@ func fileOnly(what, path string) error {
 // regular file, and replaces an existing file only with force.
 func (a *app) writeOutput(out string, inputs []string, data []byte, force bool) error {
 	if out == "" {
-		return usagef("-o/--output is required")
+		return cli.Usagef("-o/--output is required")
 	}
 	if out == stdoutName {
 		if _, err := a.stdout.Write(data); err != nil {
-			return failf("writing to standard output: %v", err)
+			return cli.Failf("writing to standard output: %v", err)
 		}
 		return nil
 	}
@@ -95,7 +95,7 @@ func checkOutputs(outputs, inputs []string, force bool) error {
 	for i, o := range outputs {
 		for _, p := range outputs[:i] {
 			if p == o || (o != stdoutName && sameFile(p, o)) {
-				return usagef("%s is given as two outputs", o)
+				return cli.Usagef("%s is given as two outputs", o)
 			}
 		}
 		if o == stdoutName {
@@ -103,7 +103,7 @@ func checkOutputs(outputs, inputs []string, force bool) error {
 		}
 		for _, in := range inputs {
 			if in != "" && sameFile(in, o) {
-				return failf("refusing to write %s: it is an input of this command", o)
+				return cli.Failf("refusing to write %s: it is an input of this command", o)
 			}
 		}
 		if err := atomicfile.CheckTarget(o, force); err != nil {
@@ -116,7 +116,7 @@ func checkOutputs(outputs, inputs []string, force bool) error {
 // writeFileError turns an error from internal/atomicfile for path into the
 // command's message.
 func writeFileError(path string, err error) error {
-	return failf("%s", cli.WriteError(path, err))
+	return cli.Failf("%s", cli.WriteError(path, err))
 }
 
 // keyPairFlag is the one name of the flag that gives the base name of a
@@ -132,10 +132,10 @@ const keyPairUsage = "base name of the key pair to create; not a file name: .key
 // neither file may exist.
 func keyPairBase(flag, out string, exts ...string) error {
 	if out == "" {
-		return usagef("%s NAME is required", flag)
+		return cli.Usagef("%s NAME is required", flag)
 	}
 	if out == stdoutName {
-		return usagef("%s -: a key pair is two files and cannot be written to standard output; give a base name", flag)
+		return cli.Usagef("%s -: a key pair is two files and cannot be written to standard output; give a base name", flag)
 	}
 	for _, ext := range exts {
 		if err := atomicfile.CheckTarget(out+ext, false); err != nil {

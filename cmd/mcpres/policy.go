@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
@@ -68,7 +69,7 @@ func (a *app) policyCommand() *cobra.Command {
 
 func checkPolicyTime(flag, value string) error {
 	if value != "" && !datetime.Valid(value) {
-		return usagef("%s %q is not an RFC 3339 date-time (leap seconds are rejected)", flag, value)
+		return cli.Usagef("%s %q is not an RFC 3339 date-time (leap seconds are rejected)", flag, value)
 	}
 	return nil
 }
@@ -85,7 +86,7 @@ func (a *app) printPolicyProblems(headline string, problems []trustpolicy.Proble
 func readPolicyFile(path string) (*canonjson.Value, error) {
 	_, doc, err := canonjson.ReadFile(path)
 	if err != nil {
-		return nil, failf("%s: %v", path, err)
+		return nil, cli.Failf("%s: %v", path, err)
 	}
 	return doc, nil
 }
@@ -97,11 +98,11 @@ func (a *app) writePolicy(path string, d *trustpolicy.Document, replace bool, va
 	p, problems := trustpolicy.Load(v, val)
 	if len(problems) > 0 {
 		a.printPolicyProblems(fmt.Sprintf("the policy would not load; nothing written to %s:", path), problems)
-		return nil, &exitError{exitInvalid}
+		return nil, cli.Exit(exitInvalid)
 	}
 	data, err := canonjson.Pretty(v)
 	if err != nil {
-		return nil, failf("encoding the policy: %v", err)
+		return nil, cli.Failf("encoding the policy: %v", err)
 	}
 	if err := atomicfile.WriteFile(path, data, 0o644, replace); err != nil {
 		return nil, writeFileError(path, err)
@@ -126,14 +127,14 @@ func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string
 	d, problems := trustpolicy.Decode(doc, val)
 	if len(problems) > 0 {
 		a.printPolicyProblems(fmt.Sprintf("%s is not an %s document; it is unchanged:", path, trustpolicy.SchemaVersionPolicy), problems)
-		return &exitError{exitInvalid}
+		return cli.Exit(exitInvalid)
 	}
 	what, err := edit(d)
 	if err != nil {
 		return err
 	}
 	if d.Version >= canonjson.MaxSafeInteger {
-		return failf("%s: version %d cannot be incremented", path, d.Version)
+		return cli.Failf("%s: version %d cannot be incremented", path, d.Version)
 	}
 	d.Version++
 	if _, err := a.writePolicy(path, d, true, val); err != nil {
@@ -148,11 +149,11 @@ func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string
 func readPolicyPublicKey(path string) (spki, fp string, err error) {
 	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
-		return "", "", failf("public key: %v", err)
+		return "", "", cli.Failf("public key: %v", err)
 	}
 	pub, err := attest.ParsePublicKeyPEM(data)
 	if err != nil {
-		return "", "", failf("public key %s: %v", path, signednote.WithFlag(err, "--key"))
+		return "", "", cli.Failf("public key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	der := ed25519strict.MarshalSPKI(pub)
 	return base64.StdEncoding.EncodeToString(der), ed25519strict.SPKIFingerprint(der), nil
@@ -166,7 +167,7 @@ func evaluationInstant(cmd *cobra.Command, flag string) (datetime.Instant, strin
 	}
 	at, err := datetime.Parse(text)
 	if err != nil {
-		return 0, "", usagef("--evaluated-at %q: %v", text, err)
+		return 0, "", cli.Usagef("--evaluated-at %q: %v", text, err)
 	}
 	return at, text, nil
 }
@@ -201,14 +202,14 @@ the window and that time.`,
 			}
 			switch {
 			case id == "":
-				return usagef("--id is required")
+				return cli.Usagef("--id is required")
 			case from == "":
-				return usagef("--valid-from is required")
+				return cli.Usagef("--valid-from is required")
 			case until == "":
-				return usagef("--valid-until is required")
+				return cli.Usagef("--valid-until is required")
 			}
 			if err := errors.Join(checkPolicyTime("--valid-from", from), checkPolicyTime("--valid-until", until)); err != nil {
-				return usagef("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			at, atText, err := evaluationInstant(cmd, evaluatedAt)
 			if err != nil {
@@ -253,19 +254,19 @@ func (s *policySignerFlags) register(cmd *cobra.Command, window bool) {
 func (s *policySignerFlags) signer() (trustpolicy.Signer, string, error) {
 	switch {
 	case s.name == "":
-		return trustpolicy.Signer{}, "", usagef("--name is required")
+		return trustpolicy.Signer{}, "", cli.Usagef("--name is required")
 	case s.identity == "":
-		return trustpolicy.Signer{}, "", usagef("--identity is required")
+		return trustpolicy.Signer{}, "", cli.Usagef("--identity is required")
 	case s.key == "":
-		return trustpolicy.Signer{}, "", usagef("--key is required")
+		return trustpolicy.Signer{}, "", cli.Usagef("--key is required")
 	}
 	if err := errors.Join(checkPolicyTime("--valid-from", s.from), checkPolicyTime("--valid-until", s.until)); err != nil {
-		return trustpolicy.Signer{}, "", usagef("%v", err)
+		return trustpolicy.Signer{}, "", cli.Usagef("%v", err)
 	}
 	roles := []string{}
 	for _, r := range s.roles {
 		if r != trustpolicy.RoleSigner && r != trustpolicy.RoleWitness {
-			return trustpolicy.Signer{}, "", usagef("--role must be signer or witness, not %q", r)
+			return trustpolicy.Signer{}, "", cli.Usagef("--role must be signer or witness, not %q", r)
 		}
 		roles = append(roles, r)
 	}
@@ -370,13 +371,13 @@ out).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxAge < 0 || maxAge%time.Second != 0 || (remove && maxAge != 0) {
-				return usagef("--max-cosignature-age %v must be a positive whole number of seconds, and goes with a TLOG-POLICY", maxAge)
+				return cli.Usagef("--max-cosignature-age %v must be a positive whole number of seconds, and goes with a TLOG-POLICY", maxAge)
 			}
 			var text string
 			if !remove {
 				b, err := readTLogPolicyFile(args[1])
 				if err != nil {
-					return failf("%v", err)
+					return cli.Failf("%v", err)
 				}
 				text = string(b)
 			}
@@ -409,13 +410,13 @@ unchanged when the flag is not given).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil {
-				return usagef("quorum %q is not an integer", args[1])
+				return cli.Usagef("quorum %q is not an integer", args[1])
 			}
 			setDistinct := cmd.Flags().Changed("distinct-identities")
 			return a.editPolicy(args[0], func(d *trustpolicy.Document) (string, error) {
 				if err := d.SetQuorum(k); err != nil {
 					fmt.Fprintf(a.stderr, "mcpres: error: %s: %v; it is unchanged\n", args[0], err)
-					return "", &exitError{exitInvalid}
+					return "", cli.Exit(exitInvalid)
 				}
 				if setDistinct {
 					d.Witnesses.DistinctIdentities = distinct
@@ -445,11 +446,11 @@ signer (the revocation wins) or be any other key.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case fingerprint != "" && keyPath != "":
-				return usagef("--fingerprint and --key exclude each other")
+				return cli.Usagef("--fingerprint and --key exclude each other")
 			case fingerprint == "" && keyPath == "":
-				return usagef("one of --fingerprint or --key is required")
+				return cli.Usagef("one of --fingerprint or --key is required")
 			case reason == "":
-				return usagef("--reason is required")
+				return cli.Usagef("--reason is required")
 			}
 			if err := checkPolicyTime("--revoked-at", revokedAt); err != nil {
 				return err
@@ -516,7 +517,7 @@ attest verify would refuse every bundle with it then.`,
 				worst = max(worst, a.checkPolicyFile(val, path, format, at, atText))
 			}
 			if worst != exitValid {
-				return &exitError{worst}
+				return cli.Exit(worst)
 			}
 			return nil
 		},
@@ -606,10 +607,10 @@ atomically, never replaces FILE, and replaces an existing file only with
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != exportFormatUpstream {
-				return usagef("--format must be %s, not %q", exportFormatUpstream, format)
+				return cli.Usagef("--format must be %s, not %q", exportFormatUpstream, format)
 			}
 			if out == "" {
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			doc, err := readPolicyFile(args[0])
 			if err != nil {
@@ -619,22 +620,22 @@ atomically, never replaces FILE, and replaces an existing file only with
 			p, problems := trustpolicy.Load(doc, val)
 			if len(problems) > 0 {
 				a.printPolicyProblems(fmt.Sprintf("%s does not load; nothing written:", args[0]), problems)
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			}
 			up, losses := p.Upstream()
 			if errs := val.SchemaErrors(schema.TrustPolicy, up); len(errs) > 0 {
-				return failf("the projection fails the %s schema: %s %s", bundle.SchemaVersionTrustPolicy, errs[0].InstancePath, errs[0].Message)
+				return cli.Failf("the projection fails the %s schema: %s %s", bundle.SchemaVersionTrustPolicy, errs[0].InstancePath, errs[0].Message)
 			}
 			if len(losses) > 0 && !acceptLoss {
 				fmt.Fprintf(a.stderr, "mcpres: error: exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):\n", args[0], bundle.SchemaVersionTrustPolicy)
 				for _, l := range losses {
 					fmt.Fprintf(a.stderr, "  - %s\n", l)
 				}
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			}
 			data, err := canonjson.Pretty(up)
 			if err != nil {
-				return failf("encoding the policy: %v", err)
+				return cli.Failf("encoding the policy: %v", err)
 			}
 			if err := a.writeOutput(out, []string{args[0]}, data, force); err != nil {
 				return err

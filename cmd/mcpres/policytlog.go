@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -49,12 +50,12 @@ func (a *app) editTLogPolicy(path string, edit func(text string) (string, error)
 	}
 	data, err := readTLogPolicyFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return failf("%v", err)
+		return cli.Failf("%v", err)
 	}
 	text := string(data)
 	if _, errs := trustpolicy.ParseTLogPolicyDraft(text); len(errs) > 0 {
 		a.printTLogProblems(path+" has problems; it is unchanged:", errs)
-		return &exitError{exitInvalid}
+		return cli.Exit(exitInvalid)
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
@@ -65,10 +66,10 @@ func (a *app) editTLogPolicy(path string, edit func(text string) (string, error)
 	}
 	if _, errs := trustpolicy.ParseTLogPolicyDraft(next); len(errs) > 0 {
 		a.printTLogProblems(path+": the change is refused; the file is unchanged:", errs)
-		return &exitError{exitInvalid}
+		return cli.Exit(exitInvalid)
 	}
 	if err := atomicfile.WriteFile(path, []byte(next), 0o644, true); err != nil {
-		return failf("writing %s: %v", path, err)
+		return cli.Failf("writing %s: %v", path, err)
 	}
 	return nil
 }
@@ -83,7 +84,7 @@ func (a *app) printTLogProblems(headline string, errs []trustpolicy.TLogError) {
 // tlogField checks a value that goes on a tlog-policy line as one field.
 func tlogField(flag, v string) error {
 	if v == "" || strings.ContainsAny(v, " \t\n\r#") {
-		return usagef("%s %q must be one field: not empty, no spaces, tabs, newlines or '#'", flag, v)
+		return cli.Usagef("%s %q must be one field: not empty, no spaces, tabs, newlines or '#'", flag, v)
 	}
 	return nil
 }
@@ -94,10 +95,10 @@ func tlogField(flag, v string) error {
 func readVKeyFile(path string, want ...signednote.KeyKind) (string, error) {
 	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
-		return "", failf("%v", err)
+		return "", cli.Failf("%v", err)
 	}
 	if err := signednote.CheckKeyKind(data, want...); err != nil {
-		return "", failf("--key %s: %v", path, signednote.WithFlag(err, "--key"))
+		return "", cli.Failf("--key %s: %v", path, signednote.WithFlag(err, "--key"))
 	}
 	k, err := parseKeyText(data)
 	if err != nil {
@@ -134,7 +135,7 @@ func (a *app) policyTLogAddLogCommand() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if key == "" {
-				return usagef("--key is required (the log's verifier key file)")
+				return cli.Usagef("--key is required (the log's verifier key file)")
 			}
 			k, err := readVKeyFile(key, signednote.LogVerifierKey, signednote.RekorVerifierKey)
 			if err != nil {
@@ -162,7 +163,7 @@ URL/add-checkpoint.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if key == "" {
-				return usagef("--key is required (the witness's verifier key file)")
+				return cli.Usagef("--key is required (the witness's verifier key file)")
 			}
 			if err := tlogField("--name", name); err != nil {
 				return err
@@ -275,7 +276,7 @@ has problems, 2 a file is unreadable.`,
 					path, len(pol.Logs), len(pol.Witnesses), withURL, len(pol.Groups), pol.Quorum)
 			}
 			if worst != exitValid {
-				return &exitError{worst}
+				return cli.Exit(worst)
 			}
 			return nil
 		},

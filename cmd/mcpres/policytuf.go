@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -87,7 +88,7 @@ func (a *app) policyTufCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bin, err := findTUFBinary()
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			c := exec.Command(bin, args...)
 			c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
@@ -97,12 +98,12 @@ func (a *app) policyTufCommand() *cobra.Command {
 			if errors.As(err, &ee) {
 				// mcpres-tuf has printed its messages.
 				if code := ee.ExitCode(); code > 0 {
-					return &exitError{code}
+					return cli.Exit(code)
 				}
-				return failf("%s: %v", bin, err)
+				return cli.Failf("%s: %v", bin, err)
 			}
 			if err != nil {
-				return failf("running %s: %v", bin, err)
+				return cli.Failf("running %s: %v", bin, err)
 			}
 			return nil
 		},
@@ -153,7 +154,7 @@ func completeTUF(args []string, toComplete string) ([]cobra.Completion, cobra.Sh
 // failed.
 func (a *app) fetchPolicyTUF(root, repo, target, cacheDir string) (string, []byte, error) {
 	fail := func(format string, args ...any) (string, []byte, error) {
-		return "", nil, failf("trust policy %q from TUF repository %s: %s", target, repo, fmt.Sprintf(format, args...))
+		return "", nil, cli.Failf("trust policy %q from TUF repository %s: %s", target, repo, fmt.Sprintf(format, args...))
 	}
 	bin, err := findTUFBinary()
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/spf13/cobra"
+	"github.com/mcpres/mcpres/internal/cli"
 )
 
 // buildTUFBinary builds cmd/mcpres-tuf into a temporary directory and
@@ -39,47 +39,10 @@ func buildTUFBinary(t *testing.T) string {
 	return bin
 }
 
-// runTUF runs an mcpres command line in-process, like runCLI. As long as
-// `mcpres policy tuf` is not mounted (policy.go's policyCommand), it mounts
-// policyTufCommand itself and maps errors to exit codes as run does.
+// runTUF runs an mcpres command line in-process, like runCLI.
 func runTUF(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	root := a.rootCommand()
-	if c, _, err := root.Find([]string{"policy", "tuf"}); err == nil && c.Name() == "tuf" {
-		return runCLI(t, args...)
-	}
-	policy, _, err := root.Find([]string{"policy"})
-	if err != nil || policy.Name() != "policy" {
-		policy = &cobra.Command{Use: "policy"}
-		root.AddCommand(policy)
-	}
-	policy.AddCommand(a.policyTufCommand())
-	root.SetArgs(args)
-	root.SetIn(a.stdin)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	cmd, err := root.ExecuteC()
-	code = exitCodeLikeRun(err, cmd, &errb)
-	return out.String(), errb.String(), code
-}
-
-// exitCodeLikeRun is run's mapping of errors to exit codes.
-func exitCodeLikeRun(err error, cmd *cobra.Command, stderr *bytes.Buffer) int {
-	if err == nil {
-		return exitValid
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	fmt.Fprintf(stderr, "mcpres: error: %v\n", err)
-	var ue *usageError
-	if (errors.As(err, &ue) || isCobraUsage(err)) && cmd != nil {
-		fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
-	}
-	return exitInput
+	return runCLI(t, args...)
 }
 
 // testOnlyTUFKey returns a fixed Ed25519 key derived from name (seed:
@@ -180,7 +143,7 @@ func TestFetchPolicyTUF(t *testing.T) {
 	// A failure is a command error naming the role and the check.
 	_, staleRepo := tufRepoViaCLI(t, time.Now().Add(-48*time.Hour))
 	_, data, err = a.fetchPolicyTUF(filepath.Join(staleRepo, "1.root.json"), staleRepo, "policy.json", t.TempDir())
-	var ce *commandError
+	var ce *cli.CommandError
 	if data != nil || !errors.As(err, &ce) ||
 		!strings.HasPrefix(err.Error(), `trust policy "policy.json" from TUF repository `+staleRepo+": tuf timestamp metadata failed the expiry check: expired at ") {
 		t.Errorf("expired: %v", err)

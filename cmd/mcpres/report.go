@@ -7,6 +7,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/version"
 	htmlreport "github.com/mcpres/mcpres/report"
@@ -48,7 +49,7 @@ func (a *app) reportCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			at, err := evaluationTime(cmd, evaluatedAt)
 			if err != nil {
@@ -63,12 +64,12 @@ func (a *app) reportCommand() *cobra.Command {
 				// No verdict to lay out: an unreadable document or
 				// policy writes no page, only its result line.
 				a.reportTo(out).render(rep, "text", false, true)
-				return &exitError{exitInput}
+				return cli.Exit(exitInput)
 			}
 			in.Generator = "mcpres " + version.Version
 			html, err := htmlreport.Render(in)
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			inputs := []string{args[0]}
 			if policyPath != "" {
@@ -80,7 +81,7 @@ func (a *app) reportCommand() *cobra.Command {
 			a.reportTo(out).render(rep, "text", false, true)
 			a.wrote(out, "HTML report")
 			if rep.Code != exitValid {
-				return &exitError{rep.Code}
+				return cli.Exit(rep.Code)
 			}
 			return nil
 		},
@@ -98,13 +99,13 @@ func (a *app) reportCommand() *cobra.Command {
 // evaluationTime is --evaluated-at checked as attest verify checks it, or now.
 func evaluationTime(cmd *cobra.Command, at string) (string, error) {
 	if cmd.Flags().Changed("evaluated-at") && at == "" {
-		return "", usagef("--evaluated-at is empty")
+		return "", cli.Usagef("--evaluated-at is empty")
 	}
 	if at == "" {
 		return nowMillis(), nil
 	}
 	if !datetime.Valid(at) {
-		return "", usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", at)
+		return "", cli.Usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", at)
 	}
 	return at, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -33,29 +34,29 @@ func (a *app) sealCommand() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			_, draft, err := canonjson.ReadFile(args[0])
 			if err != nil {
 				a.printInputInvalid(args[0], err, "text", false)
-				return &exitError{exitInput}
+				return cli.Exit(exitInput)
 			}
 			if err := bundle.Seal(draft); err != nil {
-				return failf("sealing %s: %v", args[0], err)
+				return cli.Failf("sealing %s: %v", args[0], err)
 			}
 			r, err := validator.New().Bundle(draft)
 			if err != nil {
 				a.printInputInvalid(args[0], err, "text", false)
-				return &exitError{exitInput}
+				return cli.Exit(exitInput)
 			}
 			if !r.Valid && !allowInvalid {
 				a.reportTo(out).printResult(out, r, "text", false)
 				fmt.Fprintln(a.stderr, "mcpres: error: the sealed bundle is invalid; nothing written (use --allow-invalid to write it anyway)")
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			}
 			data, err := canonjson.Pretty(draft)
 			if err != nil {
-				return failf("encoding the sealed bundle: %v", err)
+				return cli.Failf("encoding the sealed bundle: %v", err)
 			}
 			if err := a.writeOutput(out, args, data, force); err != nil {
 				return err
@@ -63,7 +64,7 @@ func (a *app) sealCommand() *cobra.Command {
 			a.wrote(out, "sealed bundle, bundleDigest %s", draft.Path("integrity", "bundleDigest").Str)
 			a.reportTo(out).printResult(out, r, "text", false)
 			if !r.Valid {
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/mcpres/mcpres/validator/profile"
@@ -80,7 +81,7 @@ func (a *app) validateCommand() *cobra.Command {
 				return a.validateReport(val, path, opts)
 			})
 			if worst != exitValid {
-				return &exitError{worst}
+				return cli.Exit(worst)
 			}
 			return nil
 		},
@@ -99,7 +100,7 @@ func checkFormat(format string) error {
 	case "json", "text":
 		return nil
 	}
-	return usagef("--format must be json or text, not %q", format)
+	return cli.Usagef("--format must be json or text, not %q", format)
 }
 
 // documentOptions loads --profiles and --original-result once, for every
@@ -112,7 +113,7 @@ func (a *app) documentOptions(profilesDir, originalPath, format string, withFile
 	if profilesDir != "" {
 		set, err := profile.LoadDir(profilesDir)
 		if err != nil {
-			return opts, failf("--profiles: %v", err)
+			return opts, cli.Failf("--profiles: %v", err)
 		}
 		opts.Profiles = set
 	}
@@ -120,7 +121,7 @@ func (a *app) documentOptions(profilesDir, originalPath, format string, withFile
 		o, err := official.ReadOriginalResult(originalPath)
 		if err != nil {
 			a.printInputInvalid(originalPath, err, format, withFile)
-			return opts, &exitError{exitInput}
+			return opts, cli.Exit(exitInput)
 		}
 		opts.OriginalResult = o
 	}

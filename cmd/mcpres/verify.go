@@ -4,6 +4,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
 )
@@ -34,9 +35,6 @@ const (
 func (a *app) attestVerifyCommand() *cobra.Command {
 	return verifycmd.Command(verifycmd.Config{
 		Prog: "mcpres", Stdout: a.stdout, Stderr: a.stderr,
-		Usage:          func(err error) error { return &usageError{err} },
-		Fail:           func(err error) error { return &commandError{err} },
-		Exit:           func(code int) error { return &exitError{code} },
 		Now:            nowMillis,
 		PolicyLoaders:  map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
 		FetchPolicyTUF: a.fetchPolicyTUF,
@@ -78,7 +76,7 @@ func (a *app) printJSON(path string, obj *canonjson.Value, withFile bool) {
 
 func checkBatchFormat(format string) error {
 	if err := verifycmd.CheckFormat(format); err != nil {
-		return &usageError{err}
+		return cli.Usage(err)
 	}
 	return nil
 }
@@ -86,7 +84,7 @@ func checkBatchFormat(format string) error {
 func expandInputs(args []string, recursive bool) (inputs, error) {
 	in, err := verifycmd.ExpandInputs(args, recursive)
 	if err != nil {
-		return inputs{}, &commandError{err}
+		return inputs{}, cli.Fail(err)
 	}
 	return in, nil
 }
@@ -100,8 +98,6 @@ func attestReport(path string, r attest.Result) report { return verifycmd.Attest
 func readPolicyOnce(path string, opts attest.Options) policySource {
 	return verifycmd.ReadPolicyOnce(path, opts)
 }
-
-func validUTF8(v *canonjson.Value) *canonjson.Value { return verifycmd.ValidUTF8(v) }
 
 func documentHints(path string, doc *canonjson.Value) []string {
 	return verifycmd.DocumentHints(path, doc)

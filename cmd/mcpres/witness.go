@@ -4,25 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/cli"
-	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
+	"github.com/mcpres/mcpres/witness/witnesshttp"
 	"github.com/spf13/cobra"
-	"github.com/transparency-dev/tessera/api/layout"
 )
-
-// witnessHTTPTimeout bounds each request to a remote log.
-const witnessHTTPTimeout = 30 * time.Second
 
 // witnessLockWait is how long 'witness cosign' waits for the lock of its
 // state file held by another process: longer than one cosign run holds it
@@ -63,17 +52,17 @@ printed on stdout. Existing files are never overwritten.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
-				return usagef("--name is required")
+				return cli.Usagef("--name is required")
 			}
 			if out == "" {
-				return usagef("--%s NAME is required", keyPairFlag)
+				return cli.Usagef("--%s NAME is required", keyPairFlag)
 			}
 			return a.generateNoteKey(signednote.TypeCosignatureV1, name, out)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name (the key's name)")
 	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
-	cli.DeprecatedAlias(cmd, "out", keyPairFlag, func(err error) error { return &usageError{err} })
+	cli.DeprecatedAlias(cmd, "out", keyPairFlag, cli.Usage)
 	return cmd
 }
 
@@ -118,19 +107,19 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case logArg == "":
-				return usagef("--log is required")
+				return cli.Usagef("--log is required")
 			case logKey == "":
-				return usagef("--log-key is required")
+				return cli.Usagef("--log-key is required")
 			case statePath == "":
-				return usagef("--state is required")
+				return cli.Usagef("--state is required")
 			case out == "":
-				return usagef("-o/--output is required")
+				return cli.Usagef("-o/--output is required")
 			}
 			if sameFile(statePath, out) {
-				return usagef("--state and -o name the same file")
+				return cli.Usagef("--state and -o name the same file")
 			}
 			if sameFile(statePath+witness.StateLockSuffix, out) {
-				return usagef("-o names the lock file of --state")
+				return cli.Usagef("-o names the lock file of --state")
 			}
 			if err := checkOutputs([]string{out}, []string{keyPath, logKey, statePath}, force); err != nil {
 				return err
@@ -143,40 +132,28 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			reader, err := openLogReader(logArg)
+			reader, err := witnesshttp.OpenLog(logArg)
 			if err != nil {
-				return err
-			}
-			// Held from the read of the state to after its write: another
-			// process deciding on the same state waits for this one.
-			sf, err := witness.LockStateFile(statePath, witnessLockWait)
-			if err != nil {
-				return failf("%v", err)
-			}
-			defer sf.Unlock()
-			state, err := readWitnessState(sf, lv.Name(), initState)
-			if err != nil {
-				return err
+				return cli.Failf("--log %v", err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), logTimeout)
 			defer cancel()
-			prev := state.Get(lv.Name())
 			// The cosignature's timestamp: the one place this command
 			// reads the clock.
-			c, err := witness.Cosign(ctx, reader, lv, w, prev, time.Now())
-			if errors.Is(err, witness.ErrRefused) {
+			c, err := witness.CosignWithState(ctx, reader, lv, w, statePath, witness.StateOptions{LockWait: witnessLockWait, TrustOnFirstUse: initState}, time.Now())
+			var we *witness.StateWriteError
+			switch {
+			case errors.Is(err, witness.ErrRefused):
 				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
-				return &exitError{exitInvalid}
+				return cli.Exit(exitInvalid)
+			case errors.Is(err, witness.ErrUnknownLog):
+				return cli.Failf("%v: pass --init to start witnessing %s from its current checkpoint (trust on first use)", err, lv.Name())
+			case errors.As(err, &we):
+				return writeFileError(we.Path, we.Err)
+			case err != nil:
+				return cli.Failf("%v", err)
 			}
-			if err != nil {
-				return failf("%v", err)
-			}
-			// Record first: a cosignature is never published for a tree
-			// the state does not hold.
-			state.Put(c.State)
-			if err := sf.Write(state); err != nil {
-				return writeFileError(statePath, err)
-			}
+			// The state holds the tree: the cosignature may be published.
 			if err := a.writeOutput(out, []string{keyPath, statePath}, c.Line, force); err != nil {
 				return err
 			}
@@ -197,114 +174,4 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 	f.BoolVar(&initState, "init", false, "accept a log the state file does not know (trust on first use)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
-}
-
-// readWitnessState reads the locked state file; a missing file or a log it
-// does not know is accepted only with --init.
-func readWitnessState(sf *witness.StateFile, origin string, initState bool) (*witness.State, error) {
-	path := sf.Path()
-	s, err := sf.Read()
-	if err != nil {
-		return nil, failf("%v", err)
-	}
-	if s == nil {
-		if !initState {
-			return nil, failf("witness state %s does not exist: pass --init to start witnessing %s from its current checkpoint (trust on first use)", path, origin)
-		}
-		return &witness.State{}, nil
-	}
-	if s.Get(origin) == nil && !initState {
-		return nil, failf("witness state %s has no record of log %s: pass --init to start witnessing it from its current checkpoint (trust on first use)", path, origin)
-	}
-	return s, nil
-}
-
-// openLogReader chooses how to read the log: an http(s) URL, or a
-// directory.
-func openLogReader(arg string) (witness.LogReader, error) {
-	if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
-		u, err := url.Parse(arg)
-		if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-			return nil, usagef("--log %q is not a log URL (http or https, no credentials, query or fragment)", arg)
-		}
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		return &httpLog{base: u, client: &http.Client{Timeout: witnessHTTPTimeout}}, nil
-	}
-	st, err := os.Stat(arg)
-	if err != nil {
-		return nil, failf("log %v", err)
-	}
-	if !st.IsDir() {
-		return nil, failf("log %s is not a directory (or an http(s) URL)", arg)
-	}
-	return dirLog(arg), nil
-}
-
-// dirLog reads a tlog-tiles log directory with the limits of httpLog; its
-// files must be regular files (a FIFO is refused at once, never waited on).
-type dirLog string
-
-func (d dirLog) ReadCheckpoint(context.Context) ([]byte, error) {
-	return regularfile.ReadFile(filepath.Join(string(d), layout.CheckpointPath), signednote.MaxBytes)
-}
-
-func (d dirLog) ReadTile(_ context.Context, level, index uint64, p uint8) ([]byte, error) {
-	data, err := regularfile.ReadFile(filepath.Join(string(d), layout.TilePath(level, index, p)), maxTileBytes)
-	if errors.Is(err, fs.ErrNotExist) && p > 0 {
-		// The partial tile may have been replaced by the full one.
-		return regularfile.ReadFile(filepath.Join(string(d), layout.TilePath(level, index, 0)), maxTileBytes)
-	}
-	return data, err
-}
-
-// httpLog reads a tlog-tiles log over HTTP, with size limits: a checkpoint
-// of at most signednote.MaxBytes, tiles of at most 8 KiB.
-type httpLog struct {
-	base   *url.URL
-	client *http.Client
-}
-
-const maxTileBytes = 256 * 32
-
-func (h *httpLog) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	return h.get(ctx, layout.CheckpointPath, signednote.MaxBytes)
-}
-
-func (h *httpLog) ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
-	data, err := h.get(ctx, layout.TilePath(level, index, p), maxTileBytes)
-	if errors.Is(err, fs.ErrNotExist) && p > 0 {
-		// The partial tile may have been replaced by the full one.
-		return h.get(ctx, layout.TilePath(level, index, 0), maxTileBytes)
-	}
-	return data, err
-}
-
-func (h *httpLog) get(ctx context.Context, path string, max int64) ([]byte, error) {
-	u := h.base.JoinPath(path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusNotFound:
-		return nil, fmt.Errorf("GET %s: %w", u, fs.ErrNotExist)
-	default:
-		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", u, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("GET %s: more than %d bytes", u, max)
-	}
-	return data, nil
 }

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness/witnesshttp"
 	"github.com/spf13/cobra"
@@ -71,9 +69,9 @@ func (a *app) witnessServeCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case stateDir == "":
-				return usagef("--state DIR is required")
+				return cli.Usagef("--state DIR is required")
 			case len(logKeys) == 0:
-				return usagef("--log is required (the verifier key file of each log to witness)")
+				return cli.Usagef("--log is required (the verifier key file of each log to witness)")
 			}
 			w, err := a.loadWitnessSigner(keyPath)
 			if err != nil {
@@ -88,34 +86,24 @@ func (a *app) witnessServeCommand() *cobra.Command {
 				logs = append(logs, v)
 			}
 			if err := os.MkdirAll(stateDir, 0o755); err != nil {
-				return failf("state directory: %v", err)
+				return cli.Failf("state directory: %v", err)
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, nil))
 			// The cosignature timestamps: the one clock this command reads.
 			srv, err := witnesshttp.New(w, logs, stateDir, time.Now, logger)
 			if err != nil {
-				return failf("%v", err)
+				return cli.Failf("%v", err)
 			}
 			defer srv.Close()
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
-				return failf("listening on %s: %v", listen, err)
+				return cli.Failf("listening on %s: %v", listen, err)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			hs := srv.HTTPServer(listen)
-			done := make(chan error, 1)
-			go func() { done <- hs.Serve(ln) }()
 			fmt.Fprintf(a.stderr, "mcpres: witness %s serving %d log(s) on http://%s/add-checkpoint\n", w.Name(), len(logs), ln.Addr())
-			select {
-			case err := <-done:
-				return failf("serving: %v", err)
-			case <-ctx.Done():
-			}
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return failf("shutting down: %v", err)
+			if err := srv.Serve(ctx, ln); err != nil {
+				return cli.Failf("%v", err)
 			}
 			fmt.Fprintf(a.stderr, "mcpres: witness stopped\n")
 			return nil

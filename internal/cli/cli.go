@@ -1,8 +1,9 @@
-// Package cli holds what the three commands (mcpres, mcpres-tuf,
-// mcpres-sigstore) do alike with their cobra command trees: an unknown
-// subcommand, an empty flag value and help asked for together with other
-// arguments are usage errors ([Execute]), an error is printed the same way
-// ([PrintError]), enumerated flags complete their values, man pages cover
+// Package cli holds what the commands (mcpres, mcpres-tuf, mcpres-sigstore,
+// mcpres-loadgen) do alike with their cobra command trees: one exit and
+// usage convention ([Run]: [ExitError], [UsageError], [CommandError]), an
+// unknown subcommand, an empty flag value and help asked for together with
+// other arguments are usage errors ([Execute]), an error is printed the
+// same way ([PrintError]), enumerated flags complete their values, man pages cover
 // every command, a write that cannot happen or a private key file that
 // others can read is explained the same way, and a renamed flag keeps its
 // old spelling as a deprecated alias.

@@ -376,3 +376,10 @@ func pad4(v int64) string {
 	}
 	return s
 }
+
+// Millis formats tm as an MCP-RES date-time in UTC with milliseconds,
+// e.g. "2026-08-27T12:00:00.000Z": how mcpres writes the times it reads
+// from the clock (signing times, evaluation times).
+func Millis(tm time.Time) string {
+	return tm.UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+}

@@ -44,7 +44,7 @@ var layout = []row{
 	{"bundle/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/..."}, "the typed documents and Seal"},
 	{"validator", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/schema"}, "core validation and what every kind reports the same way: never its kind packages, which depend on it (package document chooses among them)"},
 	{"validator/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/..."}, "the schema engine and the kind validators"},
-	{"attest/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "statements, envelopes, keys, Verify"},
+	{"attest/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "offline", "attest/..."}, "statements, envelopes, keys, Verify; a transparency reference checked before it is signed (offline)"},
 	{"document", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detects a kind and calls its validator (attest.Verify for attested bundles)"},
 	{"report/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "HTML rendering of results computed by the packages below it; computes no verdict of its own"},
 	{"offline", []string{"internal/...", "canonjson/...", "signednote/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},

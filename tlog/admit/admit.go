@@ -35,6 +35,7 @@
 package admit
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -125,6 +126,46 @@ func (a *Admitter) Admit(doc *canonjson.Value, evaluatedAt string) (*Admission, 
 		return nil, &validator.InputError{Reason: "encoding the log entry: " + err.Error()}
 	}
 	return &Admission{Kind: k, Entry: entry, Bundle: b, Result: res}, nil
+}
+
+// AdmitBody is [Admitter.Admit] for the bytes of a document (a POST /add
+// body): they are read with the strict reader first (canonjson.Parse),
+// and a body that is no JSON document is refused as input that cannot be
+// evaluated (a *validator.InputError or the reader's error).
+func (a *Admitter) AdmitBody(body []byte, evaluatedAt string) (*Admission, error) {
+	doc, err := canonjson.Parse(body)
+	if err != nil {
+		return nil, err
+	}
+	return a.Admit(doc, evaluatedAt)
+}
+
+// Diagnostic is the diagnostic JSON object of a document that was not
+// admitted, as `mcpres validate --format json` prints it: for a
+// *[Refusal] its validation result object (an attested bundle's
+// attest.Result.Value, else validator.Result.Value), for any other error
+// the MCP_RES_INPUT_INVALID object (validator.InputInvalidValue).
+func Diagnostic(err error) *canonjson.Value {
+	var r *Refusal
+	switch {
+	case !errors.As(err, &r):
+		return validator.InputInvalidValue(err)
+	case r.Result.Attestation != nil:
+		return r.Result.Attestation.Value()
+	}
+	return r.Result.Value()
+}
+
+// DiagnosticJSON is [Diagnostic] encoded as one compact line, its strings
+// made valid UTF-8 when they quote input that is not
+// (canonjson.ValidUTF8).
+func DiagnosticJSON(err error) []byte {
+	v := Diagnostic(err)
+	out, cerr := canonjson.Compact(v)
+	if cerr != nil {
+		out, _ = canonjson.Compact(canonjson.ValidUTF8(v))
+	}
+	return append(out, '\n')
 }
 
 // The terms of [Cost], measured (TestCost) on the documents that cost the

@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
 )
 
@@ -182,6 +183,15 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("the log server refused the submission (HTTP %d): %s", e.Status, bytes.TrimSpace(e.Body))
 }
 
+// Invalid reports whether the server refused the submission as invalid
+// evidence (422, tlog/server.AdmitEvidence), not as a request it could
+// not take: the verdict `mcpres log add` exits 1 for.
+func (e *RefusedError) Invalid() bool { return e.Status == http.StatusUnprocessableEntity }
+
+// ErrTooLarge is returned by Submit for a body larger than any log service
+// reads (canonjson.MaxInputBytes, tlog/server's DefaultMaxBody).
+var ErrTooLarge = fmt.Errorf("a submission is at most %d bytes, the most the strict reader takes", canonjson.MaxInputBytes)
+
 // A RedirectError is a redirect answer, which a submission never follows.
 type RedirectError struct {
 	Status   int
@@ -238,6 +248,9 @@ type Reference struct {
 // package documentation). trust is what the answer is verified against:
 // at least the log, by key and origin.
 func (c *Client) Submit(ctx context.Context, body []byte, want offline.Entry, trust offline.Trust) (*Reference, error) {
+	if len(body) > canonjson.MaxInputBytes {
+		return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(body))
+	}
 	if len(trust.Logs) == 0 {
 		return nil, errors.New("no log key to verify the answer with: a reference is never written unverified")
 	}

@@ -269,6 +269,8 @@ func TestRetries(t *testing.T) {
 			c.Close()
 		case "422":
 			http.Error(w, `{"valid":false}`, http.StatusUnprocessableEntity)
+		case "413":
+			http.Error(w, `{"error":"too large"}`, http.StatusRequestEntityTooLarge)
 		default:
 			w.Write(l.answer(t, 3))
 		}
@@ -284,8 +286,20 @@ func TestRetries(t *testing.T) {
 	n.Store(0)
 	setScript("422")
 	var re *client.RefusedError
-	if _, err := c.Submit(context.Background(), []byte("{}"), l.entries[3], l.trust()); !errors.As(err, &re) || re.Status != 422 || n.Load() != 1 {
+	if _, err := c.Submit(context.Background(), []byte("{}"), l.entries[3], l.trust()); !errors.As(err, &re) || re.Status != 422 || !re.Invalid() || n.Load() != 1 {
 		t.Errorf("a 422: %v, %d requests", err, n.Load())
+	}
+	// Control: a request the server could not take is no verdict on the
+	// evidence.
+	n.Store(0)
+	setScript("413")
+	if _, err := c.Submit(context.Background(), []byte("{}"), l.entries[3], l.trust()); !errors.As(err, &re) || re.Status != 413 || re.Invalid() || n.Load() != 1 {
+		t.Errorf("a 413: %v, %d requests", err, n.Load())
+	}
+	// A body larger than any log service reads is not sent.
+	n.Store(0)
+	if _, err := c.Submit(context.Background(), make([]byte, canonjson.MaxInputBytes+1), l.entries[3], l.trust()); !errors.Is(err, client.ErrTooLarge) || n.Load() != 0 {
+		t.Errorf("a body over the reader's limit: %v, %d requests", err, n.Load())
 	}
 	n.Store(0)
 	setScript("503", "503", "503", "503", "503")

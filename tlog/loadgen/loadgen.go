@@ -8,6 +8,8 @@ package loadgen
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +17,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/tlog/admit"
 )
 
 // Bounds of a run, whatever Config says.
@@ -29,7 +36,8 @@ const (
 
 // Config describes a run.
 type Config struct {
-	// URL is the server's base URL; its host must be a loopback address.
+	// URL is the server's base URL (a trailing slash is allowed); its host
+	// must be a loopback address.
 	URL string
 	// Token is the bearer token, if the server needs one.
 	Token string
@@ -111,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// A redirect is a failed submission, never followed: it could lead
 	// off the loopback interface, with the token.
 	hc := &http.Client{Transport: tr, Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	target := cfg.URL + "/add"
+	target := strings.TrimSuffix(cfg.URL, "/") + "/add"
 	var (
 		next    atomic.Int64
 		mu      sync.Mutex
@@ -192,4 +200,33 @@ func post(ctx context.Context, hc *http.Client, url, token string, body []byte) 
 		return 0, 0, err
 	}
 	return resp.StatusCode, time.Since(t), nil
+}
+
+// Variants returns a Body of distinct valid submissions made from base, a
+// conformance bundle the log admits (tlog/admit, evaluated at evaluatedAt)
+// that has an evidence.run.environment.os to vary: the i-th is base run on
+// the operating system "loadgen-RUN-i", sealed again (bundle.SealFrom),
+// RUN a random tag drawn once, so that every run's entries are new.
+func Variants(base *canonjson.Value, evaluatedAt string) (func(i int) ([]byte, error), error) {
+	adm, err := admit.New().Admit(base, evaluatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: the base bundle: %w", err)
+	}
+	if adm.Bundle != base {
+		return nil, errors.New("loadgen: the base is an attested bundle; give a conformance bundle")
+	}
+	if env := base.Path("evidence", "run", "environment"); env == nil || !env.Get("os").Is(canonjson.String) {
+		return nil, errors.New("loadgen: the base bundle has no evidence.run.environment.os to vary")
+	}
+	var rb [4]byte
+	rand.Read(rb[:])
+	runID := hex.EncodeToString(rb[:])
+	return func(i int) ([]byte, error) {
+		v := base.Clone()
+		v.Path("evidence", "run", "environment").Get("os").Str = fmt.Sprintf("loadgen-%s-%d", runID, i)
+		if err := bundle.SealFrom(v, bundle.StageEvidence); err != nil {
+			return nil, err
+		}
+		return canonjson.Compact(v)
+	}, nil
 }

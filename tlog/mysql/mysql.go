@@ -23,10 +23,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/transparency-dev/tessera"
 	tmysql "github.com/transparency-dev/tessera/storage/mysql"
@@ -46,13 +48,62 @@ const maxConns = 32
 // minCheckpointInterval is Tessera v1.0.4's MySQL minimum.
 const minCheckpointInterval = time.Second
 
+// minBatchMaxAge is the youngest batch worth integrating: with one
+// checkpoint a second, fewer, larger integration transactions cost the
+// database less and add no latency.
+const minBatchMaxAge = 250 * time.Millisecond
+
 // Storage is a log in a database. It implements tlog.Storage.
 type Storage struct {
 	db *sql.DB
 	ts *tmysql.Storage
 }
 
-var _ tlog.Storage = (*Storage)(nil)
+var (
+	_ tlog.Storage     = (*Storage)(nil)
+	_ tlog.KeyRecorder = (*Storage)(nil)
+)
+
+// DSNEnvPrefix starts a DSN given as "env:NAME": the DSN is the value of
+// the environment variable NAME, which keeps the password out of the
+// process list ([ResolveDSN]).
+const DSNEnvPrefix = "env:"
+
+// ResolveDSN returns the DSN spec names: spec itself, or for env:NAME the
+// value of the environment variable NAME, which must be set and not
+// empty.
+func ResolveDSN(spec string) (string, error) {
+	name, ok := strings.CutPrefix(spec, DSNEnvPrefix)
+	if !ok {
+		return spec, nil
+	}
+	v := os.Getenv(name)
+	if name == "" || v == "" {
+		return "", fmt.Errorf("mysql: the DSN env:%s: the environment variable %s is not set or empty", name, name)
+	}
+	return v, nil
+}
+
+// OpenLog opens the database spec names (a DSN or env:NAME, [ResolveDSN])
+// with [Open] and returns it with the key of the log in it (tlog.Key):
+// key when not nil, which must be the recorded key, else the recorded
+// key. Close releases it.
+func OpenLog(ctx context.Context, spec string, key *signednote.Verifier) (*Storage, *signednote.Verifier, error) {
+	dsn, err := ResolveDSN(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := Open(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := tlog.Key(ctx, st, key)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, k, nil
+}
 
 // Open connects to the database named by dsn (go-sql-driver/mysql's
 // format, "user:password@tcp(127.0.0.1:3306)/dbname"), applies Schema and
@@ -95,6 +146,14 @@ func (s *Storage) Close() error { return s.db.Close() }
 // MinCheckpointInterval is the shortest checkpoint interval Tessera's MySQL
 // driver accepts.
 func (s *Storage) MinCheckpointInterval() time.Duration { return minCheckpointInterval }
+
+// MinBatchMaxAge is the shortest batch age worth using on this driver
+// (tlog.AppenderOptions.BatchMaxAge): it publishes at most one checkpoint
+// a second.
+func (s *Storage) MinBatchMaxAge() time.Duration { return minBatchMaxAge }
+
+// String names the storage in messages.
+func (s *Storage) String() string { return "the database" }
 
 // Driver returns Tessera's MySQL driver.
 func (s *Storage) Driver(ctx context.Context) (tessera.Driver, error) { return s.ts, nil }
@@ -186,13 +245,15 @@ func (s *Storage) ReplaceCheckpoint(ctx context.Context, prev, next []byte) erro
 	return tx.Commit()
 }
 
-// RecordKey records the log's verifier key (by 'log init').
+// RecordKey records the log's verifier key (tlog.KeyRecorder: tlog's Init
+// records it).
 func (s *Storage) RecordKey(ctx context.Context, vkey string) error {
 	_, err := s.db.ExecContext(ctx, "INSERT INTO `mcpresLog` (`id`, `vkey`) VALUES (0, ?)", vkey)
 	return err
 }
 
-// RecordedKey returns the recorded verifier key, "" when none is.
+// RecordedKey returns the recorded verifier key, "" when none is
+// (tlog.KeyRecorder).
 func (s *Storage) RecordedKey(ctx context.Context) (string, error) {
 	var vkey string
 	err := s.db.QueryRowContext(ctx, "SELECT `vkey` FROM `mcpresLog` WHERE `id` = 0").Scan(&vkey)

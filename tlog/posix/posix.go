@@ -9,6 +9,7 @@
 //	tile/L/N[.p/W]              hash tiles
 //	tile/entries/N[.p/W]        entry bundles
 //	.state/                     Tessera's private state (tree state, locks)
+//	.mcpres/log.vkey            the log's verifier key, recorded by Init (KeyFile)
 //
 // Tessera's POSIX driver serialises writers with fcntl locks in .state, so
 // several processes may append to one directory. [Storage.ReplaceCheckpoint]
@@ -24,10 +25,15 @@ package posix
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/api/layout"
@@ -49,7 +55,10 @@ type Storage struct {
 	files client.FileFetcher
 }
 
-var _ tlog.Storage = (*Storage)(nil)
+var (
+	_ tlog.Storage     = (*Storage)(nil)
+	_ tlog.KeyRecorder = (*Storage)(nil)
+)
 
 // New returns the storage in directory dir (created by tlog's Init).
 func New(dir string) *Storage {
@@ -116,4 +125,61 @@ func (s *Storage) WaitGC(ctx context.Context) error {
 	}
 	release()
 	return nil
+}
+
+// KeyFile is where the log's verifier key is recorded, relative to the log
+// directory: operator state next to Tessera's .state, not part of the
+// tlog-tiles API (see tlog.KeyRecorder).
+const KeyFile = ".mcpres/log.vkey"
+
+// maxKeyFileBytes bounds the recorded key: one line of well under 200
+// bytes.
+const maxKeyFileBytes = 4096
+
+// ErrNotEmpty is returned by Create for a directory that holds files.
+var ErrNotEmpty = errors.New("the directory is not empty")
+
+// Create returns the storage for a new log in dir, which must not exist or
+// be empty (tlog's Init then lays the log out there): a log is never
+// created over other files.
+func Create(dir string) (*Storage, error) {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(entries) > 0:
+		return nil, fmt.Errorf("refusing to create a log in %s: %w", dir, ErrNotEmpty)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return New(dir), nil
+}
+
+// String names the storage in messages: its directory.
+func (s *Storage) String() string { return s.dir }
+
+// RecordKey records the log's verifier key in KeyFile (tlog.KeyRecorder),
+// a new file: a recorded key is never replaced.
+func (s *Storage) RecordKey(_ context.Context, vkey string) error {
+	p := filepath.Join(s.dir, KeyFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(p, []byte(vkey+"\n"), 0o644, false)
+}
+
+// RecordedKey returns the key recorded in KeyFile, "" when there is none
+// (tlog.KeyRecorder). The file must be a regular file holding one line.
+func (s *Storage) RecordedKey(context.Context) (string, error) {
+	p := filepath.Join(s.dir, KeyFile)
+	data, err := regularfile.ReadFile(p, maxKeyFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	k := strings.TrimSuffix(string(data), "\n")
+	if k == "" || strings.ContainsAny(k, "\r\n\t ") {
+		return "", fmt.Errorf("%s: not a key (one line holding one key)", p)
+	}
+	return k, nil
 }

@@ -8,8 +8,9 @@
 //	GET  /tile/L/N[.p/W]         hash tiles, application/octet-stream
 //	GET  /tile/entries/N[.p/W]   entry bundles, application/octet-stream
 //	POST /add                    a submission: the body is admitted (read strictly
-//	                             and validated by Config.Admit), appended or found
-//	                             in the log, and answered with Config.Reference
+//	                             and validated by Config.Admit: AdmitEvidence in
+//	                             the log service), appended or found in the log,
+//	                             and answered with its transparency reference
 //	GET  /healthz                200 when the published checkpoint verifies
 //
 // Full tiles and bundles never change: they are served with
@@ -64,13 +65,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/transparency-dev/tessera/api/layout"
 )
 
 // Defaults of Config.
 const (
-	DefaultMaxBody       = 16 << 20
+	DefaultMaxBody       = canonjson.MaxInputBytes // the most the strict reader takes
 	DefaultMaxConcurrent = 2048
 	DefaultMaxMemory     = 256 << 20
 	// DefaultAddTimeout bounds how long one submission waits for its
@@ -105,7 +107,9 @@ type Config struct {
 	// Admit turns a submission body into the log entry, or refuses it.
 	// Nothing is appended for a refused body.
 	Admit func(body []byte) ([]byte, *Rejection)
-	// Reference encodes the answer to an accepted submission.
+	// Reference encodes the answer to an accepted submission; nil means
+	// its transparency reference (tlog.Proof.Reference), byte for byte
+	// what `mcpres log add -o` writes.
 	Reference func(p *tlog.Proof) ([]byte, error)
 	// Token, if not empty, is the bearer token submissions must carry.
 	Token string
@@ -155,6 +159,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.Cost == nil {
 		cfg.Cost = func(n int64) int64 { return n }
+	}
+	if cfg.Reference == nil {
+		cfg.Reference = func(p *tlog.Proof) ([]byte, error) { return p.Reference().Marshal() }
 	}
 	if cfg.MaxMemory <= 0 {
 		cfg.MaxMemory = DefaultMaxMemory

@@ -165,6 +165,11 @@ type Failure struct {
 	Err  error
 }
 
+// String says which witness gave no cosignature, and why.
+func (f Failure) String() string {
+	return fmt.Sprintf("witness %s gave no cosignature: %v", f.Name, f.Err)
+}
+
 // A Result is what Cosign obtained.
 type Result struct {
 	// Cosignatures are the verified cosignature lines, in witness order,
@@ -173,6 +178,22 @@ type Result struct {
 	Cosignatures []witness.CosignatureInput
 	// Failures are the witnesses that gave none, in witness order.
 	Failures []Failure
+}
+
+// Summary is the account of a round for its checkpoint cp: "checkpoint of
+// ORIGIN at size N: cosigned by K of M witness(es) asked (NAMES)", NAMES
+// those that cosigned or "none". Each Failure says why it gave none.
+func (r *Result) Summary(cp *signednote.Checkpoint) string {
+	names := make([]string, len(r.Cosignatures))
+	for i, s := range r.Cosignatures {
+		names[i] = s.Source
+	}
+	list := strings.Join(names, ", ")
+	if list == "" {
+		list = "none"
+	}
+	return fmt.Sprintf("checkpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)",
+		cp.Origin, cp.Size, len(r.Cosignatures), len(r.Cosignatures)+len(r.Failures), list)
 }
 
 // Cosign sends the checkpoint note cp, which must verify with logKey, to

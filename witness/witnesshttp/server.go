@@ -4,7 +4,8 @@
 //
 // Package witness itself opens no connection; this package is its network
 // face, kept apart so that the verification and authoring paths never link
-// an HTTP server.
+// an HTTP server or client. It also reads the logs a witness fetches the
+// checkpoints of ([LogClient], [OpenLog]: `mcpres witness cosign --log`).
 //
 // # Answers
 //
@@ -49,12 +50,14 @@ package witnesshttp
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -161,6 +164,30 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    MaxHeaderBytes,
 	}
+}
+
+// ShutdownGrace bounds how long Serve waits, once its context is done, for
+// the requests in flight.
+const ShutdownGrace = 5 * time.Second
+
+// Serve answers on ln until ctx is done, then shuts down: no new
+// connections, the requests in flight finished within ShutdownGrace. It
+// returns nil after a shutdown, else why serving stopped.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := s.HTTPServer(ln.Addr().String())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
 }
 
 // StatePath is the state file of the log with this origin in dir.

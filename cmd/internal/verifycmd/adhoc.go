@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -58,10 +59,10 @@ func (c Config) newAdHocPolicy(keyPaths, identities []string, evaluatedAt string
 	for i, path := range keyPaths {
 		pem, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 		if err != nil {
-			return nil, c.Fail(fmt.Errorf("--key: %v", err))
+			return nil, cli.Fail(fmt.Errorf("--key: %v", err))
 		}
 		if err := signednote.CheckKeyKind(pem, signednote.PEMPublicKey); err != nil {
-			return nil, c.Fail(fmt.Errorf("--key %s: %v", path, signednote.WithFlag(err, "--key")))
+			return nil, cli.Fail(fmt.Errorf("--key %s: %v", path, signednote.WithFlag(err, "--key")))
 		}
 		name := fmt.Sprintf("key-%d", i+1)
 		d.AddSigner(trustpolicy.Signer{Name: name, Identity: identities[i], PublicKey: string(pem), Roles: roles})

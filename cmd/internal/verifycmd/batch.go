@@ -23,14 +23,15 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"golang.org/x/term"
 )
 
-// Exit codes (DESIGN §5).
+// Exit codes (DESIGN §5), every binary's (internal/cli).
 const (
-	ExitValid   = 0 // valid
-	ExitInvalid = 1 // a failing diagnostic or gate
-	ExitInput   = 2 // unreadable or invalid input, or a usage error
+	ExitValid   = cli.ExitValid   // valid
+	ExitInvalid = cli.ExitInvalid // a failing diagnostic or gate
+	ExitInput   = cli.ExitInput   // unreadable or invalid input, or a usage error
 )
 
 // Outcomes of one input, for summaries.

@@ -14,10 +14,7 @@ import (
 func ExampleCommand() {
 	cmd := verifycmd.Command(verifycmd.Config{
 		Prog: "example", Stdout: os.Stdout, Stderr: os.Stdout,
-		Usage: func(err error) error { return err },
-		Fail:  func(err error) error { return err },
-		Exit:  func(code int) error { return fmt.Errorf("exit status %d", code) },
-		Now:   verifycmd.NowMillis,
+		Now: verifycmd.NowMillis,
 	})
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetArgs([]string{"--format", "text", "missing.attested.json"})

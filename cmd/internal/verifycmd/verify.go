@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
@@ -54,10 +55,6 @@ is shown there (--quiet silences it); it is cleared before every result.`
 type Config struct {
 	Prog           string    // message prefix and the name in examples: "mcpres", "mcpres-sigstore"
 	Stdout, Stderr io.Writer // results on Stdout; summaries, progress and messages on Stderr
-	// Usage wraps a usage error (exit 2, with the usage text), Fail a
-	// command error (exit 2), Exit a plain exit status.
-	Usage, Fail func(error) error
-	Exit        func(code int) error
 	// Now is the evaluation time when --evaluated-at is not given: the
 	// binary's one reading of the clock.
 	Now func() string
@@ -80,7 +77,7 @@ type Config struct {
 const WithFileUsage = `add the input path as a first "file" member of each JSON result also for a single FILE (several inputs or a DIR always have it)`
 
 func (c Config) usagef(format string, args ...any) error {
-	return c.Usage(fmt.Errorf(format, args...))
+	return cli.Usage(fmt.Errorf(format, args...))
 }
 
 // Command is `attest verify`: the same flags, formats, gates, directory
@@ -103,11 +100,11 @@ func Command(c Config) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := CheckFormat(format); err != nil {
-				return c.Usage(err)
+				return cli.Usage(err)
 			}
 			g, err := NewGate(requireLevel, requireClass)
 			if err != nil {
-				return c.Usage(err)
+				return cli.Usage(err)
 			}
 			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
 				return c.usagef("--evaluated-at is empty")
@@ -132,7 +129,7 @@ func Command(c Config) *cobra.Command {
 				pol, err := canonjson.Parse(data)
 				if err != nil {
 					a.Render(InputInvalidReport(name, fmt.Errorf("trust policy: %w", err)), format, false, true)
-					return c.Exit(ExitInput)
+					return cli.Exit(ExitInput)
 				}
 				opts.LoadedPolicy = attest.LoadPolicy(pol, opts)
 			}
@@ -159,13 +156,13 @@ func Command(c Config) *cobra.Command {
 			}
 			paths, err := ExpandInputs(args, recursive)
 			if err != nil {
-				return c.Fail(err)
+				return cli.Fail(err)
 			}
 			worst := a.Run(paths, format, withFile, func(path string) Report {
 				return VerifyReport(path, pol, opts, g)
 			})
 			if worst != ExitValid {
-				return c.Exit(worst)
+				return cli.Exit(worst)
 			}
 			return nil
 		},
@@ -351,5 +348,5 @@ func okText(ok bool) string {
 // NowMillis is the current time as an MCP-RES date-time with milliseconds
 // (UTC), the default evaluation time.
 func NowMillis() string {
-	return time.Now().UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+	return datetime.Millis(time.Now())
 }

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/admit"
+	"github.com/mcpres/mcpres/tlog/witnessclient"
+)
+
+// Tuning of a Service's appender: batches of up to BatchSize entries or
+// BatchMaxAge (or the storage's minimum, tlog.AppenderOptions), garbage
+// collected every GCInterval.
+const (
+	BatchSize   = 512
+	BatchMaxAge = 50 * time.Millisecond
+	GCInterval  = time.Second
+	// DefaultGrace bounds a Service's shutdown: the submissions in flight
+	// are answered (their checkpoint published) before Run returns.
+	DefaultGrace = time.Minute
+	// OpenTimeout bounds opening the log before it is served (the
+	// deduplication index catching up with a large log included).
+	OpenTimeout = 2 * time.Minute
+	// MaxWitnessTimeout bounds the deadline of each witness of a Service:
+	// a submission may wait for the witnessing of the checkpoint before its
+	// own, then of its own, within DefaultAddTimeout.
+	MaxWitnessTimeout = DefaultAddTimeout / 3
+)
+
+// AdmitEvidence is the admission of POST /add in the log service: the rule
+// of tlog/admit, which `mcpres log add` applies to a file, with one
+// Admitter (its compiled schemas) for every submission. An attested
+// bundle is evaluated at now (nil: time.Now). A body that is no document
+// or cannot be evaluated is answered 400, invalid evidence 422, each with
+// the diagnostic JSON object of `mcpres validate --format json`
+// (admit.DiagnosticJSON).
+func AdmitEvidence(now func() time.Time) func(body []byte) ([]byte, *Rejection) {
+	if now == nil {
+		now = time.Now
+	}
+	ad := admit.New()
+	return func(body []byte) ([]byte, *Rejection) {
+		adm, err := ad.AdmitBody(body, datetime.Millis(now()))
+		if err == nil {
+			return adm.Entry, nil
+		}
+		status := http.StatusBadRequest
+		var r *admit.Refusal
+		if errors.As(err, &r) {
+			status = http.StatusUnprocessableEntity
+		}
+		return nil, &Rejection{Status: status, JSON: admit.DiagnosticJSON(err)}
+	}
+}
+
+// A Service is a log served over HTTP, assembled from values: what
+// `mcpres log serve` runs. Its log is Storage, appended to with Signer's
+// key through one tlog.Appender, its submissions admitted by
+// [AdmitEvidence] and answered with their transparency references.
+type Service struct {
+	Storage tlog.Storage
+	Signer  *signednote.LogSigner
+	// Witnesses, when set, are asked to cosign each new checkpoint, and
+	// the submissions it covers are answered once they have (or their
+	// deadlines passed), with the cosignatures obtained attached.
+	Witnesses *witnessclient.Client
+	// Token, MaxConcurrent and MaxMemory are the Config fields.
+	Token         string
+	MaxConcurrent int
+	MaxMemory     int64
+	// Now is the clock of admissions; nil means time.Now.
+	Now func() time.Time
+	// Grace bounds the shutdown (default DefaultGrace).
+	Grace time.Duration
+	// Logger, if set, receives what the service has to say: failed
+	// requests, each witnessing round, warnings.
+	Logger *log.Logger
+}
+
+func (s *Service) logf(format string, args ...any) {
+	if s.Logger != nil {
+		s.Logger.Printf(format, args...)
+	}
+}
+
+// ErrNoWitnessing is returned by Run when Witnesses are set but the storage
+// cannot attach cosignatures while this process appends (a POSIX log
+// directory on a system without open-file-description locks).
+var ErrNoWitnessing = errors.New("on this system a log directory's checkpoint cannot be replaced while this process appends (no open-file-description locks)")
+
+// Run serves the log on ln until ctx is done, then stops gracefully: no
+// new connections, the submissions in flight are finished and answered,
+// and the appender is closed, within Grace. The log must exist
+// (tlog.Log.Init) and be Signer's (tlog.CheckKey).
+func (s *Service) Run(ctx context.Context, ln net.Listener) error {
+	grace := s.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	if s.Witnesses != nil {
+		if ex, ok := s.Storage.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
+			return ErrNoWitnessing
+		}
+	}
+	key := s.Signer.Verifier()
+	lg := tlog.Open(s.Storage, key)
+	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
+	defer cancel()
+	if err := tlog.CheckKey(octx, s.Storage, key); err != nil {
+		return err
+	}
+	opts := tlog.AppenderOptions{BatchSize: BatchSize, BatchMaxAge: BatchMaxAge, GCInterval: GCInterval}
+	var ap *tlog.Appender
+	ready := make(chan struct{})
+	if s.Witnesses != nil {
+		if cp, err := lg.Checkpoint(octx); err == nil {
+			s.Witnesses.Hint(cp.Size) // the size the witnesses most likely last cosigned
+		}
+		opts.AwaitHook = true
+		opts.OnCheckpoint = func(ctx context.Context, cp *signednote.Checkpoint) {
+			select {
+			case <-ready: // ap is set
+			case <-ctx.Done():
+				return
+			}
+			wcp, res, err := s.Witnesses.WitnessLog(ctx, ap, key, s.Storage.ReadTile)
+			if err != nil {
+				// A newer checkpoint was published meanwhile: its own
+				// turn comes next.
+				s.logf("warning: checkpoint at size %d: %v", cp.Size, err)
+				return
+			}
+			for _, f := range res.Failures {
+				s.logf("warning: %v", f)
+			}
+			s.logf("%s", res.Summary(wcp))
+		}
+	}
+	ap, err := lg.NewAppender(octx, s.Signer, opts)
+	if err != nil {
+		return fmt.Errorf("opening the log: %w", err)
+	}
+	close(ready)
+	h := New(Config{
+		Log: lg, Storage: s.Storage, Appender: ap,
+		Admit: AdmitEvidence(s.Now),
+		Token: s.Token, MaxConcurrent: s.MaxConcurrent,
+		MaxMemory: s.MaxMemory, Cost: admit.Cost,
+		Logf: s.logf,
+	})
+	s.logf("serving log %s on http://%s", lg.Origin(), ln.Addr())
+	serr := Serve(ctx, ln, h, grace)
+	cctx, ccancel := context.WithTimeout(context.Background(), grace)
+	defer ccancel()
+	cerr := ap.Close(cctx)
+	if serr != nil {
+		return serr
+	}
+	if cerr != nil {
+		return fmt.Errorf("closing the log: %w", cerr)
+	}
+	s.logf("log %s: stopped", lg.Origin())
+	return nil
+}

@@ -1,0 +1,110 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote/signednotetest"
+	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/posix"
+	"github.com/mcpres/mcpres/tlog/server"
+)
+
+// syncBuffer is a log destination the test reads while the service writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestService: a Service serves its log on 127.0.0.1, admits a bundle with
+// the log's rule, answers it with the transparency reference that
+// verifies for the bundle's entry under the log's key, and stops when its
+// context ends; a signer that is not the key the log recorded is refused
+// before anything is served.
+func TestService(t *testing.T) {
+	s, _, _ := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
+	store := posix.New(filepath.Join(t.TempDir(), "log"))
+	if _, err := tlog.Open(store, s.Verifier()).Init(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another log's key: refused before listening.
+	other, _, _ := signednotetest.LogKey(t, bytes.Repeat([]byte{0x32}, 32), testOrigin)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mismatch *tlog.KeyMismatchError
+	if err := (&server.Service{Storage: store, Signer: other}).Run(context.Background(), ln); !errors.As(err, &mismatch) {
+		t.Fatalf("another log's key: %v, want a *tlog.KeyMismatchError", err)
+	}
+	ln.Close()
+
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- (&server.Service{Storage: store, Signer: s, Logger: log.New(&logged, "svc: ", 0)}).Run(ctx, ln)
+	}()
+	b := bundletest.Example(t)
+	resp, err := http.Post("http://"+ln.Addr().String()+"/add", "application/json", bytes.NewReader(compact(t, b)))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		cancel()
+		t.Fatalf("POST /add: %d %s", resp.StatusCode, answer)
+	}
+	ref, proof, err := attest.ParseTransparencyReference(answer)
+	if err != nil {
+		t.Fatalf("the answer: %v\n%s", err, answer)
+	}
+	trust := offline.Trust{Logs: []offline.Log{{Origin: testOrigin, Key: s.Verifier()}}}
+	if _, err := offline.VerifyClaimed(proof, offline.EntryFor(b), offline.Claim{LogID: ref.LogID, EntryUUID: ref.EntryUUID}, trust); err != nil {
+		t.Errorf("the answer does not verify: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(2 * time.Minute): // a hang guard, not a timing
+		t.Fatal("Run did not return after its context ended")
+	}
+	if out := logged.String(); !strings.Contains(out, "svc: serving log "+testOrigin+" on http://127.0.0.1:") || !strings.Contains(out, "stopped") {
+		t.Errorf("the service's log:\n%s", out)
+	}
+}
