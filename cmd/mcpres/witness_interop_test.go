@@ -214,8 +214,11 @@ func startLitewitness(t *testing.T, bin, dir, origin, logVKeyFile string) (url, 
 	sock := p("agent.sock")
 	var agentOut syncBuffer
 	startProcess(t, &agentOut, nil, tools[0], "-D", "-a", sock)
+	// The socket file appears when the agent binds, before it listens:
+	// wait until a connection is accepted, or ssh-add may be refused.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(sock); err == nil {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
 			break
 		}
 		if time.Now().After(deadline) {
