@@ -239,7 +239,9 @@ type cond struct {
 	etag string      // the ETag of the last 200 answer to a GET
 }
 
-func withCond(ctx context.Context, c *cond) context.Context { return context.WithValue(ctx, condKey{}, c) }
+func withCond(ctx context.Context, c *cond) context.Context {
+	return context.WithValue(ctx, condKey{}, c)
+}
 
 func (c *condClient) Do(req *http.Request) (*http.Response, error) {
 	cd, _ := req.Context().Value(condKey{}).(*cond)

@@ -35,7 +35,9 @@ type Image struct {
 func (img Image) Digest() string { return img.Descriptor.Digest }
 
 // String is the image's digest reference: REGISTRY/REPOSITORY@sha256:HEX.
-func (img Image) String() string { return img.Registry + "/" + img.Repository + "@" + img.Descriptor.Digest }
+func (img Image) String() string {
+	return img.Registry + "/" + img.Repository + "@" + img.Descriptor.Digest
+}
 
 // Ref is the digest reference of another manifest of the image's
 // repository.
@@ -47,7 +49,9 @@ type ReferenceError struct {
 	Reason string
 }
 
-func (e *ReferenceError) Error() string { return fmt.Sprintf("image reference %q: %s", e.Name, e.Reason) }
+func (e *ReferenceError) Error() string {
+	return fmt.Sprintf("image reference %q: %s", e.Name, e.Reason)
+}
 
 // parseReference parses REGISTRY/REPOSITORY:TAG or
 // REGISTRY/REPOSITORY@sha256:HEX (or both, the digest winning).
