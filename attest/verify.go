@@ -110,6 +110,8 @@ type Result struct {
 	EvidenceClass string
 	EvaluatedAt   string
 	Evaluation    Evaluation
+	// Subject is what the attested bundle is about; set only when Valid.
+	Subject Subject
 }
 
 // Value renders the result object: the upstream members
@@ -616,6 +618,7 @@ func (v *verification) decide(claim Level, n int) error {
 	}
 	v.res.Result = validator.Result{Valid: true, Diagnostics: []string{}, SchemaErrors: []validator.SchemaError{}}
 	v.res.Level = d.Level
+	v.res.Subject = subjectOf(v.bundle)
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone
 }

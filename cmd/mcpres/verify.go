@@ -40,6 +40,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		Now:            nowMillis,
 		PolicyLoaders:  map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
 		FetchPolicyTUF: a.fetchPolicyTUF,
+		FetchOCI:       fetchOCI,
 		IsTerminal:     a.isTerminal,
 	})
 }
