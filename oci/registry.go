@@ -379,24 +379,25 @@ type Pulled struct {
 	Data []byte
 }
 
-// Pull discovers the MCP-RES referrers of img and downloads each bundle.
-// A referrer that cannot be used or downloaded carries its error; the
-// others are unaffected.
-func (c *Client) Pull(ctx context.Context, img Image) (Discovery, []Pulled, error) {
+// Pull discovers the MCP-RES referrers of img and downloads each bundle
+// in turn, handing it to each (one bundle in memory at a time); an error
+// from each stops the pull. A referrer that cannot be used or downloaded
+// is handed over with its error; the others are unaffected.
+func (c *Client) Pull(ctx context.Context, img Image, each func(Pulled) error) (Discovery, error) {
 	d, err := c.Discover(ctx, img)
 	if err != nil {
-		return Discovery{}, nil, err
+		return Discovery{}, err
 	}
-	ps := make([]Pulled, len(d.Referrers))
-	for i, r := range d.Referrers {
-		ps[i].Referrer = r
-		if r.Err != nil {
-			continue
+	for _, r := range d.Referrers {
+		p := Pulled{Referrer: r}
+		if r.Err == nil {
+			p.Data, p.Err = c.Fetch(ctx, img, r)
 		}
-		data, err := c.Fetch(ctx, img, r)
-		ps[i].Data, ps[i].Err = data, err
+		if err := each(p); err != nil {
+			return d, err
+		}
 	}
-	return d, ps, nil
+	return d, nil
 }
 
 // scope adds the repository's pull (and push) scope for token

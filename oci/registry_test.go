@@ -89,7 +89,8 @@ func attachDiscoverPull(t *testing.T, r *ocitest.Registry, wantVia string) (*Cli
 	if err != nil || !again.Existing || again.Manifest.Digest != a.Manifest.Digest {
 		t.Fatalf("attaching the same bundle again: %+v, %v; want the existing %s", again, err, a.Manifest.Digest)
 	}
-	d, pulled, err := c.Pull(ctx, img)
+	var pulled []Pulled
+	d, err := c.Pull(ctx, img, func(p Pulled) error { pulled = append(pulled, p); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -42,23 +40,7 @@ const schemaVersionTUFFetchResult = "mcpres.tuf-fetch-result/v1"
 // findTUFBinary returns $MCPRES_TUF, else mcpres-tuf next to this
 // executable, else mcpres-tuf on PATH.
 func findTUFBinary() (string, error) {
-	if p := os.Getenv(tufBinaryEnv); p != "" {
-		return p, nil
-	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "mcpres-tuf")
-		if runtime.GOOS == "windows" {
-			p += ".exe"
-		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("mcpres-tuf"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("the TUF commands are in the mcpres-tuf binary, which was not found next to mcpres, on PATH or in $" + tufBinaryEnv +
-		" (go install github.com/mcpres/mcpres/cmd/mcpres-tuf)")
+	return findCompanion("mcpres-tuf", tufBinaryEnv, "the TUF commands are")
 }
 
 const policyTufLong = `Publish and fetch trust policies through a TUF repository (The Update

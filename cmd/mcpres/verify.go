@@ -40,7 +40,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		Now:            nowMillis,
 		PolicyLoaders:  map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
 		FetchPolicyTUF: a.fetchPolicyTUF,
-		FetchOCI:       fetchOCI,
+		ForwardOCI:     a.forwardOCI,
 		IsTerminal:     a.isTerminal,
 	})
 }

@@ -2,19 +2,24 @@ package verifycmd
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/spf13/pflag"
 )
 
-// An OCIRequest is attest verify --oci's: the image and how to reach its
-// registry.
+// An OCIRequest is attest verify --oci's: the image, how to reach its
+// registry, and the private temporary folder (removed afterwards) where
+// the bundles are to be written.
 type OCIRequest struct {
 	Image     string
 	PlainHTTP bool
 	Timeout   time.Duration
+	Dir       string
 }
 
 // An OCISubject is an image resolved to its digest and the MCP-RES
@@ -34,10 +39,11 @@ type OCISubject struct {
 }
 
 // An OCIReferrer is one referrer: its manifest's digest reference and the
-// bundle's bytes (digest checked), or why it could not be used.
+// file in OCIRequest.Dir holding its bundle (digest checked), or why it
+// could not be used.
 type OCIReferrer struct {
 	Name string
-	Data []byte
+	Path string
 	Err  error
 }
 
@@ -50,6 +56,12 @@ const OCIDefaultTimeout = 2 * time.Minute
 // is reported (INPUT_INVALID) and does not stop the others; none passing,
 // or none found, exits 1.
 func (c Config) runOCI(a *Printer, req OCIRequest, pol PolicySource, opts attest.Options, g Gate, format string) error {
+	dir, err := os.MkdirTemp("", "mcpres-oci-")
+	if err != nil {
+		return c.Fail(fmt.Errorf("a folder for the bundles: %w", err))
+	}
+	defer os.RemoveAll(dir)
+	req.Dir = dir
 	sub, err := c.FetchOCI(req)
 	if err != nil {
 		return c.Fail(err)
@@ -71,8 +83,10 @@ func (c Config) runOCI(a *Printer, req OCIRequest, pol PolicySource, opts attest
 		var rep Report
 		if r.Err != nil {
 			rep = InputInvalidReport(name, fmt.Errorf("oci: %w", r.Err))
+		} else if data, err := canonjson.ReadFileBytes(r.Path); err != nil {
+			rep = InputInvalidReport(name, err)
 		} else {
-			rep = VerifyData(name, r.Data, pol, opts, g)
+			rep = VerifyData(name, data, pol, opts, g)
 		}
 		if rep.Code == ExitValid {
 			passed.Add(1)
@@ -126,3 +140,27 @@ least one passes the gate; none, or no referrer at all, exits 1. The
 registry is the only network used (HTTPS; plain HTTP to loopback
 registries, elsewhere with --plain-http; credentials from the Docker
 configuration); verification itself is offline.`)
+
+// flagArgs is the command line of the flags given, one --name=value per
+// value (so that no value is taken for a flag), for ForwardOCI.
+func flagArgs(fs *pflag.FlagSet) []string {
+	var args []string
+	fs.Visit(func(f *pflag.Flag) {
+		v := f.Value
+		for {
+			u, ok := v.(interface{ Unwrap() pflag.Value })
+			if !ok {
+				break
+			}
+			v = u.Unwrap()
+		}
+		if sv, ok := v.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+f.Name+"="+f.Value.String())
+	})
+	return args
+}

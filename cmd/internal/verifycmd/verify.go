@@ -72,6 +72,11 @@ type Config struct {
 	// FetchOCI, when set, adds --oci IMAGE, --plain-http and --timeout: it
 	// resolves the image and downloads its MCP-RES referrers.
 	FetchOCI func(OCIRequest) (OCISubject, error)
+	// ForwardOCI, when set instead, adds the same flags and runs attest
+	// verify --oci elsewhere (mcpres runs mcpres-oci, which links the
+	// registry client): it is given the flags as --name=value arguments
+	// and returns the outcome.
+	ForwardOCI func(args []string) error
 	// LongExtra is appended to the long help.
 	LongExtra string
 	// IsTerminal replaces the terminal test of Stdout and Stderr (tests;
@@ -97,7 +102,7 @@ func Command(c Config) *cobra.Command {
 	var keys, identities []string
 	var oci OCIRequest
 	long := verifyLong + c.LongExtra
-	if c.FetchOCI != nil {
+	if c.FetchOCI != nil || c.ForwardOCI != nil {
 		long += "\n\n" + ociLong
 	}
 	cmd := &cobra.Command{
@@ -123,6 +128,12 @@ func Command(c Config) *cobra.Command {
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if oci.Image != "" && c.FetchOCI == nil {
+				if policyTUF != "" || policyRepo != "" || policyTarget != "" || policyCache != "" {
+					return c.usagef("--oci can't be used with --policy-tuf: fetch the policy with '%s policy tuf fetch -o POLICY' first and give --policy POLICY", c.Prog)
+				}
+				return c.ForwardOCI(flagArgs(cmd.Flags()))
+			}
 			if err := CheckFormat(format); err != nil {
 				return c.Usage(err)
 			}
@@ -212,7 +223,7 @@ func Command(c Config) *cobra.Command {
 	f.StringArrayVar(&identities, "identity", nil, "signer identity of the --key in the same position (repeatable)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
 	f.StringVar(&format, "format", "json", "output format: json, text or markdown")
-	if c.FetchOCI != nil {
+	if c.FetchOCI != nil || c.ForwardOCI != nil {
 		f.StringVar(&oci.Image, "oci", "", "verify the MCP-RES artifacts attached to IMAGE in its OCI registry (REGISTRY/REPOSITORY:TAG or @sha256:HEX), bound to its digest, instead of FILE arguments")
 		f.BoolVar(&oci.PlainHTTP, "plain-http", false, "with --oci: allow plain HTTP to a registry that is not on loopback (loopback registries always use it)")
 		f.DurationVar(&oci.Timeout, "timeout", OCIDefaultTimeout, "with --oci: the most time the registry may take in all")
