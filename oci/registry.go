@@ -106,7 +106,7 @@ func (c *Client) Resolve(ctx context.Context, name string) (Image, error) {
 		return Image{}, fmt.Errorf("resolving %s: the registry served a manifest whose digest is %s", name, got)
 	}
 	if desc.Digest != "" && string(desc.Digest) != got {
-		return Image{}, fmt.Errorf("resolving %s: the registry says the manifest is %s, but the bytes it served are %s", name, desc.Digest, got)
+		return Image{}, fmt.Errorf("resolving %s: the registry says the manifest digest is %s, but the bytes it served have digest %s", name, desc.Digest, got)
 	}
 	mt := desc.MediaType
 	if mt == "" {
