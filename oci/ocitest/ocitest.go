@@ -59,8 +59,17 @@ const (
 // install command that provides it.
 func Tool(t testing.TB, name, module string) string {
 	t.Helper()
+	p, ok := Find(name)
+	if !ok {
+		t.Skipf("%s is not on PATH nor in $GOBIN or $GOPATH/bin: `go install %s` provides it (.ci/run installs it)", name, module)
+	}
+	return p
+}
+
+// Find is Tool without skipping: the path, or false.
+func Find(name string) (string, bool) {
 	if p, err := exec.LookPath(name); err == nil {
-		return p
+		return p, true
 	}
 	var dirs []string
 	if gobin := goEnv("GOBIN"); gobin != "" {
@@ -74,11 +83,10 @@ func Tool(t testing.TB, name, module string) string {
 	for _, d := range dirs {
 		p := filepath.Join(d, name)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
+			return p, true
 		}
 	}
-	t.Skipf("%s is not on PATH nor in $GOBIN or $GOPATH/bin: `go install %s` provides it (.ci/run installs it)", name, module)
-	return ""
+	return "", false
 }
 
 // goEnv is a go env variable: the environment's, or the go command's
