@@ -109,7 +109,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
 	attestCmd.AddCommand(a.verifyCommand())
-	man := cli.ManCommand(func() *cobra.Command { return root.Root() }, func(err error) error { return &usageError{err} },
+	top := root // the pages are of this binary's commands, never of the parents below
+	man := cli.ManCommand(func() *cobra.Command { return top }, func(err error) error { return &usageError{err} },
 		func(err error) error { return failf("%v", err) }, nil)
 	root.AddCommand(a.attachCommand(), a.discoverCommand(), a.pullCommand(), attestCmd, man)
 	root.Version = version.Version

@@ -45,6 +45,10 @@ func (a *app) ociCommand() *cobra.Command {
 		Short:              "Attach attested bundles to OCI images, discover and pull them (runs mcpres-oci)",
 		Long:               ociLong,
 		DisableFlagParsing: true,
+		// Completion is mcpres-oci's, as the commands are.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return completeCompanion(findOCIBinary, []string{"man", "help", "attest"}, args, toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bin, err := findOCIBinary()
 			if err != nil {

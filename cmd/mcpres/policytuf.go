@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,7 @@ func (a *app) policyTufCommand() *cobra.Command {
 		DisableFlagParsing: true,
 		// Completion is mcpres-tuf's, as the commands are.
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeTUF(args, toComplete)
+			return completeCompanion(findTUFBinary, []string{"man", "help"}, args, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bin, err := findTUFBinary()
@@ -91,15 +92,16 @@ func (a *app) policyTufCommand() *cobra.Command {
 	}
 }
 
-// completeTUF completes `mcpres policy tuf ARGS… TOCOMPLETE` with what
-// mcpres-tuf's own completion offers for `mcpres-tuf ARGS… TOCOMPLETE`
+// completeCompanion completes the arguments of a pass-through command
+// (`mcpres policy tuf ARGS… TOCOMPLETE`, `mcpres oci …`) with what the
+// companion's own completion offers for `COMPANION ARGS… TOCOMPLETE`
 // (cobra's __complete protocol: one completion a line, then ":DIRECTIVE"):
-// its commands, their flags and flag values. Commands of mcpres-tuf that
-// are not commands of mcpres (man, help) are left out. Without the binary
-// nothing is offered, not even files.
-func completeTUF(args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// its commands, their flags and flag values. Its commands that are not
+// commands of mcpres there (hide: man, help) are left out. Without the
+// binary nothing is offered, not even files.
+func completeCompanion(find func() (string, error), hide []string, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	none := cobra.ShellCompDirectiveNoFileComp
-	bin, err := findTUFBinary()
+	bin, err := find()
 	if err != nil {
 		return nil, none
 	}
@@ -118,7 +120,7 @@ func completeTUF(args []string, toComplete string) ([]cobra.Completion, cobra.Sh
 	var out []cobra.Completion
 	for _, l := range lines[:len(lines)-1] {
 		name, _, _ := strings.Cut(l, "\t")
-		if len(args) == 0 && (name == "man" || name == "help") {
+		if len(args) == 0 && slices.Contains(hide, name) {
 			continue
 		}
 		out = append(out, l)
