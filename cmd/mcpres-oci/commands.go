@@ -432,7 +432,9 @@ func fetchOCI(req verifycmd.OCIRequest) (verifycmd.OCISubject, error) {
 		r := verifycmd.OCIReferrer{Name: p.Name(img), Err: p.Err}
 		if p.Err == nil {
 			r.Path = filepath.Join(req.Dir, p.FileName())
-			if err := atomicfile.WriteFileExclusive(r.Path, p.Data, 0o600); err != nil {
+			// A name already written holds the same bytes (it is their
+			// digest): two referrers with one bundle.
+			if err := atomicfile.WriteFileExclusive(r.Path, p.Data, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
 				r.Path, r.Err = "", err
 			}
 		}

@@ -197,6 +197,9 @@ func endToEnd(t *testing.T, r *ocitest.Registry, wantVia string) {
 	}
 
 	_, errs = c.must(0, "pull", pushed.Ref, "-o", "evidence")
+	if !strings.Contains(errs, "wrote evidence/"+oci.PullIndexName+": 2 referrers of") {
+		t.Errorf("pull:\n%s", errs)
+	}
 	for _, f := range []string{about, other} {
 		data, _ := os.ReadFile(f)
 		got, err := os.ReadFile(filepath.Join("evidence", strings.TrimPrefix(oci.Digest(data), "sha256:")+".attested.json"))
@@ -267,6 +270,15 @@ func TestOCIOrasInterop(t *testing.T) {
 				t.Fatalf("oras pull: %v, %d bytes, want %d", err, len(got), len(data))
 			}
 
+			// The same bundle attached again by oras (another manifest, the
+			// same layer): both referrers verify.
+			c.oras("attach", "--plain-http", "--artifact-type", oci.ArtifactType, pushed.Ref, ours+":"+oci.LayerMediaType)
+			policy := c.write("policy.json", ocitest.Policy(t))
+			_, errs := c.must(0, "attest", "verify", "--oci", pushed.Ref, "--policy", policy, "--evaluated-at="+attesttest.EvaluatedAt)
+			if !strings.Contains(errs, "gate: passed: 2 of 2 referrers") {
+				t.Errorf("one bundle, two referrers:\n%s", errs)
+			}
+
 			// oras attach with our artifact type and layer media type.
 			pushed2 := r.PushImage(t, "mcp/server", "2.0", "oras2")
 			theirs := c.write("theirs.attested.json", ocitest.AttestedBundle(t, pushed2.Digest))
@@ -276,7 +288,6 @@ func TestOCIOrasInterop(t *testing.T) {
 			if rs := d.Get("referrers").Items; len(rs) != 1 || rs[0].Has("error") {
 				t.Fatalf("mcpres discover of what oras attached:\n%s", out)
 			}
-			policy := c.write("policy.json", ocitest.Policy(t))
 			c.must(0, "attest", "verify", "--oci", pushed2.Ref, "--policy", policy, "--evaluated-at="+attesttest.EvaluatedAt, "--require-level", "SIGNED_WITH_IDENTITY")
 		})
 	}
