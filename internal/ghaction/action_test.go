@@ -330,7 +330,7 @@ func TestAction(t *testing.T) {
 		pushed := reg.PushImage(t, "mcp/server", "1.0", "action")
 		for _, c := range []struct {
 			level, wantLevel, valid string
-			code                int
+			code                    int
 		}{{"SIGNED_WITH_IDENTITY", "SIGNED_WITH_IDENTITY", "true", 0}, {"WITNESSED", "", "false", 1}} {
 			r := newRunner(t, temp, map[string]string{"oci": pushed.Ref, "policy": "policy.json", "require-level": c.level, "evaluated-at": attesttest.EvaluatedAt}, a)
 			files := map[string][]byte{"policy.json": ocitest.Policy(t), "about.json": ocitest.AttestedBundle(t, pushed.Digest),
