@@ -111,6 +111,8 @@ type Result struct {
 	EvidenceClass string
 	EvaluatedAt   string
 	Evaluation    Evaluation
+	// Subject is what the attested bundle is about; set only when Valid.
+	Subject Subject
 }
 
 // Value renders the result object: the upstream members
@@ -629,6 +631,7 @@ func (v *verification) decide(claim Level, n int) error {
 	}
 	v.res.Result = validator.Pass()
 	v.res.Level = d.Level
+	v.res.Subject = subjectOf(v.bundle)
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone
 }

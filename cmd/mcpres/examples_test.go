@@ -155,10 +155,16 @@ func checkInvocation(t *testing.T, line string) {
 	lookup := func(name string) bool {
 		return cmd.Flags().Lookup(name) != nil || cmd.InheritedFlags().Lookup(name) != nil
 	}
+	short := func(letter string) bool { return cmd.Flags().ShorthandLookup(letter) != nil }
 	if cmd.DisableFlagParsing {
-		// A bridge to mcpres-tuf (policy tuf …): its flags are defined in
-		// cmd/mcpres-tuf, a separate main package.
-		src, _ := filepath.Glob(filepath.Join("..", "mcpres-tuf", "*.go"))
+		// A bridge to a companion (policy tuf …: mcpres-tuf, oci …:
+		// mcpres-oci): its flags are defined in that separate main
+		// package.
+		companion := map[string]string{"tuf": "mcpres-tuf", "oci": "mcpres-oci"}[cmd.Name()]
+		if companion == "" {
+			t.Fatalf("%q: %s passes its arguments to no known companion", line, cmd.CommandPath())
+		}
+		src, _ := filepath.Glob(filepath.Join("..", companion, "*.go"))
 		var defs []byte
 		for _, f := range src {
 			if !strings.HasSuffix(f, "_test.go") {
@@ -167,6 +173,7 @@ func checkInvocation(t *testing.T, line string) {
 			}
 		}
 		lookup = func(name string) bool { return bytes.Contains(defs, []byte(`"`+name+`"`)) }
+		short = func(letter string) bool { return bytes.Contains(defs, []byte(`", "`+letter+`", `)) }
 	}
 	for _, w := range words {
 		m := flagRE.FindStringSubmatch(w)
@@ -178,7 +185,7 @@ func checkInvocation(t *testing.T, line string) {
 			if !lookup(name) {
 				t.Errorf("%q: %s has no flag --%s", line, cmd.CommandPath(), name)
 			}
-		} else if cmd.Flags().ShorthandLookup(name[:1]) == nil {
+		} else if !short(name[:1]) {
 			t.Errorf("%q: %s has no flag -%s", line, cmd.CommandPath(), name[:1])
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -800,23 +799,7 @@ takes.`,
 // findSigstoreBinary returns $MCPRES_SIGSTORE, else mcpres-sigstore next to
 // this executable, else mcpres-sigstore on PATH.
 func findSigstoreBinary() (string, error) {
-	if p := os.Getenv(sigstoreBinaryEnv); p != "" {
-		return p, nil
-	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "mcpres-sigstore")
-		if runtime.GOOS == "windows" {
-			p += ".exe"
-		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("mcpres-sigstore"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("the Rekor upload is in the mcpres-sigstore binary, which was not found next to mcpres, on PATH or in $" + sigstoreBinaryEnv +
-		" (go install github.com/mcpres/mcpres/cmd/mcpres-sigstore)")
+	return findCompanion("mcpres-sigstore", sigstoreBinaryEnv, "the Rekor upload is")
 }
 
 // runSigstore runs mcpres-sigstore with args and the same streams; its exit

@@ -76,6 +76,7 @@ or a usage error.`,
 		a.witnessCommand(),
 		a.migrateCommand(),
 		a.reportCommand(),
+		a.ociCommand(),
 		a.manCommand(),
 	)
 	// --version prints what `mcpres version` prints.

@@ -14,16 +14,23 @@ func (a *app) manCommand() *cobra.Command {
 	cmd = cli.ManCommand(func() *cobra.Command { return cmd.Root() },
 		cli.Usage,
 		func(err error) error { return cli.Failf("%v", err) },
-		a.manPolicyTUF)
+		func(dir string) error {
+			if err := a.manPolicyTUF(dir); err != nil {
+				return err
+			}
+			return a.manOCI(dir)
+		})
 	cmd.Short = "Write man pages for every mcpres command into DIR"
 	cmd.Long = `Write one man page (section 1) per command, generated from the same help
 text as --help: mcpres.1, mcpres-validate.1, mcpres-attest-sign.1, ...,
 and the pages of 'mcpres policy tuf' and its commands, which mcpres-tuf
-writes (mcpres-policy-tuf-fetch.1, ...; skipped with a warning when the
-mcpres-tuf binary is not found). Existing pages in DIR are replaced.
+writes (mcpres-policy-tuf-fetch.1, ...), and of 'mcpres oci' and its
+commands, which mcpres-oci writes (mcpres-oci-attach.1, ...; each skipped
+with a warning when its binary is not found). Existing pages in DIR are
+replaced.
 
-mcpres-tuf and mcpres-sigstore write their own pages with their own man
-command.`
+mcpres-tuf, mcpres-sigstore and mcpres-oci write their own pages with
+their own man command.`
 	cmd.Example = `  mcpres man --dir /usr/local/share/man/man1`
 	return cmd
 }

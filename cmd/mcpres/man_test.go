@@ -44,11 +44,12 @@ func TestCLICompletionAndMan(t *testing.T) {
 	}
 }
 
-// `mcpres man` writes the pages of `mcpres policy tuf` and its commands
-// through mcpres-tuf; without it, only the pass-through page, with a
-// warning.
+// `mcpres man` writes the pages of `mcpres policy tuf` and `mcpres oci`
+// and their commands through mcpres-tuf and mcpres-oci; without them,
+// only the pass-through pages, with a warning.
 func TestCLIManPolicyTUF(t *testing.T) {
 	buildTUFBinary(t)
+	buildOCIBinary(t)
 	dir := t.TempDir()
 	_, stderr, code := runCLI(t, "man", "--dir", dir)
 	if code != 0 {
@@ -59,20 +60,24 @@ func TestCLIManPolicyTUF(t *testing.T) {
 		t.Errorf("man: stderr %q, want %q", stderr, want)
 	}
 	// No page for mcpres-tuf's own man command: `mcpres man` writes them.
-	if _, err := os.Stat(filepath.Join(dir, "mcpres-policy-tuf-man.1")); err == nil {
-		t.Error("mcpres-policy-tuf-man.1 was written")
+	for _, page := range []string{"mcpres-policy-tuf-man.1", "mcpres-oci-man.1", "mcpres-oci-attest-verify.1"} {
+		if _, err := os.Stat(filepath.Join(dir, page)); err == nil {
+			t.Errorf("%s was written", page)
+		}
 	}
 	// Each page's header names the page, not MCPRES(1) for every one.
 	for page, th := range map[string]string{
 		"mcpres.1":                  `.TH "MCPRES" "1" `,
 		"mcpres-attest-verify.1":    `.TH "MCPRES-ATTEST-VERIFY" "1" `,
 		"mcpres-policy-tuf-fetch.1": `.TH "MCPRES-POLICY-TUF-FETCH" "1" `,
+		"mcpres-oci-attach.1":       `.TH "MCPRES-OCI-ATTACH" "1" `,
 	} {
 		if b, _ := os.ReadFile(filepath.Join(dir, page)); !strings.Contains(string(b), "\n"+th) || !strings.Contains(string(b), `"mcpres" "mcpres manual"`) {
 			t.Errorf("%s: header is not %s... \"mcpres\" \"mcpres manual\":\n%.200s", page, th, b)
 		}
 	}
-	for _, page := range []string{"mcpres.1", "mcpres-policy-tuf.1", "mcpres-policy-tuf-fetch.1", "mcpres-policy-tuf-init.1", "mcpres-policy-tuf-add-target.1", "mcpres-policy-tuf-sign.1", "mcpres-version.1", "mcpres-log-add.1"} {
+	for _, page := range []string{"mcpres.1", "mcpres-policy-tuf.1", "mcpres-policy-tuf-fetch.1", "mcpres-policy-tuf-init.1", "mcpres-policy-tuf-add-target.1", "mcpres-policy-tuf-sign.1", "mcpres-version.1", "mcpres-log-add.1",
+		"mcpres-oci.1", "mcpres-oci-attach.1", "mcpres-oci-discover.1", "mcpres-oci-pull.1"} {
 		if _, err := os.Stat(filepath.Join(dir, page)); err != nil {
 			t.Errorf("missing man page %s", page)
 		}
@@ -117,6 +122,11 @@ func TestCLIManPolicyTUF(t *testing.T) {
 				t.Errorf("%q: %q offered: %q", c.args, w, stdout)
 			}
 		}
+	}
+	// mcpres-oci.1 is mcpres-oci's page of `mcpres oci`, listing its
+	// commands, not the pass-through page.
+	if b, _ := os.ReadFile(filepath.Join(dir, "mcpres-oci.1")); !strings.Contains(string(b), "mcpres-oci-attach(1)") {
+		t.Errorf("mcpres-oci.1 does not refer to mcpres-oci-attach(1):\n%.400s", b)
 	}
 	t.Setenv("MCPRES_TUF", filepath.Join(t.TempDir(), "absent"))
 	dir2 := t.TempDir()

@@ -9,8 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,23 +42,7 @@ const schemaVersionTUFFetchResult = "mcpres.tuf-fetch-result/v1"
 // findTUFBinary returns $MCPRES_TUF, else mcpres-tuf next to this
 // executable, else mcpres-tuf on PATH.
 func findTUFBinary() (string, error) {
-	if p := os.Getenv(tufBinaryEnv); p != "" {
-		return p, nil
-	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "mcpres-tuf")
-		if runtime.GOOS == "windows" {
-			p += ".exe"
-		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("mcpres-tuf"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("the TUF commands are in the mcpres-tuf binary, which was not found next to mcpres, on PATH or in $" + tufBinaryEnv +
-		" (go install github.com/mcpres/mcpres/cmd/mcpres-tuf)")
+	return findCompanion("mcpres-tuf", tufBinaryEnv, "the TUF commands are")
 }
 
 const policyTufLong = `Publish and fetch trust policies through a TUF repository (The Update
@@ -83,7 +66,7 @@ func (a *app) policyTufCommand() *cobra.Command {
 		DisableFlagParsing: true,
 		// Completion is mcpres-tuf's, as the commands are.
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeTUF(args, toComplete)
+			return completeCompanion(findTUFBinary, []string{"man", "help"}, args, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bin, err := findTUFBinary()
@@ -110,15 +93,16 @@ func (a *app) policyTufCommand() *cobra.Command {
 	}
 }
 
-// completeTUF completes `mcpres policy tuf ARGS… TOCOMPLETE` with what
-// mcpres-tuf's own completion offers for `mcpres-tuf ARGS… TOCOMPLETE`
+// completeCompanion completes the arguments of a pass-through command
+// (`mcpres policy tuf ARGS… TOCOMPLETE`, `mcpres oci …`) with what the
+// companion's own completion offers for `COMPANION ARGS… TOCOMPLETE`
 // (cobra's __complete protocol: one completion a line, then ":DIRECTIVE"):
-// its commands, their flags and flag values. Commands of mcpres-tuf that
-// are not commands of mcpres (man, help) are left out. Without the binary
-// nothing is offered, not even files.
-func completeTUF(args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// its commands, their flags and flag values. Its commands that are not
+// commands of mcpres there (hide: man, help) are left out. Without the
+// binary nothing is offered, not even files.
+func completeCompanion(find func() (string, error), hide []string, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	none := cobra.ShellCompDirectiveNoFileComp
-	bin, err := findTUFBinary()
+	bin, err := find()
 	if err != nil {
 		return nil, none
 	}
@@ -137,7 +121,7 @@ func completeTUF(args []string, toComplete string) ([]cobra.Completion, cobra.Sh
 	var out []cobra.Completion
 	for _, l := range lines[:len(lines)-1] {
 		name, _, _ := strings.Cut(l, "\t")
-		if len(args) == 0 && (name == "man" || name == "help") {
+		if len(args) == 0 && slices.Contains(hide, name) {
 			continue
 		}
 		out = append(out, l)

@@ -38,6 +38,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		Now:            nowMillis,
 		PolicyLoaders:  map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
 		FetchPolicyTUF: a.fetchPolicyTUF,
+		ForwardOCI:     a.forwardOCI,
 		IsTerminal:     a.isTerminal,
 	})
 }

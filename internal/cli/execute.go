@@ -197,6 +197,10 @@ func RefuseEmptyValues(root *cobra.Command) {
 // value.
 type nonEmptyValue struct{ pflag.Value }
 
+// Unwrap returns the flag's own value (a pflag.SliceValue of a string
+// array, for one).
+func (v nonEmptyValue) Unwrap() pflag.Value { return v.Value }
+
 func (v nonEmptyValue) Set(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errEmptyValue

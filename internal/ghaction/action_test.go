@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/oci/ocitest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -315,4 +317,54 @@ func TestAction(t *testing.T) {
 			}
 		})
 	}
+
+	// oci: the artifacts attached to an image (by the installed mcpres,
+	// which runs mcpres-oci installed beside it), one about the image and
+	// one about another digest, verified bound to the image's digest.
+	t.Run("oci", func(t *testing.T) {
+		if bin == "" {
+			t.Skip("mcpres was not installed")
+		}
+		t.Setenv("DOCKER_CONFIG", t.TempDir())
+		reg := ocitest.ReferrersRegistry(t)
+		pushed := reg.PushImage(t, "mcp/server", "1.0", "action")
+		for _, c := range []struct {
+			level, wantLevel, valid string
+			code                    int
+		}{{"SIGNED_WITH_IDENTITY", "SIGNED_WITH_IDENTITY", "true", 0}, {"WITNESSED", "", "false", 1}} {
+			r := newRunner(t, temp, map[string]string{"oci": pushed.Ref, "policy": "policy.json", "require-level": c.level, "evaluated-at": attesttest.EvaluatedAt}, a)
+			files := map[string][]byte{"policy.json": ocitest.Policy(t), "about.json": ocitest.AttestedBundle(t, pushed.Digest),
+				"other.json": ocitest.AttestedBundle(t, "sha256:"+strings.Repeat("0", 64))}
+			for name, data := range files {
+				if err := os.WriteFile(filepath.Join(r.workspace, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, args := range [][]string{{"oci", "attach", pushed.Ref, "about.json"}, {"oci", "attach", "--force-subject", pushed.Ref, "other.json"}} {
+				cmd := exec.Command(bin, args...)
+				cmd.Dir = r.workspace
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("mcpres %q: %v\n%s", args, err, out)
+				}
+			}
+			check := a
+			check.Runs.Steps = a.Runs.Steps[2:]
+			if code := r.run(check); code != c.code {
+				t.Errorf("require %s: exit status %d, want %d", c.level, code, c.code)
+			}
+			if out := r.outputs(); out["valid"] != c.valid || out["level"] != c.wantLevel {
+				t.Errorf("require %s: outputs %q, want valid=%s level=%s", c.level, out, c.valid, c.wantLevel)
+			}
+			if summary, _ := os.ReadFile(r.summary); !strings.Contains(string(summary), "MCPRES_SUBJECT_MISMATCH") {
+				t.Errorf("require %s: the summary does not name the bundle about another digest:\n%s", c.level, summary)
+			}
+		}
+		// oci with paths is refused.
+		r := newRunner(t, temp, map[string]string{"oci": pushed.Ref, "paths": "about.json"}, a)
+		check := a
+		check.Runs.Steps = a.Runs.Steps[2:]
+		if code := r.run(check); code != 2 {
+			t.Errorf("oci with paths: exit status %d, want 2", code)
+		}
+	})
 }

@@ -56,6 +56,8 @@ var layout = []row{
 	{"tlog/admit", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline"}, "the log's admission rule: a document is validated (an attested bundle verified) before it is logged"},
 	{"tlog/witnessclient", []string{"internal/...", "canonjson/...", "signednote/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
 	{"tlog/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
+	{"oci/ocitest", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "registries for tests (distribution, go-containerregistry's), images and bundles to push"},
+	{"oci/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "oci/..."}, "OCI registries (oras-go): attach, discover, pull; links net/http, so no verification package imports it"},
 	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
 }
@@ -79,11 +81,15 @@ var (
 )
 
 // startup is the startup budget of DESIGN.md §4: the mcpres binary links
-// none of sigstore, protobuf, gRPC or in-toto (their inits would be paid by
-// every `mcpres validate`); cmd/mcpres-sigstore does.
+// none of sigstore, protobuf, gRPC, in-toto or the OCI client (their inits
+// would be paid by every `mcpres validate`); cmd/mcpres-sigstore and
+// cmd/mcpres-oci do.
 var (
 	startup       = []string{"cmd/mcpres"}
-	startupBanned = []string{"github.com/sigstore/...", "google.golang.org/protobuf/...", "google.golang.org/grpc/...", "github.com/in-toto/..."}
+	startupBanned = []string{"github.com/sigstore/...", "google.golang.org/protobuf/...", "google.golang.org/grpc/...", "github.com/in-toto/...",
+		// oras-go and go-digest compile regular expressions at init
+		// (about 1 ms): the OCI commands are in cmd/mcpres-oci.
+		"oras.land/...", "github.com/opencontainers/..."}
 )
 
 // Rendering is pure (DESIGN.md §2): report links nothing that fetches or
@@ -285,7 +291,7 @@ func TestOffline(t *testing.T) {
 		"crypto/x509 and formats/note import net: parse keys without them (signednote reads P-256 DER by hand), or do the work outside offline.")
 	check(startup, startupBanned,
 		"the startup budget of DESIGN.md §4: every linked package's init runs on every `mcpres validate`",
-		"Keep Sigstore/Rekor interop in cmd/mcpres-sigstore, or make the package that pulls it in an opt-in one.")
+		"Keep Sigstore/Rekor interop in cmd/mcpres-sigstore and the OCI client in cmd/mcpres-oci, or make the package that pulls it in an opt-in one.")
 	check(rendering, renderingBanned,
 		"rendering is pure: it renders results computed below it, and starts, fetches or logs nothing",
 		"Compute what the report needs in the package that owns it and pass the result in.")

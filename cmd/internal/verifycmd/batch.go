@@ -67,6 +67,8 @@ type Printer struct {
 	Quiet bool
 	// IsTerminal replaces the terminal test of Stdout and Stderr (tests).
 	IsTerminal func(io.Writer) bool
+	// Unit names the inputs in the summary ("files" when empty).
+	Unit string
 }
 
 // CheckFormat checks the --format of the batch commands; the error is the
@@ -426,7 +428,11 @@ func (a *Printer) summary(s batchSummary, format string) {
 			parts = append(parts, fmt.Sprintf("%d %s", outcomes[o], strings.ToLower(strings.ReplaceAll(o, "_", " "))))
 		}
 	}
-	line := fmt.Sprintf("%d files: %s", s.files, strings.Join(parts, ", "))
+	unit := a.Unit
+	if unit == "" {
+		unit = "files"
+	}
+	line := fmt.Sprintf("%d %s: %s", s.files, unit, strings.Join(parts, ", "))
 	if len(levels) > 0 {
 		var lv []string
 		for _, l := range []string{"UNSIGNED_INTEGRITY_ONLY", "SIGNED", "SIGNED_WITH_IDENTITY", "WITNESSED", "TRANSPARENCY_RECORDED"} {

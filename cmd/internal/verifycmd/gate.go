@@ -10,11 +10,21 @@ import (
 )
 
 // A Gate is a release pipeline's requirement on a verified bundle: a
-// minimum authenticity level and/or evidence class. A gate never passes on
-// an invalid bundle.
+// minimum authenticity level and/or evidence class, and the subject it
+// must be about. A gate never passes on an invalid bundle.
 type Gate struct {
 	level *attest.Level
 	class *bundle.EvidenceClass
+	// subjectDigest is the required subject digest (sha256:HEX), or "".
+	subjectDigest string
+}
+
+// WithSubjectDigest returns g also requiring that the bundle be about the
+// artifact with digest d (sha256:HEX, attest.ParseSubjectDigest): a
+// bundle about another fails the gate with attest.CodeSubjectMismatch.
+func (g Gate) WithSubjectDigest(d string) Gate {
+	g.subjectDigest = d
+	return g
 }
 
 // NewGate parses --require-level and --require-evidence-class; the error
@@ -39,7 +49,7 @@ func NewGate(level, class string) (Gate, error) {
 }
 
 // Active says whether a requirement was given.
-func (g Gate) Active() bool { return g.level != nil || g.class != nil }
+func (g Gate) Active() bool { return g.level != nil || g.class != nil || g.subjectDigest != "" }
 
 // Apply adds the gate's verdict to a verification Report: a "gate" member
 // in JSON, lines in text, and exit 1 when it fails. In text the verdict is
@@ -74,6 +84,12 @@ func (g Gate) Apply(rep Report, r attest.Result, class *canonjson.Value) Report 
 				short = append(short, reasons[len(reasons)-1])
 			}
 		}
+		if g.subjectDigest != "" {
+			if why := r.SubjectDigestMismatch(g.subjectDigest); why != "" {
+				reasons = append(reasons, attest.CodeSubjectMismatch+": "+why)
+				short = append(short, reasons[len(reasons)-1])
+			}
+		}
 	}
 	passed := len(reasons) == 0
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
@@ -83,6 +99,9 @@ func (g Gate) Apply(rep Report, r attest.Result, class *canonjson.Value) Report 
 	}
 	if g.class != nil {
 		obj.Set("requireEvidenceClass", canonjson.NewString(g.class.String()))
+	}
+	if g.subjectDigest != "" {
+		obj.Set("requireSubjectDigest", canonjson.NewString(g.subjectDigest))
 	}
 	rs := make([]*canonjson.Value, len(reasons))
 	for i, s := range reasons {

@@ -66,6 +66,14 @@ type Config struct {
 	// --policy-target and --policy-cache: it fetches and verifies the named
 	// target and returns its name and bytes.
 	FetchPolicyTUF func(root, repo, target, cacheDir string) (name string, data []byte, err error)
+	// FetchOCI, when set, adds --oci IMAGE, --plain-http and --timeout: it
+	// resolves the image and downloads its MCP-RES referrers.
+	FetchOCI func(OCIRequest) (OCISubject, error)
+	// ForwardOCI, when set instead, adds the same flags and runs attest
+	// verify --oci elsewhere (mcpres runs mcpres-oci, which links the
+	// registry client): it is given the flags as --name=value arguments
+	// and returns the outcome.
+	ForwardOCI func(args []string) error
 	// LongExtra is appended to the long help.
 	LongExtra string
 	// IsTerminal replaces the terminal test of Stdout and Stderr (tests;
@@ -89,16 +97,40 @@ func Command(c Config) *cobra.Command {
 	var requireLevel, requireClass string
 	var recursive, withFile bool
 	var keys, identities []string
+	var oci OCIRequest
+	long := verifyLong + c.LongExtra
+	if c.FetchOCI != nil || c.ForwardOCI != nil {
+		long += "\n\n" + ociLong
+	}
 	cmd := &cobra.Command{
 		Use:   "verify FILE... [--policy POLICY | --key PUB --identity ID ...]",
 		Short: "Verify attested bundles offline against an explicit trust policy",
-		Long:  verifyLong + c.LongExtra,
+		Long:  long,
 		Example: strings.ReplaceAll(`  PROG attest verify bundle.attested.json --policy policy.json
   PROG attest verify --format text --evaluated-at 2026-08-27T18:05:00.000Z bundle.attested.json
   PROG attest verify bundle.attested.json --key producer.pub --identity https://example.org/release
   PROG attest verify --recursive --require-level WITNESSED --format markdown evidence/ --policy policy.json`, "PROG", c.Prog),
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("oci") {
+				if len(args) > 0 {
+					return fmt.Errorf("FILE arguments can't be used with --oci (the inputs are the image's referrers)")
+				}
+				return nil
+			}
+			for _, f := range []string{"plain-http", "timeout"} {
+				if cmd.Flags().Changed(f) {
+					return fmt.Errorf("--%s goes with --oci", f)
+				}
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if oci.Image != "" && c.FetchOCI == nil {
+				if policyTUF != "" || policyRepo != "" || policyTarget != "" || policyCache != "" {
+					return c.usagef("--oci can't be used with --policy-tuf: fetch the policy with '%s policy tuf fetch -o POLICY' first and give --policy POLICY", c.Prog)
+				}
+				return c.ForwardOCI(flagArgs(cmd.Flags()))
+			}
 			if err := CheckFormat(format); err != nil {
 				return cli.Usage(err)
 			}
@@ -154,6 +186,15 @@ func Command(c Config) *cobra.Command {
 				}
 				a.Warnf("no trust policy (%s): no signer was trusted, so at most SIGNED is derived", c.trustFlags("or"))
 			}
+			if oci.Image != "" {
+				if recursive || withFile {
+					return c.usagef("--recursive and --with-file go with FILE and DIR arguments, not --oci")
+				}
+				if oci.Timeout <= 0 {
+					return c.usagef("--timeout must be positive")
+				}
+				return c.runOCI(a, oci, pol, opts, g, format)
+			}
 			paths, err := ExpandInputs(args, recursive)
 			if err != nil {
 				return cli.Fail(err)
@@ -179,6 +220,11 @@ func Command(c Config) *cobra.Command {
 	f.StringArrayVar(&identities, "identity", nil, "signer identity of the --key in the same position (repeatable)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time as an RFC 3339 date-time (default: now)")
 	f.StringVar(&format, "format", "json", "output format: json, text or markdown")
+	if c.FetchOCI != nil || c.ForwardOCI != nil {
+		f.StringVar(&oci.Image, "oci", "", "verify the MCP-RES artifacts attached to IMAGE in its OCI registry (REGISTRY/REPOSITORY:TAG or @sha256:HEX), bound to its digest, instead of FILE arguments")
+		f.BoolVar(&oci.PlainHTTP, "plain-http", false, "with --oci: allow plain HTTP to a registry that is not on loopback (loopback registries always use it)")
+		f.DurationVar(&oci.Timeout, "timeout", OCIDefaultTimeout, "with --oci: the most time the registry may take in all")
+	}
 	if c.FetchPolicyTUF == nil {
 		return cmd
 	}
@@ -247,6 +293,13 @@ func VerifyReport(path string, pol PolicySource, opts attest.Options, g Gate) Re
 	if err != nil {
 		return InputInvalidReport(path, err)
 	}
+	return VerifyData(path, data, pol, opts, g)
+}
+
+// VerifyData is VerifyReport for an attested bundle's bytes, named path
+// in the report (an input that is not a file: a bundle downloaded from a
+// registry).
+func VerifyData(path string, data []byte, pol PolicySource, opts attest.Options, g Gate) Report {
 	doc, err := canonjson.Parse(data)
 	if err != nil {
 		rep := InputInvalidReport(path, err)

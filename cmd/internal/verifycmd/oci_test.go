@@ -1,0 +1,197 @@
+package verifycmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/canonjson"
+)
+
+// signedExample is the example bundle signed, as a file; its subject
+// digest.
+func signedExample(t *testing.T) (path, subject string) {
+	t.Helper()
+	b := bundletest.Example(t)
+	subject = "sha256:" + b.Path("evidence", "subject", "artifactSha256").Str
+	s, err := attest.SignBundle(b, attesttest.TestOnlyKeyOne(), attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := canonjson.Pretty(s.Attested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(t.TempDir(), "b.attested.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, subject
+}
+
+// The subject requirement fails a valid bundle about another digest with
+// MCPRES_SUBJECT_MISMATCH, passes the bundle's own, and adds nothing to
+// an invalid bundle's failure.
+func TestGateSubjectDigest(t *testing.T) {
+	path, subject := signedExample(t)
+	opts := attest.Options{EvaluatedAt: attesttest.EvaluatedAt}
+	other := "sha256:" + strings.Repeat("0", 64)
+
+	rep := VerifyReport(path, PolicySource{}, opts, Gate{}.WithSubjectDigest(other))
+	gate := rep.Obj.Get("gate")
+	if rep.Code != ExitInvalid || rep.Outcome != OutcomeGateFailed || gate.Get("passed").Bool ||
+		gate.Get("requireSubjectDigest").Str != other || !strings.HasPrefix(gate.Get("reasons").Items[0].Str, attest.CodeSubjectMismatch+": ") {
+		t.Fatalf("another subject: code %d %s, gate %s", rep.Code, rep.Outcome, compactString(gate))
+	}
+	if !strings.Contains(strings.Join(rep.Text, "\n"), "gate: FAILED: "+attest.CodeSubjectMismatch) {
+		t.Errorf("text: %q", rep.Text)
+	}
+
+	// Control: the bundle's own subject passes.
+	rep = VerifyReport(path, PolicySource{}, opts, Gate{}.WithSubjectDigest(subject))
+	if rep.Code != ExitValid || !rep.Obj.Get("gate").Get("passed").Bool {
+		t.Fatalf("own subject: code %d, gate %s", rep.Code, compactString(rep.Obj.Get("gate")))
+	}
+
+	// An invalid bundle fails for being invalid, not for its subject.
+	data, _ := os.ReadFile(path)
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, bytes.Replace(data, []byte(`"3.4.1"`), []byte(`"3.4.2"`), 1), 0o600)
+	rep = VerifyReport(bad, PolicySource{}, opts, Gate{}.WithSubjectDigest(other))
+	reasons := rep.Obj.Get("gate").Get("reasons").Items
+	if rep.Code != ExitInvalid || len(reasons) != 1 || strings.Contains(reasons[0].Str, attest.CodeSubjectMismatch) {
+		t.Errorf("invalid bundle: code %d, reasons %s", rep.Code, compactString(rep.Obj.Get("gate")))
+	}
+}
+
+func compactString(v *canonjson.Value) string {
+	b, _ := canonjson.Compact(v)
+	return string(b)
+}
+
+// testConfig is a Config whose errors are plain, with a fake registry
+// half.
+func testConfig(stdout, stderr *bytes.Buffer) Config {
+	return Config{
+		Prog: "test", Stdout: stdout, Stderr: stderr,
+		Now: NowMillis,
+	}
+}
+
+func execute(c Config, args ...string) error {
+	cmd := Command(c)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetArgs(args)
+	cmd.SetOut(c.Stdout)
+	cmd.SetErr(c.Stderr)
+	return cmd.Execute()
+}
+
+// attest verify --oci verifies every referrer with the gate bound to the
+// image digest, passes when one passes, and fails when none does or
+// there is none.
+func TestVerifyOCI(t *testing.T) {
+	path, subject := signedExample(t)
+	data, _ := os.ReadFile(path)
+	other := "sha256:" + strings.Repeat("0", 64)
+	run := func(digest string, refs func(dir string) []OCIReferrer, extra ...string) (string, string, error) {
+		var stdout, stderr bytes.Buffer
+		c := testConfig(&stdout, &stderr)
+		var dirs []string
+		c.FetchOCI = func(r OCIRequest) (OCISubject, error) {
+			if r.Image != "reg.example/mcp/server:1.0" || r.Dir == "" {
+				return OCISubject{}, fmt.Errorf("request %+v", r)
+			}
+			dirs = append(dirs, r.Dir)
+			return OCISubject{Image: r.Image, Digest: digest, Via: "referrers API", Referrers: refs(r.Dir)}, nil
+		}
+		err := execute(c, append([]string{"--oci", "reg.example/mcp/server:1.0", "--evaluated-at", attesttest.EvaluatedAt, "--format", "text"}, extra...)...)
+		for _, d := range dirs {
+			if _, serr := os.Stat(d); serr == nil {
+				t.Errorf("the bundles' folder %s was left behind", d)
+			}
+		}
+		return stdout.String(), stderr.String(), err
+	}
+	write := func(dir, name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o600)
+		return p
+	}
+	both := func(dir string) []OCIReferrer {
+		return []OCIReferrer{
+			{Name: "reg.example/mcp/server@sha256:aa", Path: write(dir, "a.json", data)},
+			{Name: "reg.example/mcp/server@sha256:bb", Err: errors.New("the registry served bytes whose digest is sha256:cc")},
+		}
+	}
+	out, _, err := run(subject, both)
+	if err != nil || !strings.Contains(out, "gate: passed: 1 of 2 referrers bound to "+subject) ||
+		!strings.Contains(out, "reg.example/mcp/server@sha256:bb: INPUT INVALID") {
+		t.Fatalf("one good referrer: %v\n%s", err, out)
+	}
+	// The same bundle, the image being another digest: nothing passes.
+	out, _, err = run(other, both)
+	if err == nil || err.Error() != "exit status 1" || !strings.Contains(out, attest.CodeSubjectMismatch) || !strings.Contains(out, "gate: FAILED: no MCP-RES referrer") {
+		t.Fatalf("bound to another digest: %v\n%s", err, out)
+	}
+	// No referrer at all.
+	out, _, err = run(subject, func(string) []OCIReferrer { return nil })
+	if err == nil || err.Error() != "exit status 1" || !strings.Contains(out, "has no MCP-RES referrer") {
+		t.Fatalf("no referrer: %v\n%s", err, out)
+	}
+	// JSON: every referrer is one result, its file member its reference.
+	out, stderr, err := run(subject, both, "--format", "json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"file":"reg.example/mcp/server@sha256:aa"`) || !strings.Contains(stderr, "test: gate: passed") {
+		t.Fatalf("json: %v\n%s\n%s", err, out, stderr)
+	}
+
+	// Usage: FILE arguments, and the registry flags without --oci.
+	var so, se bytes.Buffer
+	c := testConfig(&so, &se)
+	c.FetchOCI = func(OCIRequest) (OCISubject, error) { t.Fatal("fetched"); return OCISubject{}, nil }
+	for _, args := range [][]string{
+		{"--oci", "reg.example/x:1", path},
+		{"--plain-http", path},
+		{"--timeout", "1s", path},
+		{"--oci", "reg.example/x:1", "--recursive"},
+		{"--oci", "reg.example/x:1", "--timeout", "0s"},
+	} {
+		if err := execute(c, args...); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}
+
+// ForwardOCI gets the flags given, one --name=value each, which parse
+// back to the same values.
+func TestForwardOCIFlags(t *testing.T) {
+	var got []string
+	var so, se bytes.Buffer
+	c := testConfig(&so, &se)
+	c.ForwardOCI = func(args []string) error { got = args; return nil }
+	given := []string{"--oci", "reg.example/x:1", "--key", "a b.pub", "--identity", "id one", "--key=c.pub", "--identity", "id=two",
+		"-q", "--require-level", "SIGNED", "--plain-http", "--timeout", "90s"}
+	if err := execute(c, given...); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--identity=id one", "--identity=id=two", "--key=a b.pub", "--key=c.pub", "--oci=reg.example/x:1", "--plain-http=true",
+		"--quiet=true", "--require-level=SIGNED", "--timeout=1m30s"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("forwarded %q\nwant      %q", got, want)
+	}
+	// --policy-tuf cannot go to the companion.
+	c.FetchPolicyTUF = func(string, string, string, string) (string, []byte, error) { return "", nil, nil }
+	got = nil
+	if err := execute(c, "--oci", "reg.example/x:1", "--policy-tuf", "root.json", "--policy-repo", "r", "--policy-target", "t"); err == nil || got != nil {
+		t.Errorf("--policy-tuf forwarded: %v, %q", err, got)
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/oci/ocitest"
+)
+
+// buildOCIBinary builds cmd/mcpres-oci into a temporary directory and
+// points $MCPRES_OCI at it for the rest of the test.
+func buildOCIBinary(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go tool is not available to build mcpres-oci")
+	}
+	bin := filepath.Join(t.TempDir(), "mcpres-oci")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/mcpres/mcpres/cmd/mcpres-oci").CombinedOutput(); err != nil {
+		t.Fatalf("building mcpres-oci: %v\n%s", err, out)
+	}
+	t.Setenv(ociBinaryEnv, bin)
+	return bin
+}
+
+// `mcpres oci …` and `mcpres attest verify --oci` run mcpres-oci with the
+// same arguments (repeated flags and all), under mcpres's name, with its
+// exit status.
+func TestOCIForwarding(t *testing.T) {
+	buildOCIBinary(t)
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	r := ocitest.ReferrersRegistry(t)
+	pushed := r.PushImage(t, "mcp/server", "1.0", "forward")
+	dir := t.TempDir()
+	bundle := filepath.Join(dir, "b.attested.json")
+	pub := filepath.Join(dir, "one.pub")
+	pem, err := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(bundle, ocitest.AttestedBundle(t, pushed.Digest), 0o644)
+	os.WriteFile(pub, pem, 0o644)
+
+	out := runExpect(t, 0, "oci", "attach", pushed.Ref, bundle)
+	if !strings.Contains(out, "attached to "+r.Host+"/mcp/server@"+pushed.Digest) {
+		t.Errorf("oci attach:\n%s", out)
+	}
+	out = runExpect(t, 0, "oci", "discover", pushed.Ref)
+	if !strings.Contains(out, "1 MCP-RES referrer (referrers API)") {
+		t.Errorf("oci discover:\n%s", out)
+	}
+	verify := []string{"attest", "verify", "--oci", pushed.Ref, "--evaluated-at", attesttest.EvaluatedAt, "--require-level", "SIGNED_WITH_IDENTITY", "--format", "text",
+		"--key", pub, "--identity", attesttest.IdentityOne}
+	out = runExpect(t, 0, verify...)
+	if !strings.Contains(out, "VALID SIGNED_WITH_IDENTITY") || !strings.Contains(out, "gate: passed: 1 of 1 referrer bound to "+pushed.Digest) {
+		t.Errorf("attest verify --oci:\n%s", out)
+	}
+	// Control: another identity for the key is not trusted.
+	verify[len(verify)-1] = attesttest.IdentityTwo
+	runExpect(t, 1, verify...)
+
+	// Messages and usage pointers name mcpres.
+	_, stderr, code := runCLI(t, "oci", "pull", pushed.Ref)
+	if code != exitInput || !strings.HasPrefix(stderr, "mcpres: error: -o/--output DIR is required") || !strings.Contains(stderr, "Run 'mcpres oci pull --help' for usage.") {
+		t.Errorf("oci pull without -o: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "attest", "verify", "--oci", pushed.Ref, "extra.json")
+	if code != exitInput || !strings.Contains(stderr, "mcpres: error: FILE arguments can't be used with --oci") {
+		t.Errorf("attest verify --oci FILE: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "attest", "verify", "--oci", pushed.Ref, "--policy-tuf", "r.json", "--policy-repo", "d", "--policy-target", "p")
+	if code != exitInput || !strings.Contains(stderr, "--oci can't be used with --policy-tuf") {
+		t.Errorf("attest verify --oci --policy-tuf: exit %d\n%s", code, stderr)
+	}
+
+	// `mcpres oci <Tab>` offers mcpres-oci's commands, not its own attest
+	// and man.
+	stdout, _, _ := runCLI(t, "__complete", "oci", "")
+	for _, w := range []string{"attach\t", "discover\t", "pull\t"} {
+		if !strings.Contains(stdout, "\n"+w) && !strings.HasPrefix(stdout, w) {
+			t.Errorf("oci completion lacks %q:\n%s", w, stdout)
+		}
+	}
+	for _, w := range []string{"attest", "man", "help"} {
+		if strings.Contains(stdout, "\n"+w+"\t") || strings.HasPrefix(stdout, w+"\t") {
+			t.Errorf("oci completion offers %s:\n%s", w, stdout)
+		}
+	}
+
+	// Without the companion: exit 2, saying which binary is missing.
+	t.Setenv(ociBinaryEnv, filepath.Join(t.TempDir(), "absent"))
+	if _, stderr, code := runCLI(t, "oci", "discover", pushed.Ref); code != exitInput || !strings.Contains(stderr, "absent") {
+		t.Errorf("no mcpres-oci: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,319 @@
+// Package ocitest starts OCI registries for tests on 127.0.0.1 with
+// temporary storage, and builds what the tests push: throwaway images,
+// attested bundles about a digest, Docker configurations with
+// credentials.
+//
+// Two registries: CNCF distribution (the `registry` program, v3.1.2,
+// built by .ci/run with go install), which has no referrers API and so
+// exercises the referrers tag schema, with or without htpasswd
+// authentication; and go-containerregistry's pkg/registry with referrers
+// support, in-process, for the referrers API. [Tool] finds the programs
+// (distribution's `registry`, `oras`) on PATH, in $GOBIN or in
+// $GOPATH/bin, and skips the test with a message when one is absent.
+//
+// It must only be imported by tests.
+package ocitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/canonjson"
+	digest "github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/crypto/bcrypt"
+	orasregistry "oras.land/oras-go/v2/registry"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+)
+
+// Versions of the programs the tests run (.ci/run installs them).
+const (
+	DistributionModule = "github.com/distribution/distribution/v3/cmd/registry@v3.1.2"
+	OrasModule         = "oras.land/oras/cmd/oras@v1.3.6"
+)
+
+// Tool returns the path of program name (the `registry` of distribution,
+// `oras`): on PATH, in $GOBIN, or in $GOPATH/bin (where go install puts
+// it). It skips the test when the program is absent, naming the go
+// install command that provides it.
+func Tool(t testing.TB, name, module string) string {
+	t.Helper()
+	p, ok := Find(name)
+	if !ok {
+		t.Skipf("%s is not on PATH nor in $GOBIN or $GOPATH/bin: `go install %s` provides it (.ci/run installs it)", name, module)
+	}
+	return p
+}
+
+// Find is Tool without skipping: the path, or false.
+func Find(name string) (string, bool) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, true
+	}
+	var dirs []string
+	if gobin := goEnv("GOBIN"); gobin != "" {
+		dirs = append(dirs, gobin)
+	}
+	if gopath := goEnv("GOPATH"); gopath != "" {
+		for _, d := range filepath.SplitList(gopath) {
+			dirs = append(dirs, filepath.Join(d, "bin"))
+		}
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// goEnv is a go env variable: the environment's, or the go command's
+// default (GOPATH defaults to ~/go).
+func goEnv(name string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	if name == "GOPATH" {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, "go")
+		}
+	}
+	return ""
+}
+
+// A Registry is a running registry.
+type Registry struct {
+	// Host is 127.0.0.1:PORT.
+	Host string
+	// User and Password are the credentials of a registry with
+	// authentication ("" otherwise).
+	User, Password string
+}
+
+// ReferrersRegistry starts go-containerregistry's registry with the
+// referrers API in-process on 127.0.0.1, stopped when the test ends.
+func ReferrersRegistry(t testing.TB) *Registry {
+	t.Helper()
+	srv := httptest.NewServer(registry.New(registry.WithReferrersSupport(true), registry.Logger(discardLogger())))
+	t.Cleanup(srv.Close)
+	return &Registry{Host: strings.TrimPrefix(srv.URL, "http://")}
+}
+
+// DistributionOptions configure [Distribution].
+type DistributionOptions struct {
+	// Auth requires htpasswd (bcrypt) authentication with User and
+	// Password of the Registry returned.
+	Auth bool
+}
+
+// Distribution starts CNCF distribution's registry on 127.0.0.1 with
+// storage in a temporary folder, stopped when the test ends. It skips
+// when the program is absent.
+func Distribution(t testing.TB, o DistributionOptions) *Registry {
+	t.Helper()
+	bin := Tool(t, "registry", DistributionModule)
+	dir := t.TempDir()
+	port := freePort(t)
+	r := &Registry{Host: fmt.Sprintf("127.0.0.1:%d", port)}
+	config := fmt.Sprintf(`version: 0.1
+log:
+  level: error
+  accesslog:
+    disabled: true
+storage:
+  filesystem:
+    rootdirectory: %s
+  delete:
+    enabled: true
+http:
+  addr: %s
+`, filepath.Join(dir, "data"), r.Host)
+	if o.Auth {
+		r.User, r.Password = "mcpres-test", "test-only-password"
+		hash, err := bcrypt.GenerateFromPassword([]byte(r.Password), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		htpasswd := filepath.Join(dir, "htpasswd")
+		if err := os.WriteFile(htpasswd, []byte(r.User+":"+string(hash)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		config += fmt.Sprintf("auth:\n  htpasswd:\n    realm: mcpres-test\n    path: %s\n", htpasswd)
+	}
+	cfg := filepath.Join(dir, "config.yml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "serve", cfg)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none", "OTEL_METRICS_EXPORTER=none", "OTEL_LOGS_EXPORTER=none")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + r.Host + "/v2/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusUnauthorized {
+				return r
+			}
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s exited before serving:\n%s", bin, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer on %s within 30 s:\n%s", bin, r.Host, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Credential is the registry's credential function for oras-go (the
+// empty credential without authentication).
+func (r *Registry) Credential() auth.CredentialFunc {
+	if r.User == "" {
+		return auth.StaticCredential(r.Host, auth.EmptyCredential)
+	}
+	return auth.StaticCredential(r.Host, auth.Credential{Username: r.User, Password: r.Password})
+}
+
+// DockerConfig writes a Docker configuration folder with the registry's
+// credentials (config.json "auths"), for DOCKER_CONFIG.
+func (r *Registry) DockerConfig(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := map[string]any{"auths": map[string]any{
+		r.Host: map[string]string{"auth": base64.StdEncoding.EncodeToString([]byte(r.User + ":" + r.Password))},
+	}}
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// An Image is a pushed throwaway image.
+type Image struct {
+	// Ref is HOST/REPOSITORY:TAG, Digest its manifest digest.
+	Ref, Digest string
+}
+
+// PushImage pushes a small image (an empty-ish config, one layer of
+// seed's bytes) to repository repo under tag, and returns it.
+func (r *Registry) PushImage(t testing.TB, repo, tag, seed string) Image {
+	t.Helper()
+	ctx := context.Background()
+	rp := &remote.Repository{
+		Client:    &auth.Client{Client: http.DefaultClient, Credential: r.Credential()},
+		Reference: orasregistry.Reference{Registry: r.Host, Repository: repo},
+		PlainHTTP: true,
+	}
+	push := func(mt string, data []byte) ocispec.Descriptor {
+		d := ocispec.Descriptor{MediaType: mt, Digest: digest.FromBytes(data), Size: int64(len(data))}
+		if err := rp.Blobs().Push(ctx, d, bytes.NewReader(data)); err != nil {
+			t.Fatalf("pushing a blob to %s/%s: %v", r.Host, repo, err)
+		}
+		return d
+	}
+	cfg := push(ocispec.MediaTypeImageConfig, []byte(`{"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}}`))
+	layer := push(ocispec.MediaTypeImageLayer, []byte("throwaway image "+seed))
+	m, err := json.Marshal(ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+		Config: cfg, Layers: []ocispec.Descriptor{layer},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(m), Size: int64(len(m))}
+	if err := rp.Manifests().PushReference(ctx, md, bytes.NewReader(m), tag); err != nil {
+		t.Fatalf("pushing the image manifest to %s/%s:%s: %v", r.Host, repo, tag, err)
+	}
+	return Image{Ref: r.Host + "/" + repo + ":" + tag, Digest: md.Digest.String()}
+}
+
+// Subject names of the bundles AttestedBundle builds.
+const (
+	SubjectName    = "ledger-notes-server"
+	SubjectVersion = "3.4.1"
+)
+
+// AttestedBundle returns an attested bundle (the bundletest example with
+// evidence.subject.artifactSha256 set to subjectDigest's hex, resealed)
+// signed with attesttest's first key as attesttest.IdentityOne, pretty
+// printed as mcpres writes it. attesttest.Policy trusts it at
+// attesttest.EvaluatedAt (SIGNED_WITH_IDENTITY).
+func AttestedBundle(t testing.TB, subjectDigest string) []byte {
+	t.Helper()
+	b := bundletest.Example(t)
+	b.Path("evidence", "subject").Set("artifactSha256", canonjson.NewString(strings.TrimPrefix(subjectDigest, "sha256:")))
+	if err := bundle.SealFrom(b, bundle.StageSubject); err != nil {
+		t.Fatalf("resealing the example about %s: %v", subjectDigest, err)
+	}
+	s, err := attest.SignBundle(b, attesttest.TestOnlyKeyOne(), attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne)})
+	if err != nil {
+		t.Fatalf("signing the example about %s: %v", subjectDigest, err)
+	}
+	data, err := canonjson.Pretty(s.Attested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// Policy is attesttest.Policy with both test signers trusted, pretty
+// printed.
+func Policy(t testing.TB) []byte {
+	t.Helper()
+	data, err := canonjson.Pretty(attesttest.Policy(attesttest.PolicyOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }

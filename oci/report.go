@@ -1,0 +1,102 @@
+package oci
+
+import (
+	"strings"
+
+	"github.com/mcpres/mcpres/canonjson"
+)
+
+// Versions of the JSON documents this package writes.
+const (
+	// DiscoverySchemaVersion is the schemaVersion of [Discovery.Value].
+	DiscoverySchemaVersion = "mcpres.oci-referrers/v1"
+	// PullSchemaVersion is the schemaVersion of every line of the pull
+	// index ([IndexLine]).
+	PullSchemaVersion = "mcpres.oci-pull/v1"
+	// PullIndexName is the file `mcpres oci pull` writes beside the
+	// bundles: JSON Lines, one line per referrer, so that `attest verify
+	// DIR`, which reads DIR's *.json files, reads only the bundles.
+	PullIndexName = "oci-pull.jsonl"
+)
+
+func member(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
+
+// errText is an error as a JSON string: a registry's message may be any
+// bytes.
+func errText(err error) *canonjson.Value {
+	return canonjson.NewString(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+}
+
+// Value is the discovery as one JSON object: the image, how its
+// referrers were found, and each MCP-RES referrer with its manifest
+// digest and size, annotations, bundle layer (digest and size) or the
+// reason it cannot be used.
+func (d Discovery) Value() *canonjson.Value {
+	s := canonjson.NewString
+	rs := make([]*canonjson.Value, len(d.Referrers))
+	for i, r := range d.Referrers {
+		rs[i] = r.value(d.Image)
+	}
+	return canonjson.NewObject(
+		member("schemaVersion", s(DiscoverySchemaVersion)),
+		member("image", s(d.Image.Name)),
+		member("repository", s(d.Image.Registry+"/"+d.Image.Repository)),
+		member("digest", s(d.Image.Digest())),
+		member("mediaType", s(d.Image.Descriptor.MediaType)),
+		member("via", s(d.Via)),
+		member("referrers", canonjson.NewArray(rs...)),
+		member("truncated", canonjson.NewBool(d.Truncated)),
+		member("otherReferrers", canonjson.NewInt(int64(d.Others))),
+	)
+}
+
+func (r Referrer) value(img Image) *canonjson.Value {
+	s := canonjson.NewString
+	o := canonjson.NewObject(
+		member("reference", s(r.Name(img))),
+		member("digest", s(r.Descriptor.Digest)),
+		member("size", canonjson.NewInt(r.Descriptor.Size)),
+	)
+	if r.Err != nil {
+		o.Set("error", errText(r.Err))
+		return o
+	}
+	o.Set("annotations", stringObject(r.Manifest.Annotations))
+	o.Set("bundle", canonjson.NewObject(
+		member("digest", s(r.Manifest.Layer.Digest)),
+		member("size", canonjson.NewInt(r.Manifest.Layer.Size)),
+	))
+	return o
+}
+
+// FileName is the name `mcpres oci pull` gives the bundle of p: its
+// digest's hexadecimal digits and ".attested.json" (never a name the
+// registry chose).
+func (p Pulled) FileName() string {
+	return p.Manifest.Layer.Hex() + ".attested.json"
+}
+
+// IndexLine is p's line of the pull index (without the line feed): where
+// the bundle came from (image, its digest, the referrer's manifest), its
+// digest, size, file and annotations, or why it was not pulled, and when
+// (pulledAt, the caller's clock).
+func IndexLine(img Image, p Pulled, pulledAt string) ([]byte, error) {
+	s := canonjson.NewString
+	o := canonjson.NewObject(
+		member("schemaVersion", s(PullSchemaVersion)),
+		member("image", s(img.Name)),
+		member("repository", s(img.Registry+"/"+img.Repository)),
+		member("subjectDigest", s(img.Digest())),
+		member("referrer", s(p.Descriptor.Digest)),
+	)
+	if p.Err != nil {
+		o.Set("error", errText(p.Err))
+	} else {
+		o.Set("bundleDigest", s(p.Manifest.Layer.Digest))
+		o.Set("size", canonjson.NewInt(p.Manifest.Layer.Size))
+		o.Set("file", s(p.FileName()))
+		o.Set("annotations", stringObject(p.Manifest.Annotations))
+	}
+	o.Set("pulledAt", s(pulledAt))
+	return canonjson.Compact(o)
+}
