@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/attestation from the c
 
 func upstreamBundle(t testing.TB, name string) *canonjson.Value {
 	t.Helper()
-	p := upstreamtest.Path("..", "v0.2.0/valid/"+name)
+	p := upstreamtest.Path(t, "..", "v0.2.0/valid/"+name)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("upstream vectors not available (%s is absent); CI provides ../shared", p)
 	}

@@ -17,7 +17,7 @@ var benchDocs = []struct {
 	data func(*testing.B) []byte
 }{
 	{"witnessed", func(b *testing.B) []byte {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "attestation", "witnessed.json"))
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "attestation", "witnessed.json"))
 		if err != nil {
 			b.Fatal(err)
 		}

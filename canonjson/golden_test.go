@@ -45,7 +45,7 @@ func TestCanonicalGoldens(t *testing.T) {
 // ../shared is absent (a plain clone of the project does not have it).
 func sharedVector(t testing.TB, rel string) string {
 	t.Helper()
-	p := upstreamtest.Path("../..", rel)
+	p := upstreamtest.Path(t, "..", rel)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("upstream vectors not available (%s): %v", p, err)
 	}

@@ -307,7 +307,7 @@ func upstreamV01Valid(t *testing.T) []string {
 // validates; migrating the result again returns identical bytes.
 func TestMigrateValidVectorsTwice(t *testing.T) {
 	files := []string{exampleV01, fixtureV01}
-	if _, err := os.Stat(upstreamtest.Path("..", "v0.1.0")); err == nil {
+	if _, err := os.Stat(upstreamtest.Path(t, "..", "v0.1.0")); err == nil {
 		files = append(files, upstreamV01Valid(t)...)
 	}
 	val := document.New(nil)

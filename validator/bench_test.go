@@ -15,7 +15,7 @@ import (
 // from the shared tree beside the repository, and skips when it is absent.
 func upstreamValidVector(b *testing.B, name string) *canonjson.Value {
 	b.Helper()
-	path := upstreamtest.Path("..", "v0.2.0/valid/"+name)
+	path := upstreamtest.Path(b, "..", "v0.2.0/valid/"+name)
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("upstream vector not available (%s is absent); CI provides ../shared", path)
 	}

@@ -83,7 +83,7 @@ func TestCLICanonicalize(t *testing.T) {
 // vector (digests computed by the upstream generator).
 func TestCLICanonicalizeEvidenceDigest(t *testing.T) {
 	files := []string{filepath.Join("..", "..", "testdata", "bundles", "example.json")}
-	upstream := upstreamtest.Path("../..", "v0.2.0/valid")
+	upstream := upstreamtest.Path(t, "../..", "v0.2.0/valid")
 	if up, err := filepath.Glob(filepath.Join(upstream, "*.json")); err == nil && len(up) > 0 {
 		files = append(files, up...)
 	} else {

@@ -45,9 +45,23 @@ var skipped atomic.Int64
 // ../shared/conformance/upstream, where root is the repository root seen
 // from the test's package (a relative path such as "../..") and rel a
 // slash-separated path below the vectors' root ("v0.2.0/valid"). It
-// does not check that it exists: see [Dir].
-func Path(root, rel string) string {
+// does not check that the vectors exist (see [Dir]), but it fails the
+// test when root is not the repository root (no go.mod there): a wrong
+// root would otherwise look like absent vectors, and the test would skip
+// forever.
+func Path(t testing.TB, root, rel string) string {
+	t.Helper()
+	if err := checkRoot(root); err != nil {
+		t.Fatal(err)
+	}
 	return filepath.Join(root, "testdata", "upstream", filepath.FromSlash(rel))
+}
+
+func checkRoot(root string) error {
+	if st, err := os.Stat(filepath.Join(root, "go.mod")); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("upstreamtest: %s is not the repository root (no go.mod there): fix the root this test passes", root)
+	}
+	return nil
 }
 
 // Dir returns [Path](root, rel) for a folder of the vectors, rel a version
@@ -55,7 +69,7 @@ func Path(root, rel string) string {
 // absent the test is skipped and counted.
 func Dir(t testing.TB, root, rel string) string {
 	t.Helper()
-	dir := Path(root, rel)
+	dir := Path(t, root, rel)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		skipped.Add(1)
 		t.Skipf("upstream vectors not available (%s is absent): %s", dir, Where)

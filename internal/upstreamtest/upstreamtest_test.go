@@ -30,6 +30,12 @@ func TestDir(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(repo, "testdata"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := checkRoot(repo); err == nil {
+		t.Error("a folder without go.mod was taken for the repository root")
+	}
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/repo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(linkTarget, filepath.Join(repo, "testdata", "upstream")); err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +59,16 @@ func TestDir(t *testing.T) {
 	}
 	if p := pkg(); p != "./internal/upstreamtest" {
 		t.Errorf("pkg() = %q", p)
+	}
+}
+
+// The roots the tests pass are the repository root (a moved package that
+// kept its old "../.." would otherwise skip its vectors forever).
+func TestCheckRoot(t *testing.T) {
+	if err := checkRoot(filepath.Join("..", "..")); err != nil {
+		t.Errorf("the repository root: %v", err)
+	}
+	if err := checkRoot(".."); err == nil {
+		t.Error("internal/ was taken for the repository root")
 	}
 }

@@ -42,7 +42,7 @@ func FuzzSimplePattern(f *testing.F) {
 func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"schemaVersion":"mcp-res.trust-policy/0.2.0","validFrom":"2026-12-31T23:59:60Z"}`))
-	if data, err := os.ReadFile(upstreamtest.Path("../..", "v0.2.0/valid/reason-bound-negative.json")); err == nil {
+	if data, err := os.ReadFile(upstreamtest.Path(f, "../..", "v0.2.0/valid/reason-bound-negative.json")); err == nil {
 		f.Add(data)
 	}
 	s, err := Load()

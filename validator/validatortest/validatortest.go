@@ -373,7 +373,7 @@ func FuzzSeeds(f *testing.F, root, version string, files ...string) {
 		}
 		f.Add(b)
 	}
-	dir := upstreamtest.Path(root, version)
+	dir := upstreamtest.Path(f, root, version)
 	for _, group := range []string{"valid", "invalid"} {
 		ents, _ := os.ReadDir(filepath.Join(dir, group))
 		for _, e := range ents {
