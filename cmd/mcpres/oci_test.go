@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"crypto/ed25519"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
@@ -17,21 +14,7 @@ import (
 
 // buildOCIBinary builds cmd/mcpres-oci into a temporary directory and
 // points $MCPRES_OCI at it for the rest of the test.
-func buildOCIBinary(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go tool is not available to build mcpres-oci")
-	}
-	bin := filepath.Join(t.TempDir(), "mcpres-oci")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/mcpres/mcpres/cmd/mcpres-oci").CombinedOutput(); err != nil {
-		t.Fatalf("building mcpres-oci: %v\n%s", err, out)
-	}
-	t.Setenv(ociBinaryEnv, bin)
-	return bin
-}
+func buildOCIBinary(t *testing.T) string { return buildCompanion(t, "mcpres-oci", ociBinaryEnv) }
 
 // `mcpres oci …` and `mcpres attest verify --oci` run mcpres-oci with the
 // same arguments (repeated flags and all), under mcpres's name, with its

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -73,22 +72,7 @@ func (a *app) policyTufCommand() *cobra.Command {
 			if err != nil {
 				return cli.Failf("%v", err)
 			}
-			c := exec.Command(bin, args...)
-			c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
-			c.Env = append(os.Environ(), tufInvokedAs)
-			err = c.Run()
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				// mcpres-tuf has printed its messages.
-				if code := ee.ExitCode(); code > 0 {
-					return cli.Exit(code)
-				}
-				return cli.Failf("%s: %v", bin, err)
-			}
-			if err != nil {
-				return cli.Failf("running %s: %v", bin, err)
-			}
-			return nil
+			return a.runCompanion(bin, args, tufInvokedAs)
 		},
 	}
 }

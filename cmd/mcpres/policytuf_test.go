@@ -23,19 +23,23 @@ import (
 
 // buildTUFBinary builds cmd/mcpres-tuf into a temporary directory and
 // points $MCPRES_TUF at it for the rest of the test.
-func buildTUFBinary(t *testing.T) string {
+func buildTUFBinary(t *testing.T) string { return buildCompanion(t, "mcpres-tuf", tufBinaryEnv) }
+
+// buildCompanion builds cmd/NAME into a temporary directory and points
+// the environment variable env at it for the rest of the test.
+func buildCompanion(t *testing.T, name, env string) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("the go tool is not available to build mcpres-tuf")
+		t.Skipf("the go tool is not available to build %s", name)
 	}
-	bin := filepath.Join(t.TempDir(), "mcpres-tuf")
+	bin := filepath.Join(t.TempDir(), name)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/mcpres/mcpres/cmd/mcpres-tuf").CombinedOutput(); err != nil {
-		t.Fatalf("building mcpres-tuf: %v\n%s", err, out)
+	if out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/mcpres/mcpres/cmd/"+name).CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", name, err, out)
 	}
-	t.Setenv(tufBinaryEnv, bin)
+	t.Setenv(env, bin)
 	return bin
 }
 
