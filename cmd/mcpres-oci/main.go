@@ -100,14 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(words) > 1 {
 			attestCmd.Hidden, man.Hidden = true, true
 		}
-		root.Use = words[len(words)-1]
-		for i := len(words) - 2; i >= 0; i-- {
-			parent := &cobra.Command{Use: words[i], SilenceErrors: true, SilenceUsage: true,
-				CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true}}
-			parent.AddCommand(root)
-			root = parent
-		}
-		args = append(words[1:len(words):len(words)], args...)
+		root, args = cli.NestUnder(root, words, args)
 	}
 	return cli.Run(root, a.prog, args, nil, stdout, stderr)
 }

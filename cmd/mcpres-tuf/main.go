@@ -27,7 +27,6 @@ import (
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/signednote"
-	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
@@ -77,14 +76,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				c.Hidden = true
 			}
 		}
-		root.Use = words[len(words)-1]
-		for i := len(words) - 2; i >= 0; i-- {
-			parent := &cobra.Command{Use: words[i], SilenceErrors: true, SilenceUsage: true,
-				CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true}}
-			parent.AddCommand(root)
-			root = parent
-		}
-		args = append(words[1:len(words):len(words)], args...)
+		root, args = cli.NestUnder(root, words, args)
 	}
 	return cli.Run(root, a.prog, args, stdin, stdout, stderr)
 }
