@@ -182,3 +182,58 @@ func TestWorkflowsPolicy(t *testing.T) {
 		}
 	}
 }
+
+// Every step of the example workflows that uses the repository's own
+// action (./.mcpres, the checkout of mcpres) gives it only inputs that
+// action.yml declares, and every gate of the consumer binds the evidence
+// to the artifact it admits (a subject digest or artifact, or the image of
+// oci) and takes its policy through TUF.
+func TestWorkflowsUseTheAction(t *testing.T) {
+	inputs := loadAction(t).Inputs
+	type stepT struct {
+		Name string            `yaml:"name"`
+		Uses string            `yaml:"uses"`
+		With map[string]string `yaml:"with"`
+	}
+	gates := 0
+	for _, f := range workflows(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []stepT `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(data, &wf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		name := filepath.Base(f)
+		for jn, j := range wf.Jobs {
+			for _, s := range j.Steps {
+				if s.Uses != "./.mcpres" {
+					continue
+				}
+				for k := range s.With {
+					if _, ok := inputs[k]; !ok {
+						t.Errorf("%s: job %s step %q gives input %q, which action.yml does not declare", name, jn, s.Name, k)
+					}
+				}
+				if name != "consume.yml" {
+					continue
+				}
+				gates++
+				if s.With["subject-digest"] == "" && s.With["artifact"] == "" && s.With["oci"] == "" {
+					t.Errorf("%s: step %q does not bind the evidence to the artifact it admits (subject-digest, artifact or oci)", name, s.Name)
+				}
+				if s.With["policy-tuf"] == "" || s.With["policy"] != "" {
+					t.Errorf("%s: step %q does not take its policy through TUF", name, s.Name)
+				}
+			}
+		}
+	}
+	if gates < 2 {
+		t.Errorf("consume.yml has %d gates through the repository's action, want 2 (the release's bundle, the image's)", gates)
+	}
+}
