@@ -97,6 +97,7 @@ func TestCLIInputFIFORefusedAtOnce(t *testing.T) {
 		{"validate --original-result", []string{"validate", "--original-result", "@FIFO@", bundle}, 0, false},
 		{"seal", []string{"seal", "@FIFO@", "-o", "@OUT@/sealed.json"}, 0, false},
 		{"canonicalize", []string{"canonicalize", "@FIFO@"}, 0, false},
+		{"inspect", []string{"inspect", "@FIFO@"}, 0, false},
 		{"report", []string{"report", "@FIFO@", "-o", "@OUT@/report.html"}, 0, false},
 		{"report --policy", []string{"report", attested, "--policy", "@FIFO@", "-o", "@OUT@/report.html"}, 0, false},
 		{"attest export", []string{"attest", "export", "--sigstore-bundle", "0", "-o", "@OUT@/sigstore.json", "@FIFO@"}, 0, false},
