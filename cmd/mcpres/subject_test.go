@@ -17,11 +17,11 @@ import (
 // subjectEnv is two artifacts, a bundle about each signed by one key,
 // and a policy trusting that key.
 type subjectEnv struct {
-	dir                    string
-	artA, artB             string // artifact files
-	digA, digB             string // their sha256:HEX
-	bundleA, bundleB       string // the attested bundles
-	plainA, policy, others string
+	dir              string
+	artA, artB       string // artifact files
+	digA, digB       string // their sha256:HEX
+	bundleA, bundleB string // the attested bundles
+	plainA, policy   string
 }
 
 func newSubjectEnv(t *testing.T) *subjectEnv {
