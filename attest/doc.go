@@ -29,8 +29,29 @@
 //
 // A valid result vouches for the embedded bundle as a whole: its signed
 // statement binds the bundle's digests and its subject (name and
-// artifactSha256), so the subject read from the bundle (bundle.Decode) is
-// the one that was signed.
+// artifactSha256), so [Result].Subject, read from the bundle, is the one
+// that was signed.
+//
+// # Binding the gate to what ships
+//
+// A valid result says who signed, not that the bundle is about the
+// artifact being deployed: last release's bundle, or a bundle about
+// another server the same key signed, verifies just as well. A gate
+// states what it ships with a [SubjectRequirement] (the SHA-256 of the
+// artifact, any of a set of digests, the image of an OCI referrer, the
+// exact name and version) and requires every check of it to pass:
+//
+//	req := attest.SubjectRequirement{Digests: []string{"sha256:" + artifactHex}, Name: "io.github.acme/server"}
+//	if err := req.Check(); err != nil { // a digest not in sha256:HEX form
+//		// usage error
+//	}
+//	outs := req.Evaluate(r) // one SubjectOutcome per check
+//	if !r.Valid || !attest.SubjectPassed(outs) {
+//		// refuse: each failed outcome's Reason names what was expected and found
+//	}
+//
+// A failed check is [CodeSubjectMismatch]; an invalid result is about no
+// subject and fails every check.
 //
 // # Trust policies
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -28,6 +29,15 @@ type BundleSignOptions struct {
 	Claim *Level
 	// Validator validates the bundle; nil means a new one.
 	Validator *validator.Validator
+	// RequireQuorum, when not nil, is the trust (a tlog policy's: the logs
+	// and witnesses consumers verify references with) whose quorum the
+	// transparency reference of the new envelope (SignOptions.Transparency)
+	// must satisfy: it is verified with offline.Witnessed (the log's
+	// signature, the binding to the bundle, each witness's cosignature)
+	// and a reference that does not satisfy the quorum, or is not a
+	// c2sp.org/tlog-proof, is refused (RefusedQuorum). Without a reference
+	// it is ignored.
+	RequireQuorum *offline.Trust
 }
 
 // Signing is what [SignBundle] or [Cosign] did.
@@ -54,6 +64,32 @@ type Signing struct {
 	// bundle; of another kind only the SHA-256 could be checked at
 	// signing ([Signing.TransparencyUnchecked]).
 	Transparency *offline.Kind
+	// Witnessing is what the witnesses of BundleSignOptions.RequireQuorum
+	// gave the reference's checkpoint, when it was given (the quorum is
+	// then satisfied); else nil.
+	Witnessing *offline.Witnessing
+	// cosignatures are the cosignature-shaped lines of the reference's
+	// checkpoint, unverified, when it is a c2sp.org/tlog-proof.
+	cosignatures []signednote.SigLine
+}
+
+// QuorumUnchecked says, for an attested bundle that claims
+// TRANSPARENCY_RECORDED on the strength of the new envelope's reference,
+// what signing could not know about the witness quorum consumers will
+// require, or "" when there is nothing to say (another claim, no
+// reference, or a quorum checked with BundleSignOptions.RequireQuorum): a
+// checkpoint with no cosignature satisfies no witness quorum, and
+// cosignatures that were not verified may not satisfy the consumers'.
+func (s *Signing) QuorumUnchecked() string {
+	if s.Claim != TransparencyRecorded || s.Transparency == nil || *s.Transparency != offline.KindTLogProof || s.Witnessing != nil {
+		return ""
+	}
+	if len(s.cosignatures) == 0 {
+		return "the transparency reference's checkpoint carries no witness cosignature: it satisfies no witness quorum, so a trust policy that requires one fails " +
+			TransparencyRecorded.String() + " (have the witnesses cosign, then get a fresh reference)"
+	}
+	return fmt.Sprintf("the transparency reference's checkpoint carries %d cosignature(s) (%s), not verified at signing: whether they satisfy the consumers' witness quorum is known only when they verify (check it now with --require-quorum TLOG-POLICY)",
+		len(s.cosignatures), offline.FormatSigLines(s.cosignatures))
 }
 
 // TransparencyUnchecked says what signing could not check of the new
@@ -66,25 +102,53 @@ func (s *Signing) TransparencyUnchecked() string {
 	return fmt.Sprintf("the transparency reference is %s: only its SHA-256 was checked; a trust policy with a transparency section verifies c2sp.org/tlog-proof references (and Rekor v1 entries, with mcpres-sigstore)", *s.Transparency)
 }
 
+// transparencyCheck is what checkTransparency established.
+type transparencyCheck struct {
+	kind         *offline.Kind
+	witnessing   *offline.Witnessing
+	cosignatures []signednote.SigLine
+}
+
 // checkTransparency checks, before b is signed, the transparency reference
 // ref its statement will carry: its proof is strict base64 and, for a
 // c2sp.org/tlog-proof, binds b and names its checkpoint origin and leaf
 // index (offline.CheckReference). A proof of another kind can only be
-// digest-checked here. It returns the proof's kind (nil without ref); a
-// failure is a RefusedTransparency *SignError.
-func checkTransparency(ref *TransparencyReference, b *canonjson.Value) (*offline.Kind, error) {
+// digest-checked here. With quorum, the reference must be a tlog-proof
+// whose cosignatures satisfy the quorum (offline.Witnessed). It returns
+// the proof's kind (nil without ref); a failure is a RefusedTransparency
+// or RefusedQuorum *SignError.
+func checkTransparency(ref *TransparencyReference, b *canonjson.Value, quorum *offline.Trust) (transparencyCheck, error) {
+	var c transparencyCheck
 	if ref == nil {
-		return nil, nil
+		return c, nil
 	}
 	proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
 	if err != nil {
-		return nil, &SignError{Refusal: RefusedTransparency, Err: fmt.Errorf("inclusionProofBase64: %w", err)}
+		return c, &SignError{Refusal: RefusedTransparency, Err: fmt.Errorf("inclusionProofBase64: %w", err)}
 	}
 	kind := offline.DetectKind(proof)
 	if err := offline.CheckReference(ref.LogID, ref.EntryUUID, proof, b); err != nil && (!errors.Is(err, offline.ErrNotTLogProof) || kind == offline.KindTLogProof) {
-		return nil, &SignError{Refusal: RefusedTransparency, Err: err}
+		return c, &SignError{Refusal: RefusedTransparency, Err: err}
 	}
-	return &kind, nil
+	c.kind = &kind
+	if kind == offline.KindTLogProof {
+		c.cosignatures, _ = offline.CosignatureLines(proof) // CheckReference parsed it
+	}
+	if quorum == nil {
+		return c, nil
+	}
+	if kind != offline.KindTLogProof {
+		return c, &SignError{Refusal: RefusedQuorum, Err: fmt.Errorf("the reference is %s: only a c2sp.org/tlog-proof's cosignatures can be counted", kind)}
+	}
+	w, err := offline.Witnessed(proof, offline.EntryFor(b), *quorum)
+	if err != nil {
+		return c, &SignError{Refusal: RefusedQuorum, Err: err}
+	}
+	if !w.Satisfied() {
+		return c, &SignError{Refusal: RefusedQuorum, Err: errors.New(w.String()), Witnessing: w}
+	}
+	c.witnessing = w
+	return c, nil
 }
 
 // ClaimUnreachable says why no trust policy can derive the claim of the
@@ -146,6 +210,11 @@ const (
 	// bind the bundle, or names another log or entry, or its proof is not
 	// strict base64 (Err).
 	RefusedTransparency
+	// RefusedQuorum: BundleSignOptions.RequireQuorum was given and the
+	// reference's cosignatures do not satisfy its quorum (Witnessing says
+	// who cosigned and who is missing), or the reference does not verify
+	// against it (Err).
+	RefusedQuorum
 )
 
 // A SignError is a refusal of [SignBundle] or [Cosign]; nothing was signed
@@ -159,6 +228,9 @@ type SignError struct {
 	KeyID        string
 	// SignerIdentity is the identity the key already signed as.
 	SignerIdentity string
+	// Witnessing is what the witnesses gave the reference (RefusedQuorum,
+	// when it verified but the quorum is not satisfied).
+	Witnessing *offline.Witnessing
 }
 
 func (e *SignError) Error() string {
@@ -180,6 +252,8 @@ func (e *SignError) Error() string {
 		return "attest: refusing to write an attested bundle that would not verify: " + strings.Join(e.Verification.Diagnostics, ", ") + ": " + e.Verification.Detail
 	case RefusedTransparency:
 		return "attest: refusing to sign: the transparency reference does not bind this bundle: " + e.Err.Error()
+	case RefusedQuorum:
+		return "attest: refusing to sign: the transparency reference does not satisfy the required witness quorum: " + e.Err.Error()
 	}
 	return fmt.Sprintf("attest: refusal %d", int(e.Refusal))
 }
@@ -204,7 +278,7 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if !r.Valid {
 		return nil, &SignError{Refusal: RefusedInvalidEvidence, Evidence: &r}
 	}
-	kind, err := checkTransparency(o.Transparency, b)
+	tc, err := checkTransparency(o.Transparency, b, o.RequireQuorum)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +299,8 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if err := v.addEnvelope(0, env); err != nil {
 		return nil, err
 	}
-	return &Signing{Attested: w, Envelope: env, KeyID: ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references(), Transparency: kind}, nil
+	return &Signing{Attested: w, Envelope: env, KeyID: ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references(),
+		Transparency: tc.kind, Witnessing: tc.witnessing, cosignatures: tc.cosignatures}, nil
 }
 
 // Cosign appends an envelope signed with priv to the attested bundle
@@ -260,7 +335,7 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 	if !v.res.Valid {
 		return nil, &SignError{Refusal: RefusedUnverified, Verification: &v.res}
 	}
-	kind, err := checkTransparency(o.Transparency, v.bundle)
+	tc, err := checkTransparency(o.Transparency, v.bundle, o.RequireQuorum)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +361,8 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 		auth.Set("claimedClassification", canonjson.NewString(claim.String()))
 	}
 	level, _ := ParseLevel(auth.Get("claimedClassification").Str) // verified above
-	return &Signing{Attested: out, Envelope: env, KeyID: keyID, Claim: level, Envelopes: len(all.Items), Cosigned: true, References: v.references(), Transparency: kind}, nil
+	return &Signing{Attested: out, Envelope: env, KeyID: keyID, Claim: level, Envelopes: len(all.Items), Cosigned: true, References: v.references(),
+		Transparency: tc.kind, Witnessing: tc.witnessing, cosignatures: tc.cosignatures}, nil
 }
 
 // addEnvelope verifies env, just signed, as envelope i of the attestation

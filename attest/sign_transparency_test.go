@@ -98,3 +98,75 @@ func TestSignTransparency(t *testing.T) {
 		t.Fatalf("co-signing with this bundle's reference: %v", err)
 	}
 }
+
+// TestSignRequireQuorum: with RequireQuorum, a reference whose
+// cosignatures do not satisfy the quorum (3 of 3 with one witness
+// missing) is refused with who cosigned and who is missing, and one that
+// does (the same witnesses, 2 of 3; every witness, 3 of 3) is signed with
+// its Witnessing. Without it, a TRANSPARENCY_RECORDED claim warns:
+// unverified cosignatures, or none at all; another claim does not.
+func TestSignRequireQuorum(t *testing.T) {
+	b := bundletest.Example(t)
+	e, err := offline.EntryFor(b).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg := offlinetest.NewLog("example.org/quorum-log", "quorum")
+	lg.Append(e)
+	w1 := offlinetest.NewWitness("w1", "witness-1.example.org", "quorum w1", 1767225600)
+	w2 := offlinetest.NewWitness("w2", "witness-2.example.org", "quorum w2", 1767225600)
+	w3 := offlinetest.NewWitness("w3", "witness-3.example.org", "quorum w3", 1767225600)
+	trust := func(k int) *offline.Trust {
+		tr := offlinetest.Trust([]*offlinetest.Log{lg}, []*offlinetest.Witness{w1, w2, w3},
+			[]offline.Group{{Name: "all", Threshold: k, Members: []string{"w1", "w2", "w3"}}}, "all")
+		return &tr
+	}
+	two := attest.NewTransparencyReference(lg.Origin, "0", lg.Proof(0, w1, w2).Marshal())
+	three := attest.NewTransparencyReference(lg.Origin, "0", lg.Proof(0, w1, w2, w3).Marshal())
+	none := attest.NewTransparencyReference(lg.Origin, "0", lg.Proof(0).Marshal())
+	sign := func(ref *attest.TransparencyReference, q *offline.Trust, claim attest.Level) (*attest.Signing, error) {
+		o := attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne), Claim: &claim, RequireQuorum: q}
+		o.Transparency = ref
+		return attest.SignBundle(b, attesttest.TestOnlyKeyOne(), o)
+	}
+	_, err = sign(two, trust(3), attest.TransparencyRecorded)
+	var se *attest.SignError
+	if !errors.As(err, &se) || se.Refusal != attest.RefusedQuorum || se.Witnessing == nil ||
+		!strings.Contains(err.Error(), "cosigned by 2 of 3: w1, w2; missing: w3; quorum all not satisfied") {
+		t.Fatalf("3 of 3, w3 missing: %v", err)
+	}
+	for name, c := range map[string]struct {
+		ref *attest.TransparencyReference
+		k   int
+	}{"2 of 3": {two, 2}, "3 of 3": {three, 3}} {
+		s, err := sign(c.ref, trust(c.k), attest.TransparencyRecorded)
+		if err != nil || s.Witnessing == nil || !s.Witnessing.Satisfied() || s.QuorumUnchecked() != "" {
+			t.Errorf("%s: %v %+v", name, err, s)
+		}
+	}
+	// A reference the trust does not trust (another log) is refused too.
+	other := offlinetest.NewLog("example.org/quorum-log", "another quorum log")
+	alien := offlinetest.Trust([]*offlinetest.Log{other}, []*offlinetest.Witness{w1}, nil, "w1")
+	if _, err := sign(two, &alien, attest.TransparencyRecorded); !errors.As(err, &se) || se.Refusal != attest.RefusedQuorum {
+		t.Errorf("another log's trust: %v", err)
+	}
+	// Opaque proof bytes cannot be counted.
+	o := attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne), RequireQuorum: trust(1)}
+	o.Transparency = attesttest.TestTransparency()
+	if _, err := attest.SignBundle(b, attesttest.TestOnlyKeyOne(), o); !errors.As(err, &se) || se.Refusal != attest.RefusedQuorum || !strings.Contains(err.Error(), "only a c2sp.org/tlog-proof") {
+		t.Errorf("opaque reference: %v", err)
+	}
+
+	// Without RequireQuorum: warnings for a TRANSPARENCY_RECORDED claim.
+	s, err := sign(two, nil, attest.TransparencyRecorded)
+	if err != nil || !strings.Contains(s.QuorumUnchecked(), "carries 2 cosignature(s) (witness-1.example.org+") || !strings.Contains(s.QuorumUnchecked(), "not verified at signing") {
+		t.Errorf("unverified cosignatures: %v %q", err, s.QuorumUnchecked())
+	}
+	s, err = sign(none, nil, attest.TransparencyRecorded)
+	if err != nil || !strings.Contains(s.QuorumUnchecked(), "carries no witness cosignature: it satisfies no witness quorum") {
+		t.Errorf("no cosignature: %v %q", err, s.QuorumUnchecked())
+	}
+	if s, err = sign(none, nil, attest.Signed); err != nil || s.QuorumUnchecked() != "" {
+		t.Errorf("claim SIGNED: %v %q", err, s.QuorumUnchecked())
+	}
+}

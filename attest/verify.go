@@ -631,7 +631,7 @@ func (v *verification) decide(claim Level, n int) error {
 	}
 	v.res.Result = validator.Pass()
 	v.res.Level = d.Level
-	v.res.Subject = subjectOf(v.bundle)
+	v.res.Subject = BundleSubject(v.bundle)
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs, on this machine, the same commands as the two example workflows in
 # examples/github-actions: the producer's release pipeline (seal, sign with
-# a key from a secret, co-sign as a witness, optionally append to a
-# self-hosted transparency log, publish) and the consumer's gate (fetch the
-# trust policy through TUF, verify offline, require a level and a class).
+# a key from a secret, optionally append to a transparency log; then the
+# witness, with its own key, checks the signed bundle against the artifact
+# and co-signs) and the consumer's gate (fetch the trust policy through
+# TUF, verify offline, require a level and a class, bound to the artifact).
 #
 # Needs mcpres and mcpres-tuf on PATH (go install ./cmd/...), or MCPRES and
 # MCPRES_TUF pointing at them. WORK names the working folder (default: a
@@ -29,6 +30,12 @@ fi
 policy_id=example/release-policy
 release_identity=https://example.org/ci/release
 witness_identity=https://witness.example.org
+# What ships: the digest of the released artifact (in CI, the image's
+# manifest digest, which the test harness writes into the evidence), its
+# name and version. Every gate below is bound to them.
+artifact_digest=sha256:6f1f1b2c33142719e087781ea53a4ce7b9feb0377b72082168d6f1371a439d6a
+subject_name=ledger-notes-server
+subject_version=3.4.1
 
 step "One-time set-up: keys (in CI the private keys live in secrets)"
 export MCPRES_PASSWORD=${MCPRES_PASSWORD:-example-only-passphrase}
@@ -41,7 +48,8 @@ done
 step "One-time set-up: the consumer's trust policy, published through TUF"
 policy=$work/release-policy.json
 "$mcpres" policy init "$policy" --id "$policy_id" --valid-from "$from" --valid-until "$until"
-"$mcpres" policy add-signer "$policy" --name release --identity "$release_identity" --key "$work/keys/release.pub"
+"$mcpres" policy add-signer "$policy" --name release --identity "$release_identity" --key "$work/keys/release.pub" \
+  --subject "$subject_name"
 "$mcpres" policy add-witness "$policy" --name witness --identity "$witness_identity" --key "$work/keys/witness.pub"
 "$mcpres" policy set-quorum "$policy" 1
 "$mcpres" policy check "$policy"
@@ -83,7 +91,12 @@ export MCPRES_SIGNING_KEY
   --identity "$release_identity" --policy-id "$policy_id" --claim SIGNED_WITH_IDENTITY \
   ${transparency[@]+"${transparency[@]}"} -o "$work/dist/bundle.signed.json"
 
-step "Witness: co-sign the same bundle"
+step "Witness (its own job and key): check what the release job signed, then co-sign"
+# The witness vouches for what it checked itself: the release key's
+# signature under the consumers' policy, about the artifact that ships.
+"$mcpres" attest verify --format text --policy "$policy" --require-level SIGNED_WITH_IDENTITY \
+  --subject-digest "$artifact_digest" --subject-name "$subject_name" --subject-version "$subject_version" \
+  "$work/dist/bundle.signed.json"
 MCPRES_WITNESS_KEY=$(cat "$work/keys/witness.key")
 export MCPRES_WITNESS_KEY
 "$mcpres" attest sign "$work/dist/bundle.signed.json" --key env:MCPRES_WITNESS_KEY \
@@ -95,7 +108,19 @@ step "Consumer: fetch the policy through TUF, verify offline, gate"
   --policy-tuf "$work/tuf/1.root.json" --policy-repo "$work/tuf" \
   --policy-target release-policy.json --policy-cache "$work/tuf-cache" \
   --require-level WITNESSED --require-evidence-class FIXTURE_BACKED_PROTOCOL \
+  --subject-digest "$artifact_digest" --subject-name "$subject_name" --subject-version "$subject_version" \
   "$work/dist/bundle.attested.json"
+
+step "Consumer: the same bundle does not admit another artifact"
+if "$mcpres" attest verify --format text \
+  --policy-tuf "$work/tuf/1.root.json" --policy-repo "$work/tuf" \
+  --policy-target release-policy.json --policy-cache "$work/tuf-cache" \
+  --require-level WITNESSED --subject-digest "sha256:$(printf '0%.0s' {1..64})" \
+  "$work/dist/bundle.attested.json"; then
+  echo "the bundle admitted another artifact" >&2
+  exit 1
+fi
+echo "the gate refused the bundle for another artifact, as it must"
 
 step "Consumer: a tampered bundle fails the gate"
 # One byte of the first observation's reasonCode changes (A <-> B).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
@@ -32,6 +33,10 @@ type Input struct {
 	// PolicyName names the trust-policy file given, for the derivation
 	// section; "" when none.
 	PolicyName string
+	// Subject is how each subject check asked of the document came out
+	// (attest.SubjectRequirement, computed by the caller), or nil when
+	// none was asked. A failed check makes the verdict a failure.
+	Subject []attest.SubjectOutcome
 	// Generator names the program that wrote the report, e.g. "mcpres 0.3.0".
 	Generator string
 }
@@ -78,6 +83,8 @@ type verdict struct {
 	Diagnostics           []diagView
 	SchemaErrors          *table
 	Extra                 []kv
+	// Subject lists the subject checks asked and how each came out.
+	Subject *table
 	// Authenticity is the derived authenticity level of an attested
 	// bundle; EvidenceClass the evidence class facts of a v0.2 bundle.
 	Authenticity  []kv
@@ -159,6 +166,33 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 		v.Class, v.Status = "bad", "INVALID"
 	}
 	v.Detail = show(r.Detail, maxCell)
+	if len(in.Subject) > 0 {
+		st := newTable(col("Check"), mono("Expected (any of)"), mono("Found"), chip("Result"))
+		var failed []string
+		for _, o := range in.Subject {
+			want := o.Expected
+			if len(o.Sources) == len(want) {
+				want = make([]string, len(o.Expected))
+				for i := range want {
+					want[i] = o.Sources[i] + " " + o.Expected[i]
+				}
+			}
+			found, result, class := o.Found, "passed", "ok"
+			if found == "" {
+				found = "no subject"
+			}
+			if !o.Passed {
+				result, class = "FAILED", "bad"
+				failed = append(failed, o.Reason)
+			}
+			st.addClass(class, show(o.Check, 16), show(strings.Join(want, " · "), maxCell), show(found, 300), result)
+		}
+		v.Subject = st
+		if r.Valid && len(failed) > 0 {
+			v.Class, v.Status = "bad", "VALID, SUBJECT CHECK FAILED"
+			v.Detail = show(strings.Join(failed, "; "), maxCell)
+		}
+	}
 	for i, c := range r.Diagnostics {
 		if i == maxRows {
 			break

@@ -314,6 +314,22 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	return p, nil
 }
 
+// Proof returns the proof of the entry at index against the published
+// checkpoint, as [Log.Proof] does, while the appender is open: after a
+// round of witnessing that attached cosignatures, the proof that carries
+// them.
+func (a *Appender) Proof(ctx context.Context, index uint64) (*Proof, error) {
+	data, err := a.l.store.ReadCheckpoint(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: reading the checkpoint: %w", err)
+	}
+	cp, err := a.checkpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("tlog: the published checkpoint: %w", err)
+	}
+	return a.l.proofAt(ctx, cp, index, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
+}
+
 // checkpoint authenticates a published checkpoint note, caching the last.
 func (a *Appender) checkpoint(data []byte) (*signednote.Checkpoint, error) {
 	a.cpMu.Lock()

@@ -10,7 +10,8 @@
 // reader) with schemaVersion "mcpres.trust-policy/v1", an id (1..128
 // characters), an integer version ≥ 1, an inclusive window validFrom ≤
 // validUntil, signers (≤ 32: name, identity, publicKey, roles ⊆ {signer,
-// witness}, optional own window), revocations (≤ 32: fingerprint, reason,
+// witness}, optional own window, optional subjects: the subject-name
+// patterns the key is trusted for, see [Scope]), revocations (≤ 32: fingerprint, reason,
 // optional revokedAt), an optional witnesses rule (quorum, members,
 // distinctIdentities) and an optional transparency section holding a
 // tlog-policy text (the logs and the checkpoint witnesses that transparency
@@ -40,7 +41,8 @@
 //     and ≤ T, else MCP_RES_TRUST_POLICY_EXPIRED; a revoked key fails with
 //     MCP_RES_ATTESTATION_KEY_REVOKED at every level (revokedAt is reported,
 //     never used to accept); trusted iff a signer has exactly that key and
-//     identity and its own window covers the signing time and T;
+//     identity, its own window covers the signing time and T, and its
+//     subjects, if any, match the statement's subject name;
 //   - E14 ([Policy.Transparency]): without a transparency section, digest
 //     only, as upstream (DIGEST_ONLY); with one, the reference is verified
 //     offline against the tlog policy with package offline ([TLogPolicy.Trust]):

@@ -51,6 +51,10 @@ type Signer struct {
 	Roles      []string `json:"roles"`
 	ValidFrom  string   `json:"validFrom,omitempty"`
 	ValidUntil string   `json:"validUntil,omitempty"`
+	// Subjects, when not nil, are the subject-name patterns the signer is
+	// trusted for ([Scope]): 1..MaxScopes distinct patterns. nil (the
+	// member absent) means every subject; an empty list is refused.
+	Subjects []string `json:"subjects,omitempty"`
 }
 
 // HasRole reports whether s holds role.
@@ -165,6 +169,7 @@ func (d *Document) Clone() *Document {
 	c.Signers = slices.Clone(d.Signers)
 	for i := range c.Signers {
 		c.Signers[i].Roles = slices.Clone(c.Signers[i].Roles)
+		c.Signers[i].Subjects = slices.Clone(c.Signers[i].Subjects)
 	}
 	c.Revocations = slices.Clone(d.Revocations)
 	if d.Witnesses != nil {
@@ -183,6 +188,7 @@ func (d *Document) Clone() *Document {
 // and key, a valid key and window) is for [Load] to say.
 func (d *Document) AddSigner(s Signer) {
 	s.Roles = slices.Clone(s.Roles)
+	s.Subjects = slices.Clone(s.Subjects)
 	d.Signers = append(d.Signers, s)
 }
 

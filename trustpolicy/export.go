@@ -24,6 +24,8 @@ import (
 //     trusts the key for the whole policy window);
 //   - a signer without the signer role (upstream trusts every listed key as
 //     a primary signer);
+//   - a signer scoped to subjects (upstream trusts every listed key for
+//     every subject): an export never widens a scope silently;
 //   - with two or more unrevoked signers, WITNESSED: upstream derives it
 //     from any two distinct trusted keys, so a policy without a witnesses
 //     rule, a quorum other than 1 (v1 counts witnesses besides the primary,
@@ -79,6 +81,9 @@ func (p *Policy) losses() []string {
 		}
 		if !s.HasRole(RoleSigner) {
 			lose(at(s), "roles [%s] are lost: upstream trusts every listed key as a primary signer", strings.Join(s.Roles, ", "))
+		}
+		if s.scopes != nil {
+			lose(at(s), "subjects [%s] are lost: upstream trusts every listed key for every subject", strings.Join(s.Subjects, ", "))
 		}
 	}
 	if len(live) >= 2 {

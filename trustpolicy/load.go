@@ -19,7 +19,7 @@ import (
 // 6901 JSON Pointer into the document ("" for the root). Keyword is the
 // failing JSON Schema keyword for schema problems, or one of the semantic
 // check names of [Load] (window, uniqueName, publicKey, uniqueKey,
-// fingerprint, uniqueFingerprint, member, quorum, tlogPolicy).
+// fingerprint, uniqueFingerprint, member, quorum, subjects, tlogPolicy).
 type Problem struct {
 	Path    string `json:"instancePath"`
 	Keyword string `json:"keyword"`
@@ -73,6 +73,8 @@ func schemaErrors(ps []Problem) []schema.Error {
 //   - member: each witnesses.members entry names a signer with the witness
 //     role, at most once;
 //   - quorum: 1 ≤ witnesses.quorum ≤ the number of distinct members;
+//   - subjects: each of a signer's subject patterns follows the pattern
+//     language ([ParseScope]) and appears once;
 //   - tlogPolicy: transparency.tlogPolicy parses with [ParseTLogPolicy]
 //     (each of its problems is one Problem, "line N: …").
 func Load(doc *canonjson.Value, val *validator.Validator) (*Policy, []Problem) {
@@ -98,6 +100,7 @@ func Load(doc *canonjson.Value, val *validator.Validator) (*Policy, []Problem) {
 type checker struct {
 	problems []Problem
 	keys     []ed25519.PublicKey // per signer index; nil when invalid
+	scopes   [][]Scope           // per signer index; nil: every subject
 	tlog     *TLogPolicy
 }
 
@@ -138,6 +141,7 @@ func (c *checker) check(doc *canonjson.Value) {
 	keys := map[string]int{}   // fingerprint → signer index
 	if signers := doc.Get("signers"); signers.Is(canonjson.Array) {
 		c.keys = make([]ed25519.PublicKey, len(signers.Items))
+		c.scopes = make([][]Scope, len(signers.Items))
 		for i, s := range signers.Items {
 			if !s.Is(canonjson.Object) {
 				continue
@@ -167,6 +171,7 @@ func (c *checker) check(doc *canonjson.Value) {
 				}
 			}
 			c.window(s, at)
+			c.scopes[i] = c.subjects(s, at)
 		}
 	}
 
@@ -228,6 +233,35 @@ func (c *checker) check(doc *canonjson.Value) {
 			c.tlog = tp
 		}
 	}
+}
+
+// subjects checks the subjects of the signer s at path at and returns
+// them parsed (nil when absent or not an array: the schema reports that).
+func (c *checker) subjects(s *canonjson.Value, at string) []Scope {
+	subs := s.Get("subjects")
+	if !subs.Is(canonjson.Array) {
+		return nil
+	}
+	scopes := []Scope{}
+	seen := map[string]int{}
+	for j, p := range subs.Items {
+		if !p.Is(canonjson.String) {
+			continue
+		}
+		where := at + "/subjects/" + strconv.Itoa(j)
+		if k, dup := seen[p.Str]; dup {
+			c.add(where, "subjects", "pattern %q is already listed as %s/subjects/%d", truncate.String(p.Str, 80), at, k)
+			continue
+		}
+		seen[p.Str] = j
+		sc, err := ParseScope(p.Str)
+		if err != nil {
+			c.add(where, "subjects", "%v", err)
+			continue
+		}
+		scopes = append(scopes, sc)
+	}
+	return scopes
 }
 
 func hasRoleValue(s *canonjson.Value, role string) bool {

@@ -32,6 +32,13 @@ type signerInfo struct {
 	fp                string
 	hasFrom, hasUntil bool
 	from, until       datetime.Instant
+	// scopes are the parsed Subjects; nil: every subject.
+	scopes []Scope
+}
+
+// trustedFor reports whether the signer may vouch for the subject name.
+func (s *signerInfo) trustedFor(name string) bool {
+	return s.scopes == nil || matchAny(s.scopes, name)
 }
 
 var _ attest.TrustPolicy = (*Policy)(nil)
@@ -49,6 +56,9 @@ func newPolicy(d *Document, c *checker) (*Policy, []Problem) {
 	for i := range d.Signers {
 		s := &d.Signers[i]
 		si := signerInfo{Signer: s, index: i, fp: fingerprint(c.keys[i])}
+		if s.Subjects != nil {
+			si.scopes = c.scopes[i]
+		}
 		if s.ValidFrom != "" {
 			si.hasFrom = true
 			if si.from, err = datetime.Parse(s.ValidFrom); err != nil {
@@ -140,9 +150,12 @@ func (p *Policy) OutOfWindow(atTime time.Time, atText string) string {
 //     signer itself, so without a trusted time a revoked key always fails;
 //  4. the envelope is trusted iff a signer has exactly this key (by SPKI
 //     fingerprint), that signer's identity equals the envelope's
-//     signerIdentity, and the signer's own window, if it has one, covers
-//     both the signing time and the evaluation time. This is recorded in
-//     ev.Trusted; [Policy.Derive] explains untrusted envelopes.
+//     signerIdentity, the signer's own window, if it has one, covers
+//     both the signing time and the evaluation time, and the signer's
+//     subjects, if it has them, match the statement's subject name
+//     ([Scope]: a key trusted for some subjects vouches for no other).
+//     This is recorded in ev.Trusted; [Policy.Derive] explains untrusted
+//     envelopes ("signer "release-a" is not trusted for subject …").
 func (p *Policy) Envelope(f *attest.EnvelopeFacts, atTime time.Time, ev *attest.EnvelopeEvaluation) *attest.Failure {
 	if f.TrustPolicyID != p.doc.ID {
 		return &attest.Failure{Code: attest.CodeIdentityMismatch, Detail: fmt.Sprintf("signed for trust policy %q, evaluated with %q", f.TrustPolicyID, p.doc.ID)}
@@ -178,6 +191,9 @@ func (p *Policy) untrusted(f *attest.EnvelopeFacts, at *datetime.Instant) string
 	if s.Identity != f.SignerIdentity {
 		return "identity differs"
 	}
+	if !s.trustedFor(f.SubjectName) {
+		return fmt.Sprintf("not trusted for subject %q", f.SubjectName)
+	}
 	if at == nil || !s.covers(datetime.FromTime(f.SigningTime)) || !s.covers(*at) {
 		return "key window"
 	}
@@ -211,6 +227,9 @@ func (p *Policy) explain(f *attest.EnvelopeFacts) string {
 		return fmt.Sprintf("identity %q differs from signer %q's %q", f.SignerIdentity, s.Name, s.Identity)
 	}
 	s := &p.signers[p.byKey[f.KeyID]]
+	if !s.trustedFor(f.SubjectName) {
+		return fmt.Sprintf("signer %q is not trusted for subject %q (its subjects: %s)", s.Name, f.SubjectName, strings.Join(s.Subjects, ", "))
+	}
 	if !s.covers(datetime.FromTime(f.SigningTime)) {
 		return fmt.Sprintf("signingTime %s is outside signer %q's key window %s", f.SigningTimeText, s.Name, s.window())
 	}

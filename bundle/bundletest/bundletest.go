@@ -55,6 +55,23 @@ func Example(t testing.TB) *canonjson.Value {
 	return v
 }
 
+// ExampleAbout returns the example bundle about another subject: its
+// evidence.subject name, version and artifactSha256 (64 lowercase hex
+// digits) replaced before it is sealed, so that tests have two valid
+// bundles about two artifacts.
+func ExampleAbout(t testing.TB, name, version, artifactSha256 string) *canonjson.Value {
+	t.Helper()
+	v := Draft(t)
+	s := v.Path("evidence", "subject")
+	s.Set("name", canonjson.NewString(name))
+	s.Set("version", canonjson.NewString(version))
+	s.Set("artifactSha256", canonjson.NewString(artifactSha256))
+	if err := bundle.Seal(v); err != nil {
+		t.Fatalf("bundletest: sealing the example draft about %s: %v", name, err)
+	}
+	return v
+}
+
 // MaxLargeOps is the largest nOps for which the Pretty serialization of
 // Large(t, nOps) still passes the strict reader (canonjson.MaxNodes values
 // and keys); Large(t, MaxLargeOps+1) exceeds it. TestMaxLargeOps keeps it

@@ -172,7 +172,7 @@ func endToEnd(t *testing.T, r *ocitest.Registry, wantVia string) {
 		switch {
 		case g.Get("passed").Bool:
 			passed++
-		case strings.HasPrefix(g.Get("reasons").Items[0].Str, "MCPRES_SUBJECT_MISMATCH: the bundle is about "+otherDigest):
+		case strings.HasPrefix(g.Get("reasons").Items[0].Str, "MCPRES_SUBJECT_MISMATCH: image: expected "+pushed.Ref+" ("+pushed.Digest+"), found "+otherDigest):
 			mismatch++
 		}
 	}

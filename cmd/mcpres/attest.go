@@ -12,6 +12,7 @@ import (
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -48,14 +49,20 @@ without knowing the verifier's trust policy. A claim no policy can derive
 from what is written (WITNESSED with one envelope: it needs two distinct
 keys; TRANSPARENCY_RECORDED with no transparency reference) is written with
 a warning: verification fails it until a co-signer, who keeps the claim,
-adds what is missing. The private key (--key) is a
+adds what is missing. A TRANSPARENCY_RECORDED claim whose reference's
+checkpoint carries no witness cosignature, or cosignatures not verified
+here, is written with a warning: the consumers' witness quorum decides at
+verification. --require-quorum TLOG-POLICY (the tlog policy consumers
+verify with) verifies the reference's cosignatures against its witnesses
+now and refuses to sign (exit 1) unless they satisfy its quorum.
+The private key (--key) is a
 PKCS#8 PEM file (PATH or file:PATH), or env:NAME for PEM text held in an
 environment variable such as a CI secret; an encrypted key's passphrase comes
 from $MCPRES_PASSWORD or a prompt. The key is never printed or written. OUTPUT is written atomically and never replaces an input; an
 existing OUTPUT is replaced only with --force.`
 
 func (a *app) attestSignCommand() *cobra.Command {
-	var keyPath, identity, policyID, claim, signingTime, transparency, out string
+	var keyPath, identity, policyID, claim, signingTime, transparency, out, requireQuorum string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "sign BUNDLE --key KEY --identity ID --policy-id POLICY -o OUTPUT",
@@ -101,6 +108,13 @@ func (a *app) attestSignCommand() *cobra.Command {
 				claimLevel = &l
 			}
 			opts := attest.SignOptions{SignerIdentity: identity, SigningTime: signingTime, TrustPolicyID: policyID}
+			if requireQuorum != "" && transparency == "" {
+				return cli.Usagef("--require-quorum goes with --transparency: it is the quorum the reference's cosignatures must satisfy")
+			}
+			quorum, err := a.loadQuorumTrust(requireQuorum)
+			if err != nil {
+				return err
+			}
 			if transparency != "" {
 				ref, err := a.readTransparency(transparency)
 				if err != nil {
@@ -117,12 +131,18 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := a.sign(args[0], transparency, doc, priv, opts, claimLevel)
+			s, err := a.sign(args[0], transparency, doc, priv, opts, claimLevel, quorum)
 			if err != nil {
 				return err
 			}
 			if why := s.TransparencyUnchecked(); why != "" {
 				a.warnf("%s: %s", transparency, why)
+			}
+			if why := s.QuorumUnchecked(); why != "" {
+				a.warnf("%s: --claim %s: %s", transparency, s.Claim, why)
+			}
+			if s.Witnessing != nil {
+				fmt.Fprintf(a.stderr, "mcpres: %s: %s (tlog policy %s)\n", transparency, s.Witnessing, requireQuorum)
 			}
 			data, err := canonjson.Pretty(s.Attested)
 			if err != nil {
@@ -150,6 +170,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 	f.StringVar(&claim, "claim", "", "claimed authenticity level ("+verifycmd.LevelsStrongestFirst()+"); default SIGNED, kept when co-signing")
 	f.StringVar(&signingTime, "signing-time", "", "signing time as an RFC 3339 date-time (default: now, UTC, milliseconds)")
 	f.StringVar(&transparency, "transparency", "", "JSON file holding a transparency reference {logId, entryUuid, inclusionProofBase64, inclusionProofSha256}")
+	f.StringVar(&requireQuorum, "require-quorum", "", "a tlog policy (the consumers'): refuse to sign (exit 1) unless the --transparency reference's cosignatures satisfy its quorum")
 	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required; - for standard output)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
@@ -171,8 +192,8 @@ func (a *app) readTransparency(path string) (*attest.TransparencyReference, erro
 // (attest.SignBundle, attest.Cosign), and prints a refusal: the document's
 // report when its evidence or input is at fault, attest's message in
 // every case.
-func (a *app) sign(path, transparency string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level) (*attest.Signing, error) {
-	o := attest.BundleSignOptions{SignOptions: opts, Claim: claim, Validator: validator.New()}
+func (a *app) sign(path, transparency string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level, quorum *offline.Trust) (*attest.Signing, error) {
+	o := attest.BundleSignOptions{SignOptions: opts, Claim: claim, Validator: validator.New(), RequireQuorum: quorum}
 	var s *attest.Signing
 	var err error
 	if document.Detect(doc) == document.AttestedBundle {
@@ -203,6 +224,9 @@ func (a *app) sign(path, transparency string, doc *canonjson.Value, priv []byte,
 		return nil, cli.Exit(exitInvalid)
 	case attest.RefusedTransparency:
 		return nil, cli.Failf("%s: %v (--transparency %s)", path, se, transparency)
+	case attest.RefusedQuorum:
+		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v (--transparency %s); nothing signed: get a re-witnessed reference once the witnesses are back (log add --server again, or log proof --witness-policy)\n", path, se, transparency)
+		return nil, cli.Exit(exitInvalid)
 	}
 	return nil, cli.Failf("%s: %v", path, se)
 }

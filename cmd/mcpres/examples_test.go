@@ -44,6 +44,9 @@ func TestExamplePipelineScript(t *testing.T) {
 		"| VALID | WITNESSED | FIXTURE_BACKED_PROTOCOL | – |",
 		"gate: FAILED: the attested bundle is invalid (MCP_RES_ATTESTED_EVIDENCE_INVALID",
 		"the gate refused the tampered bundle, as it must",
+		"gate: FAILED: MCPRES_SUBJECT_MISMATCH: digest: expected sha256:" + strings.Repeat("0", 64),
+		"the gate refused the bundle for another artifact, as it must",
+		"checks: digest passed, name passed, version passed",
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("pipeline output lacks %q:\n%s", want, out)

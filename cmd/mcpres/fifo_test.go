@@ -87,6 +87,9 @@ func TestCLIInputFIFORefusedAtOnce(t *testing.T) {
 		// Trust policies and documents (the strict reader).
 		{"attest verify --policy", []string{"attest", "verify", attested, "--policy", "@FIFO@"}, 0, false},
 		{"attest verify FILE", []string{"attest", "verify", "@FIFO@", "--policy", policy}, 0, false},
+		// Artifacts of the subject checks: refused before anything is read.
+		{"attest verify --artifact", []string{"attest", "verify", attested, "--artifact", "@FIFO@"}, 0, false},
+		{"report --artifact", []string{"report", attested, "--artifact", "@FIFO@", "-o", "@OUT@/report.html"}, 0, false},
 		{"policy check", []string{"policy", "check", "@FIFO@"}, 0, false},
 		{"policy add-signer FILE", []string{"policy", "add-signer", "@FIFO@", "--name", "n", "--identity", "i", "--key", pubOne}, 0, false},
 		{"policy export", []string{"policy", "export", "@FIFO@", "--format", "mcp-res-0.2.0", "-o", "@OUT@/export.json"}, 0, false},
@@ -94,6 +97,7 @@ func TestCLIInputFIFORefusedAtOnce(t *testing.T) {
 		{"validate --original-result", []string{"validate", "--original-result", "@FIFO@", bundle}, 0, false},
 		{"seal", []string{"seal", "@FIFO@", "-o", "@OUT@/sealed.json"}, 0, false},
 		{"canonicalize", []string{"canonicalize", "@FIFO@"}, 0, false},
+		{"inspect", []string{"inspect", "@FIFO@"}, 0, false},
 		{"report", []string{"report", "@FIFO@", "-o", "@OUT@/report.html"}, 0, false},
 		{"report --policy", []string{"report", attested, "--policy", "@FIFO@", "-o", "@OUT@/report.html"}, 0, false},
 		{"attest export", []string{"attest", "export", "--sigstore-bundle", "0", "-o", "@OUT@/sigstore.json", "@FIFO@"}, 0, false},

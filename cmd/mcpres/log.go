@@ -20,6 +20,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
@@ -441,6 +442,18 @@ entry in a checkpoint signed by that key, with the log's origin as logId
 and the proof's digest. REF is rebuilt from the verified proof, byte for
 byte what a local add writes, never copied from the server.
 
+How many witness cosignatures the reference carries, and from whom, is
+always said on stderr; a bundle already in the log is "already logged as
+entry N". With --require-quorum TLOG-POLICY (the tlog policy the consumers
+verify references with) the cosignatures are verified against its
+witnesses ("cosigned by 2 of 3: w1, w2; missing: w3"), and when they do not
+satisfy its quorum, or the policy does not trust this log, the command
+exits 1 and writes no reference: nothing is signed that the consumers'
+verification will fail. Once the witnesses are back, run the same command
+again: a 'log serve' with --witness-policy asks the witnesses missing from
+the checkpoint of an entry it already holds and answers a re-witnessed
+reference ('log proof --witness-policy' does the same for a local log).
+
 Outputs are written atomically and never replaced without --force; they
 are checked before anything is appended.`
 
@@ -450,7 +463,7 @@ func (a *app) logAddCommand() *cobra.Command {
 	var wp witnessPolicyFlags
 	var client submitClient
 	cmd := &cobra.Command{
-		Use:   "add (--dir DIR [--key LOG.key] [--witness-policy FILE] | --server URL) BUNDLE -o REF",
+		Use:   "add (--dir DIR [--key LOG.key] [--witness-policy FILE] | --server URL) BUNDLE -o REF [--require-quorum TLOG-POLICY]",
 		Short: "Log a bundle and write its transparency reference",
 		Long:  logAddLong,
 		Example: `  mcpres log add --dir public/log --key log.key bundle.json -o bundle.ref.json
@@ -491,7 +504,7 @@ func (a *app) logAddCommand() *cobra.Command {
 				if err := a.submit(serverURL, args[0], raw, adm, client, out, proofOut, force); err != nil {
 					return err
 				}
-			} else if err := a.addLocal(dir, keyPath, args[0], adm.Entry, out, proofOut, force, wp); err != nil {
+			} else if err := a.addLocal(dir, keyPath, args[0], adm, out, proofOut, force, wp, client.requireQuorum); err != nil {
 				return err
 			}
 			if rekorURL != "" {
@@ -507,6 +520,7 @@ func (a *app) logAddCommand() *cobra.Command {
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&serverURL, "server", "", "submit to this 'mcpres log serve' (base URL) instead of a local --dir")
 	client.flags(f)
+	f.StringVar(&client.requireQuorum, "require-quorum", "", requireQuorumUsage)
 	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
 	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required; - for standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
@@ -519,11 +533,16 @@ func (a *app) logAddCommand() *cobra.Command {
 
 // addLocal appends entry to the log in dir, collects the witnesses'
 // cosignatures when a witness policy is given, and writes the reference.
-func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut string, force bool, wp witnessPolicyFlags) error {
+func (a *app) addLocal(dir, keyPath, path string, adm *admit.Admission, out, proofOut string, force bool, wp witnessPolicyFlags, requireQuorum string) error {
 	signer, err := a.loadLogSigner(keyPath)
 	if err != nil {
 		return err
 	}
+	quorum, err := a.loadQuorumTrust(requireQuorum)
+	if err != nil {
+		return err
+	}
+	entry := adm.Entry
 	store := posix.New(dir)
 	ctx, cancel := logContext()
 	defer cancel()
@@ -549,11 +568,11 @@ func (a *app) addLocal(dir, keyPath, path string, entry []byte, out, proofOut st
 			return err
 		}
 	}
-	if err := a.writeReference(p, out, proofOut, []string{path, keyPath}, force); err != nil {
+	a.reportLogged(path, p)
+	if err := a.reportWitnessing(path, p.Marshal(), offline.EntryFor(adm.Bundle), quorum, requireQuorum, "run 'mcpres log proof --witness-policy FILE' for a re-witnessed reference"); err != nil {
 		return err
 	}
-	a.reportLogged(path, p)
-	return nil
+	return a.writeReference(p, out, proofOut, []string{path, keyPath}, force)
 }
 
 // reportLogged says on stderr where the entry of path is in the log.
@@ -633,11 +652,11 @@ func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string,
 }
 
 func (a *app) logProofCommand() *cobra.Command {
-	var dir, dsn, logKey, out, proofOut, index string
+	var dir, dsn, logKey, out, proofOut, index, requireQuorum string
 	var force bool
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "proof (--dir DIR | --mysql DSN) --index N [--witness-policy FILE] [-o REF]",
+		Use:   "proof (--dir DIR | --mysql DSN) --index N [--witness-policy FILE] [--require-quorum TLOG-POLICY] [-o REF]",
 		Short: "Write a fresh reference for entry N against the latest checkpoint",
 		Long: `Build a fresh inclusion proof for the entry at index N against the log's
 latest checkpoint, with every cosignature attached to it, and write the
@@ -647,9 +666,17 @@ log key recorded by 'log init' or given with --log-key, and the proof is
 verified before it is written. --mysql DSN reads a log kept in MariaDB/MySQL
 (see 'log serve') instead of a directory.
 
-With --witness-policy FILE, the witnesses with a URL in that tlog policy are
-first asked to cosign the latest checkpoint (as 'log add' does), and the
-reference carries what they gave.`,
+With --witness-policy FILE, the witnesses with a URL in that tlog policy
+whose cosignature the latest checkpoint lacks are first asked to cosign it
+(as 'log add' does; the others are not asked again), and the reference
+carries what they gave: the way to a fresh, re-witnessed reference for an
+entry already logged once witnesses that were down are back.
+
+How many cosignatures the reference carries, and from whom, is said on
+stderr. With --require-quorum TLOG-POLICY (the tlog policy consumers
+verify with) they are verified against its witnesses, and the command
+exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
+2 of 3: w1, w2; missing: w3").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
@@ -666,6 +693,10 @@ reference carries what they gave.`,
 				}
 			}
 			if err := checkOutputs(outputs, []string{logKey}, force); err != nil {
+				return err
+			}
+			quorum, err := a.loadQuorumTrust(requireQuorum)
+			if err != nil {
 				return err
 			}
 			store, v, done, err := a.openLogReader(dir, dsn, logKey)
@@ -698,6 +729,14 @@ reference carries what they gave.`,
 			if err != nil {
 				return cli.Failf("proof of entry %d in %s: %v", n, where, err)
 			}
+			e, err := offline.ParseEntry(p.Entry)
+			if err != nil {
+				return cli.Failf("entry %d in %s: %v", n, where, err)
+			}
+			again := "run it again with --witness-policy FILE to ask the witnesses missing from the checkpoint"
+			if err := a.reportWitnessing(fmt.Sprintf("entry %d", n), p.Marshal(), e, quorum, requireQuorum, again); err != nil {
+				return err
+			}
 			return a.writeReference(p, out, proofOut, nil, force)
 		},
 	}
@@ -705,6 +744,7 @@ reference carries what they gave.`,
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
+	f.StringVar(&requireQuorum, "require-quorum", "", requireQuorumUsage)
 	wp.register(cmd)
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: the key 'log init' recorded: DIR/"+posix.KeyFile+", or in the database)")
 	f.StringVarP(&out, "output", "o", "", "where to write the reference (default and -: standard output)")

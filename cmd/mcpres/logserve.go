@@ -191,10 +191,11 @@ func loadToken(file string) (string, error) {
 
 // submitClient holds the flags of 'log add --server' (tlog/client).
 type submitClient struct {
-	tokenFile string
-	logKey    string
-	timeout   time.Duration
-	attempts  int
+	tokenFile     string
+	logKey        string
+	timeout       time.Duration
+	attempts      int
+	requireQuorum string
 }
 
 func (c *submitClient) flags(f *pflag.FlagSet) {
@@ -209,6 +210,10 @@ func (c *submitClient) flags(f *pflag.FlagSet) {
 // verified (tlog/client).
 func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c submitClient, out, proofOut string, force bool) error {
 	v, err := loadVerifierKey("log key", c.logKey, signednote.ParseLogVerifier)
+	if err != nil {
+		return err
+	}
+	quorum, err := a.loadQuorumTrust(c.requireQuorum)
 	if err != nil {
 		return err
 	}
@@ -239,11 +244,15 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	case err != nil:
 		return cli.Failf("%s: submitting to %s: %v", path, cl.URL(), err)
 	}
-	if err := a.writeReferenceBytes(ref.JSON, ref.Proof, out, proofOut, []string{path, c.logKey}, force); err != nil {
+	verb := "logged"
+	if ref.Existing {
+		verb = "already logged"
+	}
+	fmt.Fprintf(a.stderr, "mcpres: %s: %s as entry %s of %s (tree size %d, verified with the log key %s)\n", path, verb, ref.Verified.EntryUUID, ref.Verified.LogID, ref.Verified.Checkpoint.Size, ref.Verified.Checkpoint.LogKey)
+	if err := a.reportWitnessing(path, ref.Proof, ref.Verified.Entry, quorum, c.requireQuorum, "submit the bundle again: the server asks the witnesses missing from its checkpoint and answers a re-witnessed reference"); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "mcpres: %s: logged as entry %s of %s (tree size %d, verified with the log key %s)\n", path, ref.Verified.EntryUUID, ref.Verified.LogID, ref.Verified.Checkpoint.Size, ref.Verified.Checkpoint.LogKey)
-	return nil
+	return a.writeReferenceBytes(ref.JSON, ref.Proof, out, proofOut, []string{path, c.logKey}, force)
 }
 
 // openLogReader opens the log of 'log proof' and 'log add-cosignature'

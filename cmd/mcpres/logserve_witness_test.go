@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -188,6 +192,106 @@ func TestCLILogProofMySQL(t *testing.T) {
 	if p0again != string(mustRead(t, e.p("p0.json"))) {
 		t.Errorf("a second later, log proof --mysql gives another reference:\n%s", p0again)
 	}
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCLILogServeRequireQuorum: with a 3-of-3 log quorum and one witness
+// down, 'log add --server --require-quorum' exits 1 and writes nothing,
+// naming who cosigned and who is missing; without the flag the reference
+// is written and its unverified cosignatures named, and attest sign
+// --claim TRANSPARENCY_RECORDED warns about it, or with --require-quorum
+// refuses it. Once the witness is back, submitting the same bundle again
+// is answered "already logged" with a reference the server had
+// re-witnessed (only the missing witness asked), which meets the quorum.
+func TestCLILogServeRequireQuorum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs log serve and three witnesses; skipped in -short mode")
+	}
+	bin := buildBinary(t)
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	p := e.p
+	for _, n := range []string{"one", "two", "three"} {
+		runExpect(t, 0, "witness", "keygen", "--name", "example.org/witness-"+n, "--out-base", p("w"+n))
+	}
+	w1URL := startWitnessServe(t, "--key", p("wone.key"), "--state", p("w1-state"), "--log", p("log.vkey"))
+	w2URL := startWitnessServe(t, "--key", p("wtwo.key"), "--state", p("w2-state"), "--log", p("log.vkey"))
+	w3URL := startWitnessServe(t, "--key", p("wthree.key"), "--state", p("w3-state"), "--log", p("log.vkey"))
+	// w3 is reached through a switch: down (503) until it is turned on.
+	var up atomic.Bool
+	target, _ := url.Parse(w3URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	sw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "down for the test", http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(sw.Close)
+	pol := p("witnesses.txt")
+	runExpect(t, 0, "policy", "tlog", "add-log", pol, "--key", p("log.vkey"))
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "w1", "--key", p("wone.vkey"), "--url", w1URL)
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "w2", "--key", p("wtwo.vkey"), "--url", w2URL)
+	runExpect(t, 0, "policy", "tlog", "add-witness", pol, "--name", "w3", "--key", p("wthree.vkey"), "--url", sw.URL)
+	runExpect(t, 0, "policy", "tlog", "add-group", pol, "--name", "every", "--threshold", "3", "w1", "w2", "w3")
+	runExpect(t, 0, "policy", "tlog", "set-quorum", pol, "every")
+
+	srv := startServe(t, bin, "--dir", dir, "--key", p("log.key"), "--witness-policy", pol, "--witness-timeout", "2s")
+	b := writeTestFile(t, e.dir, "b.json", distinctBundles(t, 1)[0], 0o644)
+	add := func(extra ...string) []string {
+		return append([]string{"log", "add", "--server", srv.url, "--log-key", p("log.vkey"), b}, extra...)
+	}
+
+	stderr := e.fail(exitInvalid, "cosigned by 2 of 3: w1, w2; missing: w3; quorum every not satisfied", add("--require-quorum", pol, "-o", p("ref-q.json"))...)
+	if !strings.Contains(stderr, "logged as entry 0 of "+testLogOrigin) || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("stderr %s", stderr)
+	}
+	if _, err := os.Stat(p("ref-q.json")); err == nil {
+		t.Fatal("a reference that fails the quorum was written")
+	}
+	// Without --require-quorum: written, its cosignatures named unverified;
+	// the bundle is already in the log.
+	_, stderr = e.run(add("-o", p("ref-2.json"))...)
+	if !strings.Contains(stderr, "already logged as entry 0") || !strings.Contains(stderr, "carries 2 cosignature(s), not verified here: example.org/witness-one+") {
+		t.Errorf("without --require-quorum: %s", stderr)
+	}
+	// attest sign: a warning, or with --require-quorum a refusal.
+	writeTestKey(t, e.dir, "one.key", attesttest.TestOnlyKeyOne())
+	sign := func(ref string, extra ...string) []string {
+		return append([]string{"attest", "sign", b, "--key", p("one.key"), "--identity", attesttest.IdentityOne, "--policy-id", attesttest.TrustPolicyID,
+			"--signing-time", attesttest.SigningTime, "--claim", "TRANSPARENCY_RECORDED", "--transparency", p(ref), "--force"}, extra...)
+	}
+	_, stderr = e.run(sign("ref-2.json", "-o", p("signed.json"))...)
+	if !strings.Contains(stderr, "warning: "+p("ref-2.json")+": --claim TRANSPARENCY_RECORDED: the transparency reference's checkpoint carries 2 cosignature(s)") {
+		t.Errorf("attest sign without --require-quorum: %s", stderr)
+	}
+	e.fail(exitInvalid, "does not satisfy the required witness quorum: cosigned by 2 of 3: w1, w2; missing: w3", sign("ref-2.json", "--require-quorum", pol, "-o", p("signed-q.json"))...)
+	if _, err := os.Stat(p("signed-q.json")); err == nil {
+		t.Fatal("attest sign --require-quorum signed an under-cosigned reference")
+	}
+	e.fail(exitInput, "--require-quorum goes with --transparency", "attest", "sign", b, "--key", p("one.key"), "--identity", "i", "--policy-id", "p", "--require-quorum", pol, "-o", p("x.json"))
+
+	// w3 back: the same submission is re-witnessed by the server.
+	up.Store(true)
+	_, stderr = e.run(add("--require-quorum", pol, "-o", p("ref-3.json"))...)
+	if !strings.Contains(stderr, "already logged as entry 0") || !strings.Contains(stderr, "cosigned by 3 of 3: w1, w2, w3; quorum every satisfied") {
+		t.Errorf("after w3 is back: %s\nserver: %s", stderr, srv.log())
+	}
+	if log := srv.log(); !strings.Contains(log, "again, for an entry already logged") || !strings.Contains(log, "cosigned by 1 of 1 witness(es) asked (w3); already cosigned by w1, w2") {
+		t.Errorf("server log: %s", log)
+	}
+	_, stderr = e.run(sign("ref-3.json", "--require-quorum", pol, "-o", p("signed-3.json"))...)
+	if !strings.Contains(stderr, "cosigned by 3 of 3") || strings.Contains(stderr, "warning") {
+		t.Errorf("attest sign --require-quorum, re-witnessed: %s", stderr)
+	}
+	// A tlog policy that does not trust this log refuses too.
+	other := p("other-policy.txt")
+	runExpect(t, 0, "policy", "tlog", "add-log", other, "--key", p("other-log.vkey"))
+	runExpect(t, 0, "policy", "tlog", "set-quorum", other, "none")
+	e.fail(exitInvalid, "does not verify against the tlog policy", add("--require-quorum", other, "-o", p("ref-4.json"))...)
 	if err := srv.stop(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

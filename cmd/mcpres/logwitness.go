@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -81,4 +82,62 @@ func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, 
 	}
 	fmt.Fprintf(a.stderr, "mcpres: %s\n", res.Summary(cp))
 	return cp, nil
+}
+
+// requireQuorumUsage is the help of --require-quorum on the log commands.
+const requireQuorumUsage = "a tlog policy (the consumers'): exit 1 and write no reference unless the checkpoint's cosignatures satisfy its quorum"
+
+// loadQuorumTrust reads the tlog policy of --require-quorum (mcpres's
+// strict parser) as the trust a reference's witnessing is judged by.
+func (a *app) loadQuorumTrust(path string) (*offline.Trust, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := readTLogPolicyFile(path)
+	if err != nil {
+		return nil, cli.Failf("--require-quorum: %v", err)
+	}
+	pol, errs := trustpolicy.ParseTLogPolicy(string(data))
+	if len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", path, e)
+		}
+		return nil, cli.Failf("--require-quorum: %s is not a valid tlog policy", path)
+	}
+	tr := pol.Trust()
+	return &tr, nil
+}
+
+// reportWitnessing says on stderr how many cosignatures the reference for
+// path (proof bytes binding entry) carries and from whom. With trust (the
+// --require-quorum tlog policy) the cosignatures are verified and counted
+// against its witnesses, and an unmet quorum, or a log the policy does not
+// trust, is exit 1: the caller writes nothing. Without it the
+// cosignature lines are named, unverified. again says how to get a
+// re-witnessed reference.
+func (a *app) reportWitnessing(path string, proof []byte, entry offline.Entry, trust *offline.Trust, policyPath, again string) error {
+	if trust == nil {
+		lines, err := offline.CosignatureLines(proof)
+		switch {
+		case err != nil:
+			return cli.Failf("%s: the reference's proof: %v", path, err)
+		case len(lines) == 0:
+			fmt.Fprintf(a.stderr, "mcpres: %s: the reference's checkpoint carries no witness cosignature: it satisfies no witness quorum (--require-quorum TLOG-POLICY checks one)\n", path)
+		default:
+			fmt.Fprintf(a.stderr, "mcpres: %s: the reference's checkpoint carries %d cosignature(s), not verified here: %s (--require-quorum TLOG-POLICY verifies them and requires its quorum)\n",
+				path, len(lines), offline.FormatSigLines(lines))
+		}
+		return nil
+	}
+	w, err := offline.Witnessed(proof, entry, *trust)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "mcpres: error: %s: the reference does not verify against the tlog policy %s (a consumer using it would reject it): %v; nothing written\n", path, policyPath, err)
+		return cli.Exit(exitInvalid)
+	}
+	if !w.Satisfied() {
+		fmt.Fprintf(a.stderr, "mcpres: error: %s: %s (tlog policy %s); nothing written: once the witnesses are back, %s\n", path, w, policyPath, again)
+		return cli.Exit(exitInvalid)
+	}
+	fmt.Fprintf(a.stderr, "mcpres: %s: %s (tlog policy %s)\n", path, w, policyPath)
+	return nil
 }

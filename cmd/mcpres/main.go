@@ -76,6 +76,7 @@ or a usage error.`,
 		a.witnessCommand(),
 		a.migrateCommand(),
 		a.reportCommand(),
+		a.inspectCommand(),
 		a.ociCommand(),
 		a.manCommand(),
 	)

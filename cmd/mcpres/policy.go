@@ -236,7 +236,7 @@ the window and that time.`,
 // policySignerFlags are the flags shared by add-signer and add-witness.
 type policySignerFlags struct {
 	name, identity, key, from, until string
-	roles                            []string
+	roles, subjects                  []string
 }
 
 func (s *policySignerFlags) register(cmd *cobra.Command, window bool) {
@@ -244,6 +244,7 @@ func (s *policySignerFlags) register(cmd *cobra.Command, window bool) {
 	f.StringVar(&s.name, "name", "", "signer name, unique in the policy ([A-Za-z0-9][A-Za-z0-9._-]{0,63})")
 	f.StringVar(&s.identity, "identity", "", "the signerIdentity its envelopes must carry")
 	f.StringVar(&s.key, "key", "", "public key file (SPKI PEM, as written by key generate, or base64 SPKI)")
+	f.StringArrayVar(&s.subjects, "subject", nil, "trust the key only for subjects whose name matches PATTERN ('*' matches any run of characters without '/'; repeatable, at most 32; default: every subject)")
 	if window {
 		f.StringSliceVar(&s.roles, "role", nil, "role: signer or witness; repeat or separate with commas (default signer)")
 		f.StringVar(&s.from, "valid-from", "", "start of the key's own window (optional)")
@@ -273,17 +274,38 @@ func (s *policySignerFlags) signer() (trustpolicy.Signer, string, error) {
 	if len(roles) == 0 {
 		roles = []string{trustpolicy.RoleSigner}
 	}
+	for _, p := range s.subjects {
+		if _, err := trustpolicy.ParseScope(p); err != nil {
+			return trustpolicy.Signer{}, "", cli.Usagef("--subject: %v", err)
+		}
+	}
 	spki, fp, err := readPolicyPublicKey(s.key)
 	if err != nil {
 		return trustpolicy.Signer{}, "", err
 	}
-	return trustpolicy.Signer{Name: s.name, Identity: s.identity, PublicKey: spki, Roles: roles, ValidFrom: s.from, ValidUntil: s.until}, fp, nil
+	return trustpolicy.Signer{Name: s.name, Identity: s.identity, PublicKey: spki, Roles: roles, ValidFrom: s.from, ValidUntil: s.until, Subjects: s.subjects}, fp, nil
+}
+
+// scopeSuffix is ", subjects …" for a scoped signer, else "".
+func scopeSuffix(subjects []string) string {
+	if subjects == nil {
+		return ""
+	}
+	return ", " + scopeText(subjects)
+}
+
+// scopeText says which subjects a signer is trusted for.
+func scopeText(subjects []string) string {
+	if subjects == nil {
+		return "every subject"
+	}
+	return "subjects " + strings.Join(subjects, ", ")
 }
 
 func (a *app) policyAddSignerCommand() *cobra.Command {
 	var s policySignerFlags
 	cmd := &cobra.Command{
-		Use:   "add-signer FILE --name N --identity I --key PUBFILE [--role signer|witness]... [--valid-from T] [--valid-until T]",
+		Use:   "add-signer FILE --name N --identity I --key PUBFILE [--role signer|witness]... [--valid-from T] [--valid-until T] [--subject PATTERN]...",
 		Short: "Trust a key with an identity, roles and an optional window",
 		Long: `Add a signer: a public key trusted together with exactly one identity. An
 envelope is trusted only when its key is a signer's key, its signerIdentity
@@ -293,10 +315,23 @@ both its signing time and the evaluation time.
 Roles: signer (the default) lets the key be the primary, first signer;
 witness lets it count toward the witness quorum once it is also listed in
 witnesses.members (policy add-witness does both for a new key). Names and
-keys are unique: the same key under another name or identity is refused.`,
+keys are unique: the same key under another name or identity is refused.
+
+--subject PATTERN (repeatable, at most 32) scopes the key to subjects: an
+envelope it signs is trusted only for a bundle whose subject name
+(evidence.subject.name) matches one of the patterns, and the result of
+any other says "signer NAME is not trusted for subject …". A pattern is
+matched against the whole name, byte for byte; "*" stands for any run of
+characters without "/" ("io.github.acme/*" matches io.github.acme/server,
+not io.github.acme/team/server), and nothing else is special. Patterns
+that could match more than meant are refused: "**", white space, and
+patterns of only "*" and "/". Without --subject the key is trusted for
+every subject.`,
 		Example: `  mcpres policy add-signer policy.json --name release-2026 \
       --identity https://example.org/release --key release-2026.pub \
-      --valid-until 2026-07-01T00:00:00.000Z`,
+      --valid-until 2026-07-01T00:00:00.000Z
+  mcpres policy add-signer policy.json --name release-a \
+      --identity https://example.org/release-a --key release-a.pub --subject 'io.github.acme/server-*'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			signer, fp, err := s.signer()
@@ -305,7 +340,7 @@ keys are unique: the same key under another name or identity is refused.`,
 			}
 			return a.editPolicy(args[0], func(d *trustpolicy.Document) (string, error) {
 				d.AddSigner(signer)
-				return fmt.Sprintf("added signer %q (roles %s, key %s)", signer.Name, strings.Join(signer.Roles, ","), fp), nil
+				return fmt.Sprintf("added signer %q (roles %s, key %s%s)", signer.Name, strings.Join(signer.Roles, ","), fp, scopeSuffix(signer.Subjects)), nil
 			})
 		},
 	}
@@ -316,7 +351,7 @@ keys are unique: the same key under another name or identity is refused.`,
 func (a *app) policyAddWitnessCommand() *cobra.Command {
 	var s policySignerFlags
 	cmd := &cobra.Command{
-		Use:   "add-witness FILE --name N --identity I --key PUBFILE",
+		Use:   "add-witness FILE --name N --identity I --key PUBFILE [--subject PATTERN]...",
 		Short: "Trust a witness key and count it toward the witness quorum",
 		Long: `Add a signer with the witness role and list it in witnesses.members. Without
 a witnesses rule, one is created with quorum 1 and distinctIdentities true
@@ -324,7 +359,9 @@ a witnesses rule, one is created with quorum 1 and distinctIdentities true
 primary signer's); change them with policy set-quorum.
 
 Witnesses are counted by key fingerprint, never by name, and the primary
-(first) envelope never counts toward its own quorum.`,
+(first) envelope never counts toward its own quorum. --subject PATTERN
+(repeatable) scopes the witness to subjects as in policy add-signer: its
+cosignature counts only for bundles whose subject name matches.`,
 		Example: `  mcpres policy add-witness policy.json --name witness-a \
       --identity https://witness-a.example --key witness-a.pub`,
 		Args: cobra.ExactArgs(1),
@@ -336,7 +373,7 @@ Witnesses are counted by key fingerprint, never by name, and the primary
 			return a.editPolicy(args[0], func(d *trustpolicy.Document) (string, error) {
 				d.AddWitness(signer)
 				w := d.Witnesses
-				return fmt.Sprintf("added witness %q (key %s); quorum %d of %d members", signer.Name, fp, w.Quorum, len(w.Members)), nil
+				return fmt.Sprintf("added witness %q (key %s%s); quorum %d of %d members", signer.Name, fp, scopeSuffix(signer.Subjects), w.Quorum, len(w.Members)), nil
 			})
 		},
 	}
@@ -490,8 +527,10 @@ func (a *app) policyCheckCommand() *cobra.Command {
 unknown members, duplicate keys (by SPKI fingerprint, under any name or
 identity), duplicate names, invalid or small-order keys, inverted windows,
 witness members that are unknown or lack the witness role or appear twice,
-a quorum outside 1..members, malformed or duplicate revocations, and every
-problem of the tlog-policy text.
+a quorum outside 1..members, malformed or duplicate revocations, subject
+patterns that break the pattern language (policy add-signer --help) or
+repeat, and every problem of the tlog-policy text. A valid policy's
+scoped signers are listed with their subjects.
 
 --format text (default) prints one line per file and one per problem;
 --format json prints one object per file: {"schemaVersion", "file",
@@ -562,6 +601,11 @@ func (a *app) checkPolicyFile(val *validator.Validator, path, format string, at 
 		}
 	} else {
 		fmt.Fprintf(a.stdout, "%s: VALID %s %q version %s: %s\n", path, trustpolicy.SchemaVersionPolicy, p.ID(), p.Version(), policySummary(p))
+		for _, s := range p.Document().Signers {
+			if s.Subjects != nil {
+				fmt.Fprintf(a.stdout, "  signer %q is trusted only for %s\n", s.Name, scopeText(s.Subjects))
+			}
+		}
 	}
 	if p == nil {
 		return exitInvalid
@@ -595,10 +639,10 @@ mcp-res.trust-policy/0.2.0: the same id and window, version "<n>.0.0",
 trustedSigners = {keyFingerprint, signerIdentity} of every signer, and the
 revoked fingerprints.
 
-Upstream has no roles, per-key windows, witness quorum, identity
-distinctness or transparency section: it trusts every listed key as a
-signer for the whole window and derives WITNESSED from any 2 distinct
-trusted keys. When the projection would weaken a rule of FILE this way,
+Upstream has no roles, per-key windows, subject scopes, witness quorum,
+identity distinctness or transparency section: it trusts every listed key
+as a signer for every subject for the whole window and derives WITNESSED
+from any 2 distinct trusted keys. When the projection would weaken a rule of FILE this way,
 export refuses (exit 1), writes nothing and lists each rule lost;
 --accept-loss writes anyway and lists them on stderr. OUT is written
 atomically, never replaces FILE, and replaces an existing file only with

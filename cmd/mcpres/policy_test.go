@@ -682,3 +682,56 @@ func TestDocsWalkthroughs(t *testing.T) {
 		})
 	}
 }
+
+// --subject scopes a signer or a witness; policy check lists the scopes;
+// a pattern that could match more than meant is a usage error and the
+// file is unchanged; export refuses to drop a scope.
+func TestPolicySubjects(t *testing.T) {
+	e := newPolicyEnv(t)
+	e.init("p.json")
+	stdout, _ := e.run(0, "policy", "add-signer", "@p.json", "--name", "release-a", "--identity", attesttest.IdentityOne, "--key", "@one.pub",
+		"--subject", "io.github.acme/server-*", "--subject", "ledger-notes-server")
+	if want := `added signer "release-a" (roles signer, key ` + attesttest.KeyID(attesttest.TestOnlyKeyOne()) + ", subjects io.github.acme/server-*, ledger-notes-server)"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	stdout, _ = e.run(0, "policy", "add-witness", "@p.json", "--name", "witness-a", "--identity", attesttest.IdentityTwo, "--key", "@two.pub", "--subject", "io.github.acme/*")
+	if !strings.Contains(stdout, ", subjects io.github.acme/*); quorum 1 of 1 members") {
+		t.Errorf("stdout %q", stdout)
+	}
+	d := e.policy("p.json")
+	if !slices.Equal(d.Signers[0].Subjects, []string{"io.github.acme/server-*", "ledger-notes-server"}) || !slices.Equal(d.Signers[1].Subjects, []string{"io.github.acme/*"}) {
+		t.Fatalf("signers %+v", d.Signers)
+	}
+	// An edit keeps the scopes.
+	e.write("three.pub", string(policyPubPEM(t, policyTestKeyThree())))
+	e.run(0, "policy", "add-signer", "@p.json", "--name", "other", "--identity", "https://example.org/other", "--key", "@three.pub")
+	if d := e.policy("p.json"); len(d.Signers[0].Subjects) != 2 || d.Signers[2].Subjects != nil {
+		t.Fatalf("after an edit: %+v", d.Signers)
+	}
+	stdout, _ = e.run(0, "policy", "check", "@p.json")
+	for _, w := range []string{`signer "release-a" is trusted only for subjects io.github.acme/server-*, ledger-notes-server`, `signer "witness-a" is trusted only for subjects io.github.acme/*`} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("policy check: %q lacks %q", stdout, w)
+		}
+	}
+	if strings.Contains(stdout, `signer "other"`) {
+		t.Errorf("policy check lists an unscoped signer: %q", stdout)
+	}
+	for _, c := range []struct{ pattern, why string }{
+		{"**", `"**" is not taken`}, {"*", "no character other than"}, {"a b", "white space"}, {"*/*", "no character other than"},
+	} {
+		_, stderr := e.unchanged("p.json", exitInput, "policy", "add-witness", "@p.json", "--name", "w", "--identity", "i", "--key", "@three.pub", "--subject", c.pattern)
+		if !strings.Contains(stderr, "--subject: subject pattern") || !strings.Contains(stderr, c.why) || !strings.Contains(stderr, usagePointer) {
+			t.Errorf("--subject %q: stderr %q, want %q", c.pattern, stderr, c.why)
+		}
+	}
+	// Export refuses to widen the scopes, naming them.
+	_, stderr := e.run(exitInvalid, "policy", "export", "@p.json", "--format", "mcp-res-0.2.0", "-o", "@up.json")
+	if !strings.Contains(stderr, `/signers/0 ("release-a"): subjects [io.github.acme/server-*, ledger-notes-server] are lost`) ||
+		!strings.Contains(stderr, `/signers/1 ("witness-a"): subjects [io.github.acme/*] are lost`) {
+		t.Errorf("export: %q", stderr)
+	}
+	if _, err := os.Stat(e.path("up.json")); err == nil {
+		t.Error("export wrote a policy that drops the scopes")
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -35,13 +36,21 @@ is replaced only with --force. The report is written whatever the verdict;
 the exit status is that of validate: 0 valid, 1 a failing check, 2 an
 unreadable document or a usage error. An input that cannot be read or
 evaluated (a missing or malformed document or policy: exit 2) writes no
-report, only its result line.`
+report, only its result line.
+
+The subject checks of attest verify (--artifact, --subject-digest,
+--subject-name, --subject-version) are part of the verdict here too: each
+is listed on the page with how it came out, and a failed one makes the
+verdict a failure (exit 1) for a bundle or an attested bundle that is
+otherwise valid. Asked of a document that has no subject, they are a
+usage error (exit 2) and no page is written.`
 
 func (a *app) reportCommand() *cobra.Command {
 	var out, policyPath, evaluatedAt, profilesDir string
 	var force bool
+	var subject verifycmd.SubjectFlags
 	cmd := &cobra.Command{
-		Use:   "report FILE -o OUTPUT.html [--policy P] [--evaluated-at T] [--profiles DIR]",
+		Use:   "report FILE -o OUTPUT.html [--policy P] [--evaluated-at T] [--profiles DIR] [--artifact FILE]...",
 		Short: "Render a document and its verdict as a self-contained HTML report",
 		Long:  reportLong,
 		Example: `  mcpres report testdata/bundles/example.json -o report.html
@@ -59,7 +68,11 @@ func (a *app) reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in, rep := a.evaluateForReport(args[0], policyPath, at, opts)
+			q, err := subject.Requirement()
+			if err != nil {
+				return err
+			}
+			in, rep := a.evaluateForReport(args[0], policyPath, at, opts, q)
 			if rep.Code == exitInput {
 				// No verdict to lay out: an unreadable document or
 				// policy writes no page, only its result line.
@@ -93,6 +106,7 @@ func (a *app) reportCommand() *cobra.Command {
 	f.StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	f.BoolVar(&a.quiet, "quiet", false, "do not say on stderr what was written")
+	subject.Register(f)
 	return cmd
 }
 
@@ -114,14 +128,21 @@ func evaluationTime(cmd *cobra.Command, at string) (string, error) {
 // calls validate and attest verify make: attest.Verify (with the policy
 // and evaluation time) for an attested bundle, the validator's
 // document package for every other kind (document.Detect is the one
-// kind switch).
-func (a *app) evaluateForReport(path, policyPath string, at string, opts document.Options) (htmlreport.Input, report) {
+// kind switch); then the subject checks q, as attest verify's gate
+// applies them (verifycmd.Gate).
+func (a *app) evaluateForReport(path, policyPath string, at string, opts document.Options, q attest.SubjectRequirement) (htmlreport.Input, report) {
 	in := htmlreport.Input{Name: path}
-	_, doc, err := canonjson.ReadFile(path)
+	data, doc, err := canonjson.ReadFile(path)
 	if err != nil {
 		return in, inputInvalidReport(path, err)
 	}
 	in.Document = doc
+	if q.Active() {
+		if why := verifycmd.NoSubject(doc); why != "" {
+			return in, inputInvalidReport(path, fmt.Errorf("a subject check was asked, and this is %s", why))
+		}
+	}
+	gate := verifycmd.Gate{}.WithSubject(q)
 	val := validator.New()
 	if document.Detect(doc) == document.AttestedBundle {
 		vo := attest.Options{EvaluatedAt: at, Validator: val,
@@ -138,7 +159,12 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 			return in, inputInvalidReport(path, err)
 		}
 		in.Attestation = &r
-		return in, attestReport(path, r)
+		rep := attestReport(path, r)
+		if q.Active() {
+			in.Subject = q.Evaluate(r)
+			rep = gate.Apply(rep, r, data, doc)
+		}
+		return in, rep
 	}
 	if policyPath != "" {
 		a.warnf("--policy applies to attested bundles only; %s is not one", path)
@@ -148,5 +174,15 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 		return in, inputInvalidReport(path, err)
 	}
 	in.Result = dr.Result
-	return in, resultReport(path, dr.Result)
+	rep := resultReport(path, dr.Result)
+	if q.Active() {
+		// A conformance bundle's subject, as a verified one's would be.
+		r := attest.Result{Result: dr.Result}
+		if dr.Result.Valid {
+			r.Subject = attest.BundleSubject(doc)
+		}
+		in.Subject = q.Evaluate(r)
+		rep = gate.Apply(rep, r, data, doc)
+	}
+	return in, rep
 }

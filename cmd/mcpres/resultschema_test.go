@@ -65,10 +65,20 @@ func TestResultSchemaMatchesOutput(t *testing.T) {
 		check(t, stdout)
 	}
 
+	// The subject checks, passing and failing.
+	e := newSubjectEnv(t)
+	stdout, _, _ = runCLI(t, "attest", "verify", "--policy", e.policy, "--evaluated-at", "2026-08-27T18:05:00.000Z", "--artifact", e.artA,
+		"--subject-digest", e.digA, "--subject-name", "io.github.acme/server-a", "--subject-version", "1.0.0", e.bundleA, e.bundleB)
+	check(t, stdout)
+	if !strings.Contains(stdout, `"subject":{"found":{"name":"io.github.acme/server-b"`) || !strings.Contains(stdout, `"check":"artifact"`) {
+		t.Errorf("the subject run printed no subject checks:\n%s", stdout)
+	}
+
 	for name, obj := range map[string]string{
 		"extra member":                   `{"valid":true,"diagnostics":[],"schemaErrors":[],"extra":1}`,
 		"two diagnostics, no evaluation": `{"valid":false,"diagnostics":["MCP_RES_A","MCP_RES_B","MCP_RES_C"],"schemaErrors":[]}`,
 		"input invalid without message":  `{"valid":false,"diagnostics":["MCP_RES_INPUT_INVALID"]}`,
+		"unknown subject check":          `{"valid":true,"diagnostics":[],"schemaErrors":[],"evaluatedAt":"2026-08-27T18:05:00.000Z","evaluation":{"evaluatedAt":"2026-08-27T18:05:00.000Z","policySupplied":false,"policyId":null,"policyVersion":null,"envelopes":[],"distinctKeys":0,"notes":[]},"gate":{"passed":true,"subject":{"found":null,"checks":[{"check":"filename","expected":["x"],"found":null,"passed":true}]},"reasons":[]}}`,
 		"bad level":                      `{"valid":true,"diagnostics":[],"schemaErrors":[],"authenticityClassification":"GOLD","evaluatedAt":"2026-08-27T18:05:00.000Z","evaluation":{"evaluatedAt":"2026-08-27T18:05:00.000Z","policySupplied":false,"policyId":null,"policyVersion":null,"envelopes":[],"distinctKeys":0,"notes":[]}}`,
 	} {
 		v, err := canonjson.Parse([]byte(obj))

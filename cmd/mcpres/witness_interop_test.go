@@ -315,8 +315,10 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 			t.Fatalf("log add: %s", out)
 		}
 	}
-	// log proof asks again: both have cosigned size 2 already (old 2).
-	if out := runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "1", "--witness-policy", pol, "-o", p("ref-proof.json")); !strings.Contains(out, "cosigned by 2 of 2") {
+	// log proof asks only the witnesses missing from the checkpoint: none,
+	// both have cosigned size 2 already; the quorum is met.
+	if out := runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "1", "--witness-policy", pol, "--require-quorum", pol, "-o", p("ref-proof.json")); !strings.Contains(out, "already cosigned by litewitness, mcpres") ||
+		!strings.Contains(out, "entry 1: cosigned by 2 of 2: litewitness, mcpres; quorum both satisfied") {
 		t.Fatalf("log proof: %s", out)
 	}
 
@@ -364,12 +366,23 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 		t.Fatalf("quorum without litewitness: %s\n%s", mustCompact(res), text)
 	}
 
+	// The quorum is known before anything is signed: log proof with the
+	// consumers' tlog policy refuses the under-cosigned reference.
+	out = runExpect(t, exitInvalid, "log", "proof", "--dir", p("log-dir"), "--index", "2", "--require-quorum", pol, "-o", p("ref-4.json"))
+	if !strings.Contains(out, "entry 2: cosigned by 1 of 2: mcpres; missing: litewitness; quorum both not satisfied") || !strings.Contains(out, "nothing written") {
+		t.Fatalf("--require-quorum with litewitness down: %s", out)
+	}
+	if _, err := os.Stat(p("ref-4.json")); err == nil {
+		t.Fatal("log proof --require-quorum wrote a reference that fails the quorum")
+	}
+
 	// litewitness back: it last cosigned size 2, the client (a new
 	// process) assumes 3; litewitness answers 409 with 2, and the request
-	// from 2 with its proof is cosigned. The 2-of-2 quorum is met again.
+	// from 2 with its proof is cosigned. Only litewitness is asked (the
+	// mcpres witness's cosignature is there); the 2-of-2 quorum is met again.
 	restartLW()
-	out = runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "2", "--witness-policy", pol, "-o", p("ref-4.json"))
-	if !strings.Contains(out, "cosigned by 2 of 2 witness(es) asked (litewitness, mcpres)") {
+	out = runExpect(t, 0, "log", "proof", "--dir", p("log-dir"), "--index", "2", "--witness-policy", pol, "--require-quorum", pol, "-o", p("ref-4.json"))
+	if !strings.Contains(out, "cosigned by 1 of 1 witness(es) asked (litewitness); already cosigned by mcpres") || !strings.Contains(out, "quorum both satisfied") {
 		t.Fatalf("after litewitness is back: %s", out)
 	}
 	if res = verify(p("example-2.json"), "ref-4.json"); !res.Get("valid").Bool || res.Get("authenticityClassification").Str != "TRANSPARENCY_RECORDED" {

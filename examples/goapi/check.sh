@@ -11,7 +11,7 @@ trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/" ./...
 T=../../testdata
 AT=2026-08-27T18:05:00.000Z # the fixtures' evaluation time, never the clock
-SUBJECT=6f1f1b2c33142719e087781ea53a4ce7b9feb0377b72082168d6f1371a439d6a # ledger-notes-server 3.4.1
+SUBJECT=sha256:6f1f1b2c33142719e087781ea53a4ce7b9feb0377b72082168d6f1371a439d6a # ledger-notes-server 3.4.1
 
 # expect STATUS PATTERN PROGRAM ARGS...: PROGRAM exits with STATUS and
 # prints a line matching the extended regular expression PATTERN.
@@ -39,16 +39,20 @@ echo "ok  sign: the signed and co-signed bundle is testdata/attestation/witnesse
 
 verify() { expect "$1" "$2" verify -evaluated-at $AT "${@:3}"; }
 verify 0 "^PASSED: TRANSPARENCY_RECORDED at least TRANSPARENCY_RECORDED" -policy $T/transparency/policy.json \
-  -subject-sha256 $SUBJECT -require-level TRANSPARENCY_RECORDED $T/transparency/example.signed.json
+  -subject-digest $SUBJECT -require-level TRANSPARENCY_RECORDED $T/transparency/example.signed.json
 verify 0 "^PASSED: WITNESSED at least SIGNED_WITH_IDENTITY" -policy $T/attestation/witnessed.trust-policy.json \
-  -subject-sha256 $SUBJECT "$bin/witnessed.json"
-# The gate's controls: another artifact, a level not reached, a bundle that does not verify.
-verify 1 "^REFUSED: the evidence is about artifact $SUBJECT, not 0{64}" -policy $T/transparency/policy.json \
-  -subject-sha256 "$(printf '0%.0s' {1..64})" $T/transparency/example.signed.json
+  -subject-digest $SUBJECT "$bin/witnessed.json"
+# The gate's controls: another artifact, another version, a malformed digest, a level not reached, a bundle that does not verify.
+verify 1 "^REFUSED: MCPRES_SUBJECT_MISMATCH: digest: expected sha256:0{64}, found $SUBJECT" -policy $T/transparency/policy.json \
+  -subject-digest "sha256:$(printf '0%.0s' {1..64})" $T/transparency/example.signed.json
+verify 1 '^REFUSED: MCPRES_SUBJECT_MISMATCH: version: expected "3.4.0", found "3.4.1"' -policy $T/transparency/policy.json \
+  -subject-digest $SUBJECT -subject-name ledger-notes-server -subject-version 3.4.0 $T/transparency/example.signed.json
+verify 2 "uppercase hexadecimal digits" -policy $T/transparency/policy.json \
+  -subject-digest "sha256:$(tr a-f A-F <<<"${SUBJECT#sha256:}")" $T/transparency/example.signed.json
 verify 1 "^REFUSED: level WITNESSED is below the required TRANSPARENCY_RECORDED" -policy $T/attestation/witnessed.trust-policy.json \
-  -subject-sha256 $SUBJECT -require-level TRANSPARENCY_RECORDED "$bin/witnessed.json"
+  -subject-digest $SUBJECT -require-level TRANSPARENCY_RECORDED "$bin/witnessed.json"
 verify 1 "^REFUSED: \[MCP_RES_ATTESTATION_SIGNATURE_INVALID\]" -policy $T/attestation/altered-payload.trust-policy.json \
-  -subject-sha256 $SUBJECT $T/attestation/altered-payload.json
+  -subject-digest $SUBJECT $T/attestation/altered-payload.json
 
 transparency() { expect "$1" "$2" transparency -tlog-policy $T/transparency/tlog-policy.txt "${@:3}" $T/transparency/example.ref.json; }
 transparency 0 "^verified offline: c2sp.org/tlog-proof@v1 leaf 2 of log.example.org/mcpres-example \(tree size 4\)" \

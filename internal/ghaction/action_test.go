@@ -2,6 +2,8 @@ package ghaction
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -317,6 +319,129 @@ func TestAction(t *testing.T) {
 			}
 		})
 	}
+
+	// The subject checks: a bundle about an artifact file passes with that
+	// artifact, its digest, name and version, and fails with another's;
+	// the report gets the same checks.
+	t.Run("subject", func(t *testing.T) {
+		if bin == "" {
+			t.Skip("mcpres was not installed")
+		}
+		ws := t.TempDir()
+		art := filepath.Join(ws, "server.tar")
+		other := filepath.Join(ws, "other.tar")
+		os.WriteFile(art, []byte("the artifact that ships\n"), 0o644)
+		os.WriteFile(other, []byte("another artifact\n"), 0o644)
+		sum := sha256.Sum256([]byte("the artifact that ships\n"))
+		digest := "sha256:" + hex.EncodeToString(sum[:])
+		for _, c := range []struct {
+			name   string
+			inputs map[string]string
+			code   int
+			valid  string
+		}{
+			{"its artifact", map[string]string{"artifact": "server.tar"}, 0, "true"},
+			{"its artifact among others, digest, name and version", map[string]string{"artifact": "other.tar\nserver.tar\n", "subject-digest": digest,
+				"subject-name": "ledger-notes-server", "subject-version": "3.4.1", "report": "r.html"}, 0, "true"},
+			{"another artifact", map[string]string{"artifact": "other.tar"}, 1, "false"},
+			{"another version", map[string]string{"subject-version": "3.4.2"}, 1, "false"},
+			{"a digest in another form", map[string]string{"subject-digest": strings.ToUpper(digest)}, 2, "false"},
+			{"a missing artifact", map[string]string{"artifact": "missing.tar"}, 2, "false"},
+			{"subject checks with validate", map[string]string{"command": "validate", "subject-name": "x", "policy": ""}, 2, ""},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				in := map[string]string{"paths": "about.json", "policy": "policy.json", "evaluated-at": attesttest.EvaluatedAt}
+				for k, v := range c.inputs {
+					in[k] = v
+				}
+				r := newRunner(t, temp, in, a)
+				files := map[string][]byte{"policy.json": ocitest.Policy(t), "about.json": ocitest.AttestedBundle(t, digest)}
+				for _, f := range []string{art, other} {
+					files[filepath.Base(f)], _ = os.ReadFile(f)
+				}
+				for name, data := range files {
+					if err := os.WriteFile(filepath.Join(r.workspace, name), data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				check := a
+				check.Runs.Steps = a.Runs.Steps[2:]
+				if code := r.run(check); code != c.code {
+					t.Errorf("exit status %d, want %d", code, c.code)
+				}
+				summary, _ := os.ReadFile(r.summary)
+				if out := r.outputs(); c.valid != "" && out["valid"] != c.valid {
+					t.Errorf("outputs %q, want valid=%s", out, c.valid)
+				}
+				if c.code == 1 && !strings.Contains(string(summary), "MCPRES_SUBJECT_MISMATCH") {
+					t.Errorf("the summary does not name the subject mismatch:\n%s", summary)
+				}
+				if c.inputs["report"] != "" {
+					if page, err := os.ReadFile(filepath.Join(r.workspace, c.inputs["report"])); err != nil || !strings.Contains(string(page), "Subject checks") {
+						t.Errorf("the report lists no subject checks: %v", err)
+					}
+				}
+			})
+		}
+	})
+
+	// The TUF inputs: the policy is fetched once through TUF from a
+	// repository made with the installed mcpres, and gates the bundle.
+	t.Run("tuf", func(t *testing.T) {
+		if bin == "" {
+			t.Skip("mcpres was not installed")
+		}
+		repo, root := t.TempDir(), t.TempDir()
+		policy := filepath.Join(root, "release-policy.json")
+		os.WriteFile(policy, ocitest.Policy(t), 0o644)
+		mustRun := func(args ...string) {
+			t.Helper()
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("mcpres %q: %v\n%s", args, err, out)
+			}
+		}
+		mustRun("key", "generate", "--out-base", "tuf")
+		roles := []string{"--targets-key", "tuf.key", "--snapshot-key", "tuf.key", "--timestamp-key", "tuf.key"}
+		mustRun(append([]string{"policy", "tuf", "init", "--repo", repo, "--root-key", "tuf.key"}, roles...)...)
+		mustRun(append([]string{"policy", "tuf", "add-target", "--repo", repo, "--name", "release-policy.json", policy}, roles...)...)
+		for _, c := range []struct {
+			name   string
+			inputs map[string]string
+			code   int
+		}{
+			{"fetched policy", map[string]string{"policy-tuf": "1.root.json", "policy-repo": repo, "policy-target": "release-policy.json", "require-level": "SIGNED_WITH_IDENTITY"}, 0},
+			{"another target", map[string]string{"policy-tuf": "1.root.json", "policy-repo": repo, "policy-target": "missing.json"}, 2},
+			{"policy-tuf without policy-target", map[string]string{"policy-tuf": "1.root.json", "policy-repo": repo}, 2},
+			{"policy-tuf with policy", map[string]string{"policy-tuf": "1.root.json", "policy-repo": repo, "policy-target": "release-policy.json", "policy": "policy.json"}, 2},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				in := map[string]string{"paths": "about.json", "evaluated-at": attesttest.EvaluatedAt, "subject-name": "ledger-notes-server"}
+				for k, v := range c.inputs {
+					in[k] = v
+				}
+				r := newRunner(t, temp, in, a)
+				rootJSON, err := os.ReadFile(filepath.Join(repo, "1.root.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(filepath.Join(r.workspace, "1.root.json"), rootJSON, 0o644)
+				os.WriteFile(filepath.Join(r.workspace, "policy.json"), ocitest.Policy(t), 0o644)
+				os.WriteFile(filepath.Join(r.workspace, "about.json"), ocitest.AttestedBundle(t, "sha256:"+strings.Repeat("1", 64)), 0o644)
+				check := a
+				check.Runs.Steps = a.Runs.Steps[2:]
+				if code := r.run(check); code != c.code {
+					t.Errorf("exit status %d, want %d", code, c.code)
+				}
+				if c.code == 0 {
+					if out := r.outputs(); out["valid"] != "true" || out["level"] != "SIGNED_WITH_IDENTITY" {
+						t.Errorf("outputs %q", out)
+					}
+				}
+			})
+		}
+	})
 
 	// oci: the artifacts attached to an image (by the installed mcpres,
 	// which runs mcpres-oci installed beside it), one about the image and

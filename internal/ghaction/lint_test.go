@@ -182,3 +182,139 @@ func TestWorkflowsPolicy(t *testing.T) {
 		}
 	}
 }
+
+// Every step of the example workflows that uses the repository's own
+// action (./.mcpres, the checkout of mcpres) gives it only inputs that
+// action.yml declares, and every gate of the consumer binds the evidence
+// to the artifact it admits (a subject digest or artifact, or the image of
+// oci) and takes its policy through TUF.
+func TestWorkflowsUseTheAction(t *testing.T) {
+	inputs := loadAction(t).Inputs
+	type stepT struct {
+		Name string            `yaml:"name"`
+		Uses string            `yaml:"uses"`
+		With map[string]string `yaml:"with"`
+	}
+	gates := 0
+	for _, f := range workflows(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []stepT `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(data, &wf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		name := filepath.Base(f)
+		for jn, j := range wf.Jobs {
+			for _, s := range j.Steps {
+				if s.Uses != "./.mcpres" {
+					continue
+				}
+				for k := range s.With {
+					if _, ok := inputs[k]; !ok {
+						t.Errorf("%s: job %s step %q gives input %q, which action.yml does not declare", name, jn, s.Name, k)
+					}
+				}
+				if name != "consume.yml" {
+					continue
+				}
+				gates++
+				if s.With["subject-digest"] == "" && s.With["artifact"] == "" && s.With["oci"] == "" {
+					t.Errorf("%s: step %q does not bind the evidence to the artifact it admits (subject-digest, artifact or oci)", name, s.Name)
+				}
+				if s.With["policy-tuf"] == "" || s.With["policy"] != "" {
+					t.Errorf("%s: step %q does not take its policy through TUF", name, s.Name)
+				}
+			}
+		}
+	}
+	if gates < 2 {
+		t.Errorf("consume.yml has %d gates through the repository's action, want 2 (the release's bundle, the image's)", gates)
+	}
+}
+
+// The example release pipeline shows real roles (docs/release-pipeline.md):
+// the release key and the witness key are secrets of two jobs in two
+// environments, never both in one job; the witness job runs after the
+// release job, checks the signed bundle bound to an image digest it
+// resolved itself (its own step, not the release job's output) before it
+// co-signs, and every publishing job waits for it.
+func TestReleaseRoles(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "examples", "github-actions", "release.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type stepT struct {
+		Name string            `yaml:"name"`
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		Env  map[string]string `yaml:"env"`
+		With map[string]string `yaml:"with"`
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Needs       yaml.Node `yaml:"needs"`
+			Environment string    `yaml:"environment"`
+			Steps       []stepT   `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	holder := map[string]string{} // secret → the job that references it
+	for jn, j := range wf.Jobs {
+		for _, s := range j.Steps {
+			for _, v := range s.Env {
+				for _, m := range regexp.MustCompile(`secrets\.([A-Z_]+)`).FindAllStringSubmatch(v, -1) {
+					if prev, ok := holder[m[1]]; ok && prev != jn {
+						t.Errorf("secret %s is referenced by jobs %s and %s", m[1], prev, jn)
+					}
+					holder[m[1]] = jn
+				}
+			}
+		}
+	}
+	signer, witness := holder["MCPRES_SIGNING_KEY"], holder["MCPRES_WITNESS_BUNDLE_KEY"]
+	if signer == "" || witness == "" || signer == witness {
+		t.Fatalf("the release key is held by job %q and the witness key by job %q: want two jobs", signer, witness)
+	}
+	sj, wj := wf.Jobs[signer], wf.Jobs[witness]
+	if sj.Environment == "" || wj.Environment == "" || sj.Environment == wj.Environment {
+		t.Errorf("environments %q and %q: want each key in an environment of its own", sj.Environment, wj.Environment)
+	}
+	if wj.Needs.Value != signer {
+		t.Errorf("job %s needs %q, want the release job %s", witness, wj.Needs.Value, signer)
+	}
+	checked, resolved := false, false
+	for _, s := range wj.Steps {
+		if strings.Contains(s.Run, "oci discover") {
+			resolved = true
+		}
+		if s.Uses == "./.mcpres" && strings.HasPrefix(s.With["subject-digest"], "${{ steps.") && s.With["paths"] == "dist/bundle.signed.json" {
+			if !resolved {
+				t.Error("the witness checks the subject before resolving the image digest itself")
+			}
+			checked = true
+		}
+		if strings.Contains(s.Run, "mcpres attest sign") && !checked {
+			t.Errorf("job %s co-signs before it checked the signed bundle bound to the image digest", witness)
+		}
+	}
+	if !checked {
+		t.Errorf("job %s never checks the signed bundle bound to an image digest of its own", witness)
+	}
+	for jn, j := range wf.Jobs {
+		publishes := false
+		for _, s := range j.Steps {
+			publishes = publishes || strings.Contains(s.Run, "gh release upload") || strings.Contains(s.Run, "oci attach")
+		}
+		if publishes && j.Needs.Value != witness {
+			t.Errorf("job %s publishes without waiting for the witness (needs %q)", jn, j.Needs.Value)
+		}
+	}
+}

@@ -50,6 +50,7 @@ var layout = []row{
 	{"offline", []string{"internal/...", "canonjson/...", "signednote/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},
 	{"offline/...", []string{"internal/...", "canonjson/...", "signednote/...", "offline/..."}, "offline's helpers and the Rekor verifier"},
 	{"trustpolicy/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
+	{"inspect", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "describing documents, references, checkpoints and policies without judging trust"},
 	{"migrate/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "migrate/..."}, "v0.1 → v0.2 migration"},
 	{"witness/witnesshttp", []string{"internal/...", "canonjson/...", "signednote/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
 	{"witness/...", []string{"internal/...", "canonjson/...", "signednote/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
@@ -71,7 +72,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "canonjson/...", "ed25519strict", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "cmd/internal/verifycmd",
+	verification = []string{"attest/...", "bundle/...", "canonjson/...", "ed25519strict", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "inspect", "cmd/internal/verifycmd",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}

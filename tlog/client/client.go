@@ -241,6 +241,14 @@ type Reference struct {
 	Proof []byte
 	// Verified is what offline verified.
 	Verified *offline.Verified
+	// Existing is the server's word (the Mcpres-Existing header) that the
+	// bundle was already in the log: the entry is an earlier one, and the
+	// server asked the witnesses missing from its checkpoint again (a
+	// re-witnessed proof). It is not verified and only worded into
+	// messages; the entry itself is Verified's. What the witnesses gave
+	// the checkpoint is offline.Witnessed of Proof (with the consumers'
+	// tlog policy) or offline.CosignatureLines (unverified).
+	Existing bool
 }
 
 // Submit posts body (a bundle or an attested bundle, whose log entry is
@@ -259,10 +267,15 @@ func (c *Client) Submit(ctx context.Context, body []byte, want offline.Entry, tr
 	}
 	var last error
 	for attempt := 1; ; attempt++ {
-		status, answer, retryAfter, location, err := c.post(ctx, body)
+		status, answer, retryAfter, location, existing, err := c.post(ctx, body)
 		switch {
 		case err == nil && status == http.StatusOK:
-			return Verify(answer, want, trust)
+			ref, err := Verify(answer, want, trust)
+			if err != nil {
+				return nil, err
+			}
+			ref.Existing = existing
+			return ref, nil
 		case err == nil && status >= 300 && status < 400:
 			return nil, &RedirectError{Status: status, Location: location}
 		case err == nil && status != http.StatusTooManyRequests && status < 500:
@@ -295,11 +308,12 @@ func (c *Client) Submit(ctx context.Context, body []byte, want offline.Entry, tr
 }
 
 // post sends one submission. A transport error is returned as err; an
-// answer with its status, body (bounded), Retry-After and Location.
-func (c *Client) post(ctx context.Context, body []byte) (int, []byte, time.Duration, string, error) {
+// answer with its status, body (bounded), Retry-After, Location and
+// whether the server said the entry already existed.
+func (c *Client) post(ctx context.Context, body []byte) (int, []byte, time.Duration, string, bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, 0, "", err
+		return 0, nil, 0, "", false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if c.opts.Token != "" {
@@ -307,19 +321,23 @@ func (c *Client) post(ctx context.Context, body []byte) (int, []byte, time.Durat
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return 0, nil, 0, "", err
+		return 0, nil, 0, "", false, err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes))
 	if err != nil {
-		return 0, nil, 0, "", fmt.Errorf("reading the answer: %w", err)
+		return 0, nil, 0, "", false, fmt.Errorf("reading the answer: %w", err)
 	}
 	var ra time.Duration
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 		ra = min(time.Duration(s)*time.Second, maxRetryAfter)
 	}
-	return resp.StatusCode, answer, ra, resp.Header.Get("Location"), nil
+	return resp.StatusCode, answer, ra, resp.Header.Get("Location"), resp.Header.Get(ExistingHeader) == "true", nil
 }
+
+// ExistingHeader is the answer header in which a log service says whether
+// the entry was already in the log ("true" or "false", tlog/server).
+const ExistingHeader = "Mcpres-Existing"
 
 // Verify checks a log service's answer before anything is written from it
 // and returns the reference rebuilt from its verified proof: answer is a

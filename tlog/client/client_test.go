@@ -340,3 +340,48 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// TestWitnessing: the server's Existing header is carried (and only that
+// header: its absence is false); the verified reference's cosignatures
+// are named unverified by offline.CosignatureLines, and counted against a
+// trust with witnesses by offline.Witnessed with the quorum's verdict, as
+// log add --server does: 2 of 3 cosigned fails a 3-of-3 quorum, meets a
+// 2-of-3 one.
+func TestWitnessing(t *testing.T) {
+	l := newTestLog(t)
+	w1 := offlinetest.NewWitness("w1", "witness-1.example.org", "client w1", 1767225600)
+	w2 := offlinetest.NewWitness("w2", "witness-2.example.org", "client w2", 1767225600)
+	w3 := offlinetest.NewWitness("w3", "witness-3.example.org", "client w3", 1767225600)
+	answer, err := attest.NewTransparencyReference(origin, "1", l.Proof(1, w1, w2).Marshal()).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"true", "false", ""} {
+		srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			if h != "" {
+				w.Header().Set(client.ExistingHeader, h)
+			}
+			w.Write(answer)
+		})
+		ref, err := newClient(t, srv.URL, client.Options{}).Submit(context.Background(), []byte("{}"), l.entries[1], l.trust())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref.Existing != (h == "true") {
+			t.Errorf("header %q: Existing %t", h, ref.Existing)
+		}
+		if lines, _ := offline.CosignatureLines(ref.Proof); len(lines) != 2 || offline.FormatSigLines(lines)[:22] != "witness-1.example.org+" {
+			t.Errorf("cosignatures %v", lines)
+		}
+		trust := func(k int) offline.Trust {
+			return offlinetest.Trust([]*offlinetest.Log{l.Log}, []*offlinetest.Witness{w1, w2, w3},
+				[]offline.Group{{Name: "every", Threshold: k, Members: []string{"w1", "w2", "w3"}}}, "every")
+		}
+		if w, err := offline.Witnessed(ref.Proof, ref.Verified.Entry, trust(3)); err != nil || w.Satisfied() || w.String() != "cosigned by 2 of 3: w1, w2; missing: w3; quorum every not satisfied: cosignatures: 2 of 3 required (w3 missing)" {
+			t.Errorf("3 of 3: %v %v", w, err)
+		}
+		if w, err := offline.Witnessed(ref.Proof, ref.Verified.Entry, trust(2)); err != nil || !w.Satisfied() {
+			t.Errorf("2 of 3: %v %v", w, err)
+		}
+	}
+}

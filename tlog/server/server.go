@@ -10,7 +10,10 @@
 //	POST /add                    a submission: the body is admitted (read strictly
 //	                             and validated by Config.Admit: AdmitEvidence in
 //	                             the log service), appended or found in the log,
-//	                             and answered with its transparency reference
+//	                             and answered with its transparency reference;
+//	                             headers Mcpres-Entry-Index (the leaf index) and
+//	                             Mcpres-Existing ("true" for an entry already
+//	                             logged, whose proof Config.Refresh may renew)
 //	GET  /healthz                200 when the published checkpoint verifies
 //
 // Full tiles and bundles never change: they are served with
@@ -107,6 +110,12 @@ type Config struct {
 	// Admit turns a submission body into the log entry, or refuses it.
 	// Nothing is appended for a refused body.
 	Admit func(body []byte) ([]byte, *Rejection)
+	// Refresh, when set, is given the proof of a submission whose entry
+	// was already in the log (a retry, or a re-submission to get a fresh
+	// proof) and returns the proof to answer instead; the log service
+	// asks the witnesses missing from its checkpoint again
+	// ([Service.Run]). An error is logged and the first proof answered.
+	Refresh func(ctx context.Context, p *tlog.Proof) (*tlog.Proof, error)
 	// Reference encodes the answer to an accepted submission; nil means
 	// its transparency reference (tlog.Proof.Reference), byte for byte
 	// what `mcpres log add -o` writes.
@@ -380,6 +389,13 @@ func (h *Handler) add(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusServiceUnavailable, "the entry could not be confirmed in time, retry")
 		return
 	}
+	if p.Existing && h.cfg.Refresh != nil {
+		if np, err := h.cfg.Refresh(ctx, p); err != nil {
+			h.logf("add: entry %d already logged: refreshing its proof: %v", p.Index, err)
+		} else {
+			p = np
+		}
+	}
 	ref, err := h.cfg.Reference(p)
 	if err != nil {
 		h.logf("add: encoding the reference of entry %d: %v", p.Index, err)
@@ -387,7 +403,7 @@ func (h *Handler) add(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Mcpres-Entry-Index", p.EntryID())
-	w.Header().Set("Mcpres-Existing", strconv.FormatBool(p.Existing))
+	w.Header().Set("Mcpres-Existing", strconv.FormatBool(p.Existing)) // client.ExistingHeader
 	w.Header().Set("Cache-Control", "no-store")
 	serve(w, "application/json", ref)
 }

@@ -481,3 +481,56 @@ func TestSlowBodies(t *testing.T) {
 		t.Errorf("a large honest submission: %d %q", resp.StatusCode, data)
 	}
 }
+
+// TestRefresh: Config.Refresh is asked for the proof of an entry already
+// in the log, never of a new one, and its proof is answered; when it
+// fails, the first proof is answered and the failure logged.
+func TestRefresh(t *testing.T) {
+	var mu sync.Mutex // the handler's goroutines and the test's
+	var calls []uint64
+	fail := false
+	var logged []string
+	e := newEnv(t, func(c *server.Config) {
+		c.Refresh = func(ctx context.Context, p *tlog.Proof) (*tlog.Proof, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls = append(calls, p.Index)
+			if fail {
+				return nil, fmt.Errorf("the witnesses are still down")
+			}
+			np := *p
+			np.Index += 100 // marks the answer as Refresh's
+			return &np, nil
+		}
+		c.Logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			logged = append(logged, fmt.Sprintf(format, args...))
+		}
+	})
+	for i, tt := range []struct {
+		body, answer string
+		calls        int
+	}{
+		{"ok:first", "0 false\n", 0},
+		{"ok:first", "100 true\n", 1},
+		{"ok:second", "1 false\n", 1},
+	} {
+		resp, data := e.do("POST", "/add", "", []byte(tt.body))
+		mu.Lock()
+		n := len(calls)
+		mu.Unlock()
+		if resp.StatusCode != 200 || string(data) != tt.answer || n != tt.calls {
+			t.Errorf("%d: %q: %d %q, %d calls; want %q, %d", i, tt.body, resp.StatusCode, data, n, tt.answer, tt.calls)
+		}
+	}
+	mu.Lock()
+	fail = true
+	mu.Unlock()
+	_, data := e.do("POST", "/add", "", []byte("ok:second"))
+	mu.Lock()
+	defer mu.Unlock()
+	if string(data) != "1 true\n" || len(logged) != 1 || !strings.Contains(logged[0], "the witnesses are still down") {
+		t.Errorf("a failed refresh: %q, logged %q", data, logged)
+	}
+}

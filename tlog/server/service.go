@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -70,7 +71,12 @@ type Service struct {
 	Signer  *signednote.LogSigner
 	// Witnesses, when set, are asked to cosign each new checkpoint, and
 	// the submissions it covers are answered once they have (or their
-	// deadlines passed), with the cosignatures obtained attached.
+	// deadlines passed), with the cosignatures obtained attached. A
+	// submission whose entry is already in the log, answered against a
+	// checkpoint that lacks the cosignature of some of them (they were
+	// down), has them asked again first (only those missing; concurrent
+	// such submissions share one round): re-submitting a bundle once the
+	// witnesses are back gives a fresh, re-witnessed proof.
 	Witnesses *witnessclient.Client
 	// Token, MaxConcurrent and MaxMemory are the Config fields.
 	Token         string
@@ -149,10 +155,37 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("opening the log: %w", err)
 	}
 	close(ready)
+	var refresh func(context.Context, *tlog.Proof) (*tlog.Proof, error)
+	if s.Witnesses != nil {
+		var once sharedRound
+		refresh = func(ctx context.Context, p *tlog.Proof) (*tlog.Proof, error) {
+			if len(s.Witnesses.Missing(p.Checkpoint, key)) == 0 {
+				return p, nil
+			}
+			once.run(ctx, func(ctx context.Context) {
+				wcp, res, err := s.Witnesses.WitnessLog(ctx, ap, key, s.Storage.ReadTile)
+				if err != nil {
+					s.logf("warning: asking the missing witnesses again: %v", err)
+					return
+				}
+				for _, f := range res.Failures {
+					s.logf("warning: %v", f)
+				}
+				s.logf("again, for an entry already logged: %s", res.Summary(wcp))
+			})
+			np, err := ap.Proof(ctx, p.Index)
+			if err != nil {
+				return nil, err
+			}
+			np.Existing = true
+			return np, nil
+		}
+	}
 	h := New(Config{
 		Log: lg, Storage: s.Storage, Appender: ap,
-		Admit: AdmitEvidence(s.Now),
-		Token: s.Token, MaxConcurrent: s.MaxConcurrent,
+		Refresh: refresh,
+		Admit:   AdmitEvidence(s.Now),
+		Token:   s.Token, MaxConcurrent: s.MaxConcurrent,
 		MaxMemory: s.MaxMemory, Cost: admit.Cost,
 		Logf: s.logf,
 	})
@@ -169,4 +202,35 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 	}
 	s.logf("log %s: stopped", lg.Origin())
 	return nil
+}
+
+// A sharedRound runs one round at a time: a caller that finds a round
+// running waits for it (or for its own context) instead of starting
+// another, so that many re-submissions while a witness is down cost one
+// round, not one each.
+type sharedRound struct {
+	mu  sync.Mutex
+	cur chan struct{} // closed when the running round ends; nil when none runs
+}
+
+func (r *sharedRound) run(ctx context.Context, round func(context.Context)) {
+	r.mu.Lock()
+	if c := r.cur; c != nil {
+		r.mu.Unlock()
+		select {
+		case <-c:
+		case <-ctx.Done():
+		}
+		return
+	}
+	c := make(chan struct{})
+	r.cur = c
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.cur = nil
+		r.mu.Unlock()
+		close(c)
+	}()
+	round(ctx)
 }

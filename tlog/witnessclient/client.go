@@ -178,11 +178,16 @@ type Result struct {
 	Cosignatures []witness.CosignatureInput
 	// Failures are the witnesses that gave none, in witness order.
 	Failures []Failure
+	// Present are the witnesses that were not asked because the
+	// checkpoint already carried their valid cosignature (WitnessLog), in
+	// witness order.
+	Present []string
 }
 
 // Summary is the account of a round for its checkpoint cp: "checkpoint of
 // ORIGIN at size N: cosigned by K of M witness(es) asked (NAMES)", NAMES
-// those that cosigned or "none". Each Failure says why it gave none.
+// those that cosigned or "none", and "; already cosigned by NAMES" for the
+// witnesses not asked. Each Failure says why it gave none.
 func (r *Result) Summary(cp *signednote.Checkpoint) string {
 	names := make([]string, len(r.Cosignatures))
 	for i, s := range r.Cosignatures {
@@ -192,14 +197,60 @@ func (r *Result) Summary(cp *signednote.Checkpoint) string {
 	if list == "" {
 		list = "none"
 	}
-	return fmt.Sprintf("checkpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)",
+	s := fmt.Sprintf("checkpoint of %s at size %d: cosigned by %d of %d witness(es) asked (%s)",
 		cp.Origin, cp.Size, len(r.Cosignatures), len(r.Cosignatures)+len(r.Failures), list)
+	if len(r.Present) > 0 {
+		s += "; already cosigned by " + strings.Join(r.Present, ", ")
+	}
+	return s
+}
+
+// Missing returns the names of the witnesses whose valid cosignature cp
+// (a checkpoint signed by logKey) does not carry, in witness order: those
+// a new round would ask. A cosignature line that does not verify counts as
+// missing.
+func (c *Client) Missing(cp *signednote.Checkpoint, logKey *signednote.Verifier) []string {
+	var out []string
+	for _, r := range c.missing(cp, logKey) {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+func (c *Client) missing(cp *signednote.Checkpoint, logKey *signednote.Verifier) []*remote {
+	var out []*remote
+	for _, r := range c.remotes {
+		if !hasSig(cp.Note, logKey, r.Key) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// hasSig reports whether the note, which verifies with logKey and key,
+// carries a verified signature by key.
+func hasSig(n []byte, logKey, key *signednote.Verifier) bool {
+	ck, err := signednote.Open(n, logKey, key)
+	if err != nil {
+		return false
+	}
+	for _, s := range ck.Sigs {
+		if s.Name == key.Name() && s.Hash == key.KeyHash() {
+			return true
+		}
+	}
+	return false
 }
 
 // Cosign sends the checkpoint note cp, which must verify with logKey, to
 // every witness in parallel and returns the cosignatures obtained. It
 // fails only when cp does not verify; a witness that fails is a Failure.
 func (c *Client) Cosign(ctx context.Context, cp []byte, logKey *signednote.Verifier, proof ProofFunc) (*Result, error) {
+	return c.cosign(ctx, cp, logKey, proof, c.remotes)
+}
+
+// cosign is Cosign asking the witnesses remotes.
+func (c *Client) cosign(ctx context.Context, cp []byte, logKey *signednote.Verifier, proof ProofFunc, remotes []*remote) (*Result, error) {
 	ck, err := signednote.Open(cp, logKey)
 	if err != nil {
 		return nil, fmt.Errorf("witnessclient: %w", err)
@@ -208,9 +259,9 @@ func (c *Client) Cosign(ctx context.Context, cp []byte, logKey *signednote.Verif
 		line []byte
 		err  error
 	}
-	outs := make([]out, len(c.remotes))
+	outs := make([]out, len(remotes))
 	var wg sync.WaitGroup
-	for i, r := range c.remotes {
+	for i, r := range remotes {
 		wg.Go(func() {
 			wctx, cancel := context.WithTimeout(ctx, c.timeout)
 			defer cancel()
@@ -219,7 +270,7 @@ func (c *Client) Cosign(ctx context.Context, cp []byte, logKey *signednote.Verif
 	}
 	wg.Wait()
 	res := &Result{}
-	for i, r := range c.remotes {
+	for i, r := range remotes {
 		if outs[i].err != nil {
 			res.Failures = append(res.Failures, Failure{Name: r.Name, Err: outs[i].err})
 			continue

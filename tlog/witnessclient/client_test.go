@@ -265,3 +265,67 @@ func TestFailures(t *testing.T) {
 		t.Errorf("hang: %v", res.Failures[1].Err)
 	}
 }
+
+// A witness that was down when a checkpoint was cosigned is asked again
+// later, alone: the witnesses whose cosignature the checkpoint carries are
+// not asked (Present), and a fully cosigned checkpoint asks nobody.
+func TestAsksOnlyMissing(t *testing.T) {
+	f := newLog(t)
+	f.add(t, "a", "b")
+	w1, w1v := cosigner(t, testOnlyWitnessSeed, "example.org/w1")
+	w2, w2v := cosigner(t, testOnlyWitness2Seed, "example.org/w2")
+	s1, _ := startWitness(t, f, w1)
+	s2, _ := startWitness(t, f, w2)
+	var up atomic.Bool
+	var posts1, posts2 atomic.Int32
+	proxy := func(target string, posts *atomic.Int32, gated bool) *httptest.Server {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			posts.Add(1)
+			if gated && !up.Load() {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+				return
+			}
+			req, _ := http.NewRequestWithContext(r.Context(), r.Method, target+r.URL.Path, r.Body)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+			w.WriteHeader(resp.StatusCode)
+			io.Copy(w, resp.Body)
+		}))
+		t.Cleanup(s.Close)
+		return s
+	}
+	c, err := witnessclient.New([]witnessclient.Witness{
+		{Name: "w1", Key: w1v, URL: proxy(s1.URL, &posts1, false).URL},
+		{Name: "w2", Key: w2v, URL: proxy(s2.URL, &posts2, true).URL},
+	}, witnessclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, res := witnessLog(t, c, f)
+	if len(res.Cosignatures) != 1 || len(res.Failures) != 1 || res.Failures[0].Name != "w2" || len(res.Present) != 0 {
+		t.Fatalf("w2 down: %+v", res)
+	}
+	if m := c.Missing(cp, f.logKey); strings.Join(m, ",") != "w2" {
+		t.Fatalf("missing %v, want w2", m)
+	}
+	up.Store(true)
+	cp, res = witnessLog(t, c, f)
+	if len(res.Cosignatures) != 1 || res.Cosignatures[0].Source != "w2" || strings.Join(res.Present, ",") != "w1" || posts1.Load() != 1 || posts2.Load() != 2 {
+		t.Fatalf("w2 back: %+v; requests w1 %d, w2 %d", res, posts1.Load(), posts2.Load())
+	}
+	if got := cosigners(t, f, cp, w1v, w2v); strings.Join(got, ",") != "example.org/w1,example.org/w2" || len(c.Missing(cp, f.logKey)) != 0 {
+		t.Fatalf("cosigners %v", got)
+	}
+	if !strings.Contains(res.Summary(cp), "cosigned by 1 of 1 witness(es) asked (w2); already cosigned by w1") {
+		t.Errorf("summary %q", res.Summary(cp))
+	}
+	again, res := witnessLog(t, c, f)
+	if len(res.Cosignatures)+len(res.Failures) != 0 || strings.Join(res.Present, ",") != "w1,w2" || posts1.Load() != 1 || posts2.Load() != 2 || !bytes.Equal(again.Note, cp.Note) {
+		t.Fatalf("fully cosigned: %+v; requests w1 %d, w2 %d", res, posts1.Load(), posts2.Load())
+	}
+}

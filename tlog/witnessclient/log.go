@@ -3,6 +3,7 @@ package witnessclient
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
@@ -26,9 +27,14 @@ var (
 // WitnessLog asks the witnesses to cosign the published checkpoint of lg
 // (whose key is logKey; readTile reads its hash tiles) and attaches the
 // cosignatures obtained with lg.UpdateCheckpoint, through witness.Attach,
-// which verifies each again and keeps one per key. It returns the
-// checkpoint as published afterwards and what each witness did. With no
-// cosignature obtained, the checkpoint is left as it is. It fails with
+// which verifies each again and keeps one per key. Only the witnesses
+// whose cosignature the checkpoint does not carry yet are asked
+// ([Client.Missing]; the others are Result.Present): a new checkpoint asks
+// them all, and asking again for one that was under-cosigned (a witness
+// was down) asks only those missing, so that a fresh, re-witnessed proof
+// can be had for an entry already logged. It returns the checkpoint as
+// published afterwards and what each witness did. With no cosignature
+// obtained, the checkpoint is left as it is. It fails with
 // tlog.ErrCheckpointChanged (wrapped) when the log published another
 // checkpoint meanwhile.
 //
@@ -39,10 +45,21 @@ func (c *Client) WitnessLog(ctx context.Context, lg Log, logKey *signednote.Veri
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := c.Cosign(ctx, cp.Note, logKey, TileProofs(readTile))
+	ask := c.missing(cp, logKey)
+	var present []string
+	for _, r := range c.remotes {
+		if !slices.Contains(ask, r) {
+			present = append(present, r.Name)
+		}
+	}
+	if len(ask) == 0 {
+		return cp, &Result{Present: present}, nil
+	}
+	res, err := c.cosign(ctx, cp.Note, logKey, TileProofs(readTile), ask)
 	if err != nil {
 		return nil, nil, err
 	}
+	res.Present = present
 	if len(res.Cosignatures) == 0 {
 		return cp, res, nil
 	}

@@ -67,7 +67,7 @@ func (c Config) runOCI(a *Printer, req OCIRequest, pol PolicySource, opts attest
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
-	g = g.WithSubjectDigest(sub.Digest)
+	g = g.WithImage(sub.Image, sub.Digest)
 	in := Inputs{Many: true}
 	byName := make(map[string]OCIReferrer, len(sub.Referrers))
 	for _, r := range sub.Referrers {

@@ -37,15 +37,15 @@ func signedExample(t *testing.T) (path, subject string) {
 	return path, subject
 }
 
-// The subject requirement fails a valid bundle about another digest with
-// MCPRES_SUBJECT_MISMATCH, passes the bundle's own, and adds nothing to
-// an invalid bundle's failure.
+// The image requirement of --oci fails a valid bundle about another
+// digest with MCPRES_SUBJECT_MISMATCH, passes the bundle's own, and adds
+// nothing to an invalid bundle's failure.
 func TestGateSubjectDigest(t *testing.T) {
 	path, subject := signedExample(t)
 	opts := attest.Options{EvaluatedAt: attesttest.EvaluatedAt}
 	other := "sha256:" + strings.Repeat("0", 64)
 
-	rep := VerifyReport(path, PolicySource{}, opts, Gate{}.WithSubjectDigest(other))
+	rep := VerifyReport(path, PolicySource{}, opts, Gate{}.WithImage("reg.example/x:1", other))
 	gate := rep.Obj.Get("gate")
 	if rep.Code != ExitInvalid || rep.Outcome != OutcomeGateFailed || gate.Get("passed").Bool ||
 		gate.Get("requireSubjectDigest").Str != other || !strings.HasPrefix(gate.Get("reasons").Items[0].Str, attest.CodeSubjectMismatch+": ") {
@@ -56,7 +56,7 @@ func TestGateSubjectDigest(t *testing.T) {
 	}
 
 	// Control: the bundle's own subject passes.
-	rep = VerifyReport(path, PolicySource{}, opts, Gate{}.WithSubjectDigest(subject))
+	rep = VerifyReport(path, PolicySource{}, opts, Gate{}.WithImage("reg.example/x:1", subject))
 	if rep.Code != ExitValid || !rep.Obj.Get("gate").Get("passed").Bool {
 		t.Fatalf("own subject: code %d, gate %s", rep.Code, compactString(rep.Obj.Get("gate")))
 	}
@@ -65,7 +65,7 @@ func TestGateSubjectDigest(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, bytes.Replace(data, []byte(`"3.4.1"`), []byte(`"3.4.2"`), 1), 0o600)
-	rep = VerifyReport(bad, PolicySource{}, opts, Gate{}.WithSubjectDigest(other))
+	rep = VerifyReport(bad, PolicySource{}, opts, Gate{}.WithImage("reg.example/x:1", other))
 	reasons := rep.Obj.Get("gate").Get("reasons").Items
 	if rep.Code != ExitInvalid || len(reasons) != 1 || strings.Contains(reasons[0].Str, attest.CodeSubjectMismatch) {
 		t.Errorf("invalid bundle: code %d, reasons %s", rep.Code, compactString(rep.Obj.Get("gate")))

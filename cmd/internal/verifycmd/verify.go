@@ -97,8 +97,9 @@ func Command(c Config) *cobra.Command {
 	var requireLevel, requireClass string
 	var recursive, withFile bool
 	var keys, identities []string
+	var subject SubjectFlags
 	var oci OCIRequest
-	long := verifyLong + c.LongExtra
+	long := verifyLong + "\n\n" + SubjectUsage + c.LongExtra
 	if c.FetchOCI != nil || c.ForwardOCI != nil {
 		long += "\n\n" + ociLong
 	}
@@ -109,6 +110,8 @@ func Command(c Config) *cobra.Command {
 		Example: strings.ReplaceAll(`  PROG attest verify bundle.attested.json --policy policy.json
   PROG attest verify --format text --evaluated-at 2026-08-27T18:05:00.000Z bundle.attested.json
   PROG attest verify bundle.attested.json --key producer.pub --identity https://example.org/release
+  PROG attest verify --policy policy.json --require-level WITNESSED --artifact dist/server.tar \
+      --subject-name io.github.acme/server --subject-version 1.2.0 bundle.attested.json
   PROG attest verify --recursive --require-level WITNESSED --format markdown evidence/ --policy policy.json`, "PROG", c.Prog),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("oci") {
@@ -138,6 +141,11 @@ func Command(c Config) *cobra.Command {
 			if err != nil {
 				return cli.Usage(err)
 			}
+			q, err := subject.Requirement()
+			if err != nil {
+				return err
+			}
+			g = g.WithSubject(q)
 			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
 				return c.usagef("--evaluated-at is empty")
 			}
@@ -212,6 +220,7 @@ func Command(c Config) *cobra.Command {
 	f.BoolVarP(&a.Quiet, "quiet", "q", false, QuietUsage)
 	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL ("+LevelsStrongestFirst()+")")
 	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+StrongestFirst()+")")
+	subject.Register(f)
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	f.BoolVar(&withFile, "with-file", false, WithFileUsage)
 	f.StringVar(&policyPath, "policy", "", "trust policy file (mcp-res.trust-policy/0.2.0 or mcpres.trust-policy/v1)")
@@ -306,6 +315,11 @@ func VerifyData(path string, data []byte, pol PolicySource, opts attest.Options,
 		rep.Hints = KindHints(path, data, nil, WantAttested)
 		return rep
 	}
+	if g.subject.Active() {
+		if why := NoSubject(doc); why != "" {
+			return InputInvalidReport(path, fmt.Errorf("a subject check was asked, and this is %s: subject checks apply to attested bundles", why))
+		}
+	}
 	if pol.Path != "" {
 		// Read right after the wrapper and before any check (REFERENCE §5.3).
 		if pol.Err != nil {
@@ -328,7 +342,7 @@ func VerifyData(path string, data []byte, pol PolicySource, opts attest.Options,
 		rep.Hints = KindHints(path, nil, doc, WantAttested)
 	}
 	if g.Active() {
-		rep = g.Apply(rep, r, doc.Path("bundle", "statement", "evidenceClass"))
+		rep = g.Apply(rep, r, data, doc)
 	}
 	return rep
 }

@@ -1,11 +1,12 @@
 // Command verify is the gate an MCP gateway or a registry runs before it
 // trusts a server: it verifies an attested bundle offline against a trust
-// policy, checks that it is about the expected artifact and that it
-// reaches a required level, and prints the level and what was verified.
-// It exits 0 when the gate passes, 1 when it does not.
+// policy, checks that it is about the expected artifact (and, if given,
+// name and version) and that it reaches a required level, and prints the
+// level and what was verified. It exits 0 when the gate passes, 1 when it
+// does not, 2 on a usage error.
 //
 //	go run ./verify -policy ../../testdata/transparency/policy.json \
-//	    -subject-sha256 6f1f1b2c… -require-level TRANSPARENCY_RECORDED \
+//	    -subject-digest sha256:6f1f1b2c… -require-level TRANSPARENCY_RECORDED \
 //	    ../../testdata/transparency/example.signed.json
 package main
 
@@ -17,20 +18,33 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/trustpolicy"
 )
 
 func main() {
 	policyFile := flag.String("policy", "", "trust policy `FILE` (mcpres.trust-policy/v1 or mcp-res.trust-policy/0.2.0)")
-	subject := flag.String("subject-sha256", "", "the artifact's SHA-256 the evidence must be about (lowercase hex)")
+	digest := flag.String("subject-digest", "", "the digest of the artifact the evidence must be about (sha256:HEX)")
+	name := flag.String("subject-name", "", "the subject name the evidence must be about (optional)")
+	version := flag.String("subject-version", "", "the subject version the evidence must be about (optional)")
 	require := flag.String("require-level", "SIGNED_WITH_IDENTITY", "the lowest acceptable authenticity level")
 	at := flag.String("evaluated-at", time.Now().UTC().Format(time.RFC3339Nano), "evaluation time (RFC 3339)")
 	flag.Parse()
+	usage := func(why string) {
+		fmt.Fprintln(os.Stderr, "usage: verify -policy FILE -subject-digest sha256:HEX [-subject-name N] [-subject-version V] [-require-level LEVEL] [-evaluated-at TIME] ATTESTED:", why)
+		os.Exit(2)
+	}
 	want, err := attest.ParseLevel(*require)
-	if err != nil || *policyFile == "" || *subject == "" || flag.NArg() != 1 {
-		log.Fatal("usage: verify -policy FILE -subject-sha256 HEX [-require-level LEVEL] [-evaluated-at TIME] ATTESTED")
+	if err != nil {
+		usage(err.Error())
+	}
+	if *policyFile == "" || *digest == "" || flag.NArg() != 1 {
+		usage("-policy, -subject-digest and one ATTESTED are required")
+	}
+	// What ships: the gate is bound to it, not only to who signed.
+	subject := attest.SubjectRequirement{Digests: []string{*digest}, Name: *name, Version: *version}
+	if err := subject.Check(); err != nil {
+		usage(err.Error()) // sha512:, uppercase, short: never "no check"
 	}
 	_, policy, err := canonjson.ReadFile(*policyFile) // a regular file, strict JSON
 	if err != nil {
@@ -49,24 +63,26 @@ func main() {
 		fmt.Println("REFUSED:", r.Diagnostics, r.Detail)
 		os.Exit(1)
 	}
-	// The signed statement binds the bundle, so its subject is what was signed.
-	b, err := bundle.Decode(doc.Get("bundle"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("verified: %s, evidence class %s, subject %s %s\n", r.Level, r.EvidenceClass, b.Evidence.Subject.Name, b.Evidence.Subject.Version)
+	// The signed statement binds the bundle, so r.Subject is what was signed.
+	fmt.Printf("verified: %s, evidence class %s, subject %s %s\n", r.Level, r.EvidenceClass, r.Subject.Name, r.Subject.Version)
 	for _, e := range r.Evaluation.Envelopes {
 		fmt.Printf("  envelope %d: %s key %s trusted %t transparency %s\n", e.Index, e.SignerIdentity, e.KeyFingerprint, e.Trusted, e.Transparency)
 	}
 	for _, n := range r.Evaluation.Notes {
 		fmt.Println("  note:", n)
 	}
-	switch {
-	case b.Evidence.Subject.ArtifactSha256 != *subject:
-		fmt.Printf("REFUSED: the evidence is about artifact %s, not %s\n", b.Evidence.Subject.ArtifactSha256, *subject)
-		os.Exit(1)
-	case r.Level < want:
+	refused := false
+	for _, o := range subject.Evaluate(r) {
+		if !o.Passed {
+			fmt.Println("REFUSED:", o.Reason) // MCPRES_SUBJECT_MISMATCH: digest: expected …, found …
+			refused = true
+		}
+	}
+	if r.Level < want {
 		fmt.Printf("REFUSED: level %s is below the required %s\n", r.Level, want)
+		refused = true
+	}
+	if refused {
 		os.Exit(1)
 	}
 	fmt.Println("PASSED:", r.Level, "at least", want)

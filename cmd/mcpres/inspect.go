@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/inspect"
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/spf13/cobra"
+)
+
+const inspectLong = `Describe what each FILE contains, without a policy and without judging
+trust (package inspect): a conformance bundle's subject (name, version,
+digest), profile, evidence class and digests; an attested bundle's claim
+and, per envelope, the key fingerprint (the SHA-256 of the embedded key),
+identity, signing time, trust-policy id and the statement's fields; a
+transparency reference's log, entry and proof, and its checkpoint's origin,
+tree size, root hash and every signature line (the log's, and each
+cosignature's witness name, key hash and timestamp); a tlog-proof or a
+signed checkpoint file the same way; a trust policy's signers (identity,
+key, roles, window, subjects), revocations, witness rule and tlog policy;
+a tlog-policy text's logs, witnesses, groups and quorum.
+
+Nothing is verified: every value is the file's claim, shown as written
+(attest verify, with a trust policy, is the judge). --format text (default)
+prints one block per file, --format json one object per file and line:
+{"file", "schemaVersion": "mcpres.inspect/v1", "kind", …}. A file that
+cannot be read, or is none of these kinds, exits 2 (the others are still
+described).`
+
+func (a *app) inspectCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "inspect FILE... [--format text|json]",
+		Short: "Describe a bundle, attested bundle, reference, checkpoint or policy without judging trust",
+		Long:  inspectLong,
+		Example: `  mcpres inspect bundle.attested.json
+  mcpres inspect --format json bundle.ref.json policy.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			worst := exitValid
+			for i, path := range args {
+				if err := a.inspectFile(path, format, i == 0); err != nil {
+					a.printInputInvalid(path, err, format, format == "json")
+					worst = exitInput
+				}
+			}
+			if worst != exitValid {
+				return cli.Exit(worst)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+// inspectFile describes one file (package inspect) and prints it.
+func (a *app) inspectFile(path, format string, first bool) error {
+	data, err := regularfile.ReadFile(path, canonjson.MaxInputBytes)
+	if err != nil {
+		return err
+	}
+	d, err := inspect.Describe(data)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		v, err := d.Value()
+		if err != nil {
+			return err
+		}
+		a.printJSON(path, v, true)
+		return nil
+	}
+	if !first {
+		fmt.Fprintln(a.stdout)
+	}
+	for i, l := range d.Text() {
+		if i == 0 {
+			l = path + ": " + l
+		}
+		fmt.Fprintln(a.stdout, l)
+	}
+	return nil
+}

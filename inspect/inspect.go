@@ -1,0 +1,547 @@
+// Package inspect describes what an MCP-RES document, an attested bundle,
+// a transparency reference, a tlog-proof, a checkpoint, a trust policy or
+// a tlog policy contains, without a policy and without judging trust:
+// `mcpres inspect` prints it (cosign users know the habit from `cosign
+// bundle inspect`).
+//
+// Nothing here verifies anything. A signature is described by the key it
+// names and the identity and time it claims, a cosignature by the witness
+// key it names and the timestamp it carries, a checkpoint by what its body
+// says: every value is the document's claim, shown as written, and trust
+// is for attest verify, offline.Verify and a trust policy to decide. What
+// is computed (a key fingerprint from the embedded public key, the kind of
+// a signature line from its length) is computed from the bytes alone.
+//
+// [Describe] takes the bytes of one file and returns a [Description]:
+// [Description.Text] for people, [Description.Value] for the JSON of
+// `mcpres inspect --format json` (schemaVersion [SchemaVersion]). It reads
+// no file, clock or network.
+package inspect
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/document"
+	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/trustpolicy"
+)
+
+// SchemaVersion versions the JSON of a Description.
+const SchemaVersion = "mcpres.inspect/v1"
+
+// The kinds of input a Description describes (Description.Kind).
+const (
+	KindBundle      = "conformance-bundle"
+	KindAttested    = "attested-bundle"
+	KindReference   = "transparency-reference"
+	KindProof       = "tlog-proof"
+	KindCheckpoint  = "checkpoint"
+	KindTrustPolicy = "trust-policy"
+	KindTLogPolicy  = "tlog-policy"
+	KindOtherMCPRES = "mcp-res-document"
+)
+
+// A Description is what one input contains. Exactly the members of its
+// Kind are set.
+type Description struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Kind          string `json:"kind"`
+	// DocumentSchemaVersion is a JSON document's schemaVersion.
+	DocumentSchemaVersion string       `json:"documentSchemaVersion,omitempty"`
+	Bundle                *Bundle      `json:"bundle,omitempty"`
+	Attestation           *Attestation `json:"attestation,omitempty"`
+	Reference             *Reference   `json:"reference,omitempty"`
+	Proof                 *Proof       `json:"proof,omitempty"`
+	Checkpoint            *Checkpoint  `json:"checkpoint,omitempty"`
+	Policy                *Policy      `json:"policy,omitempty"`
+	TLogPolicy            *TLogPolicy  `json:"tlogPolicy,omitempty"`
+	// Problems are the parts that could not be read as their kind says
+	// (a payload that does not decode, a malformed proof): described as
+	// far as they go.
+	Problems []string `json:"problems"`
+}
+
+// A Subject is a bundle's evidence.subject.
+type Subject struct {
+	Type    string `json:"type"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Digest is "sha256:" and artifactSha256.
+	Digest string `json:"digest"`
+}
+
+// A Bundle is what a conformance bundle says about itself.
+type Bundle struct {
+	Subject                 Subject `json:"subject"`
+	Profile                 string  `json:"profile"`
+	ScenarioFingerprint     string  `json:"scenarioFingerprint"`
+	ExecutionInstanceDigest string  `json:"executionInstanceDigest"`
+	BundleDigest            string  `json:"bundleDigest"`
+	EvidenceClass           string  `json:"evidenceClass"`
+	Result                  string  `json:"result"`
+	Validator               string  `json:"validator"`
+}
+
+// An Attestation is an attested bundle's authenticity part.
+type Attestation struct {
+	ClaimedClassification string     `json:"claimedClassification"`
+	Envelopes             []Envelope `json:"envelopes"`
+}
+
+// An Envelope is one DSSE envelope, as written.
+type Envelope struct {
+	Index       int    `json:"index"`
+	PayloadType string `json:"payloadType"`
+	// KeyFingerprint is the SHA-256 of the embedded public key's SPKI DER
+	// (computed); KeyID is the keyid as written.
+	KeyFingerprint string     `json:"keyFingerprint"`
+	KeyID          string     `json:"keyId"`
+	SignerIdentity string     `json:"signerIdentity"`
+	Algorithm      string     `json:"algorithm"`
+	Statement      *Statement `json:"statement"`
+}
+
+// A Statement is an envelope's in-toto statement, as signed.
+type Statement struct {
+	Type                    string     `json:"type"`
+	PredicateType           string     `json:"predicateType"`
+	SubjectName             string     `json:"subjectName"`
+	SubjectDigest           string     `json:"subjectDigest"`
+	SignerIdentity          string     `json:"signerIdentity"`
+	SignerKeyFingerprint    string     `json:"signerKeyFingerprint"`
+	SigningTime             string     `json:"signingTime"`
+	TrustPolicyID           string     `json:"trustPolicyId"`
+	EvidenceBundleDigest    string     `json:"evidenceBundleDigest"`
+	ScenarioFingerprint     string     `json:"scenarioFingerprint"`
+	ExecutionInstanceDigest string     `json:"executionInstanceDigest"`
+	TransparencyReference   *Reference `json:"transparencyReference"`
+}
+
+// A Reference is a transparency reference.
+type Reference struct {
+	LogID     string `json:"logId"`
+	EntryUUID string `json:"entryUuid"`
+	// ProofSha256 is inclusionProofSha256 as written; ProofKind what the
+	// proof bytes are (offline.DetectKind).
+	ProofSha256 string `json:"proofSha256"`
+	ProofKind   string `json:"proofKind"`
+	Proof       *Proof `json:"proof,omitempty"`
+}
+
+// A Proof is a c2sp.org/tlog-proof.
+type Proof struct {
+	Index           uint64     `json:"index"`
+	InclusionHashes int        `json:"inclusionHashes"`
+	Entry           *Entry     `json:"entry"`
+	Checkpoint      Checkpoint `json:"checkpoint"`
+}
+
+// An Entry is the log entry a tlog-proof carries.
+type Entry struct {
+	SubjectName             string `json:"subjectName"`
+	SubjectDigest           string `json:"subjectDigest"`
+	EvidenceBundleDigest    string `json:"evidenceBundleDigest"`
+	ScenarioFingerprint     string `json:"scenarioFingerprint"`
+	ExecutionInstanceDigest string `json:"executionInstanceDigest"`
+}
+
+// A Checkpoint is a signed checkpoint note, unverified.
+type Checkpoint struct {
+	Origin     string      `json:"origin"`
+	Size       uint64      `json:"size"`
+	RootHash   string      `json:"rootHash"`
+	Signatures []Signature `json:"signatures"`
+}
+
+// A Signature is one signature line of a note: the key it names and, for
+// a line shaped as a cosignature/v1 (a timestamp and an Ed25519
+// signature), its timestamp.
+type Signature struct {
+	Name    string `json:"name"`
+	KeyHash string `json:"keyHash"`
+	// Kind is "cosignature/v1", "ed25519" (64 bytes: a log's Ed25519
+	// signature) or "other", from the line's length.
+	Kind string `json:"kind"`
+	// Timestamp is a cosignature's time, RFC 3339 UTC; TimestampUnix the
+	// seconds as written.
+	Timestamp     string `json:"timestamp,omitempty"`
+	TimestampUnix uint64 `json:"timestampUnix,omitempty"`
+}
+
+// A Policy is a trust policy.
+type Policy struct {
+	Format       string             `json:"format"`
+	ID           string             `json:"id"`
+	Version      string             `json:"version"`
+	ValidFrom    string             `json:"validFrom"`
+	ValidUntil   string             `json:"validUntil"`
+	Signers      []PolicySigner     `json:"signers"`
+	Revocations  []PolicyRevocation `json:"revocations"`
+	Witnesses    *PolicyWitnesses   `json:"witnesses"`
+	Transparency *TLogPolicy        `json:"transparency"`
+	// MaxCosignatureAgeSeconds is transparency.maxCosignatureAgeSeconds.
+	MaxCosignatureAgeSeconds int64 `json:"maxCosignatureAgeSeconds,omitempty"`
+}
+
+// A PolicySigner is a signer of a policy (an upstream trustedSigners
+// entry has only the identity and fingerprint).
+type PolicySigner struct {
+	Name           string   `json:"name,omitempty"`
+	Identity       string   `json:"identity"`
+	KeyFingerprint string   `json:"keyFingerprint"`
+	Roles          []string `json:"roles,omitempty"`
+	ValidFrom      string   `json:"validFrom,omitempty"`
+	ValidUntil     string   `json:"validUntil,omitempty"`
+	// Subjects are its subject patterns; nil: every subject.
+	Subjects []string `json:"subjects"`
+}
+
+// A PolicyRevocation is a revoked key.
+type PolicyRevocation struct {
+	Fingerprint string `json:"fingerprint"`
+	Reason      string `json:"reason,omitempty"`
+	RevokedAt   string `json:"revokedAt,omitempty"`
+}
+
+// PolicyWitnesses is a v1 policy's witnesses rule.
+type PolicyWitnesses struct {
+	Quorum             int64    `json:"quorum"`
+	Members            []string `json:"members"`
+	DistinctIdentities bool     `json:"distinctIdentities"`
+}
+
+// A TLogPolicy is a tlog-policy text.
+type TLogPolicy struct {
+	Logs      []TLogKey   `json:"logs"`
+	Witnesses []TLogKey   `json:"witnesses"`
+	Groups    []TLogGroup `json:"groups"`
+	Quorum    string      `json:"quorum"`
+}
+
+// A TLogKey is a log or witness line: its name (a witness's policy name;
+// a log's origin), its key (NAME+HASH) and URL.
+type TLogKey struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
+	URL  string `json:"url,omitempty"`
+}
+
+// A TLogGroup is a group line.
+type TLogGroup struct {
+	Name      string   `json:"name"`
+	Threshold int      `json:"threshold"`
+	Members   []string `json:"members"`
+}
+
+// ErrUnknown is wrapped by the error of Describe for an input that is none
+// of the kinds it describes.
+var ErrUnknown = errors.New("not a document inspect describes")
+
+// Describe describes data, the bytes of one file: a JSON document (read
+// with canonjson's strict reader; kind from schemaVersion, or a
+// transparency reference by its members), a tlog-proof, a signed
+// checkpoint or a tlog-policy text. An input of no such kind, or JSON
+// the strict reader refuses, is an error; a part that cannot be read as
+// its kind says is a Problem of the Description.
+func Describe(data []byte) (*Description, error) {
+	d := &Description{SchemaVersion: SchemaVersion, Problems: []string{}}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '['):
+		doc, err := canonjson.Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.document(doc); err != nil {
+			return nil, err
+		}
+	case bytes.HasPrefix(data, []byte(offline.ProofHeader)):
+		d.Kind = KindProof
+		p, err := describeProof(data)
+		if err != nil {
+			return nil, err
+		}
+		d.Proof = p
+	default:
+		if cp, err := describeCheckpoint(data); err == nil {
+			d.Kind, d.Checkpoint = KindCheckpoint, cp
+			return d, nil
+		}
+		if tp, errs := trustpolicy.ParseTLogPolicy(string(data)); errs == nil {
+			d.Kind, d.TLogPolicy = KindTLogPolicy, describeTLog(tp)
+			return d, nil
+		}
+		return nil, fmt.Errorf("%w: not JSON, and neither a tlog-proof, a signed checkpoint nor a tlog-policy text", ErrUnknown)
+	}
+	return d, nil
+}
+
+func (d *Description) problem(format string, args ...any) {
+	d.Problems = append(d.Problems, fmt.Sprintf(format, args...))
+}
+
+func (d *Description) document(doc *canonjson.Value) error {
+	sv := doc.Get("schemaVersion")
+	if sv.Is(canonjson.String) {
+		d.DocumentSchemaVersion = sv.Str
+	}
+	switch {
+	case document.Detect(doc) == document.Bundle:
+		d.Kind, d.Bundle = KindBundle, describeBundle(doc)
+	case document.Detect(doc) == document.AttestedBundle:
+		d.Kind = KindAttested
+		d.Bundle = describeBundle(doc.Get("bundle"))
+		d.Attestation = d.attestation(doc.Get("authenticity"))
+	case sv.Is(canonjson.String) && (sv.Str == trustpolicy.SchemaVersionPolicy || sv.Str == bundle.SchemaVersionTrustPolicy):
+		d.Kind, d.Policy = KindTrustPolicy, d.policy(doc)
+	case document.Detect(doc) != document.Unknown:
+		d.Kind = KindOtherMCPRES
+	case doc.Is(canonjson.Object) && doc.Get("inclusionProofBase64") != nil:
+		d.Kind = KindReference
+		ref, err := describeReference(doc)
+		d.Reference = ref
+		switch {
+		case err != nil:
+			d.problem("%v", err)
+		case ref.ProofKind == offline.KindTLogProof.String() && ref.Proof == nil:
+			d.problem("the proof is not a strict tlog-proof")
+		}
+	default:
+		return fmt.Errorf("%w: a JSON document without an MCP-RES or mcpres schemaVersion, and not a transparency reference", ErrUnknown)
+	}
+	return nil
+}
+
+// str is v as a string, or "" when it is not one.
+func str(v *canonjson.Value) string {
+	if v.Is(canonjson.String) {
+		return v.Str
+	}
+	return ""
+}
+
+func digest(hexDigest string) string {
+	if hexDigest == "" {
+		return ""
+	}
+	return "sha256:" + hexDigest
+}
+
+func describeBundle(b *canonjson.Value) *Bundle {
+	ev := b.Get("evidence")
+	s := ev.Get("subject")
+	prof := ev.Get("profile")
+	profile := str(prof.Get("id"))
+	if v := str(prof.Get("version")); v != "" {
+		profile += "@" + v
+	}
+	val := b.Path("statement", "validator")
+	return &Bundle{
+		Subject:                 Subject{Type: str(s.Get("subjectType")), Name: str(s.Get("name")), Version: str(s.Get("version")), Digest: digest(str(s.Get("artifactSha256")))},
+		Profile:                 profile,
+		ScenarioFingerprint:     str(ev.Path("scenario", "fingerprint")),
+		ExecutionInstanceDigest: str(b.Path("statement", "executionInstanceDigest")),
+		BundleDigest:            str(b.Path("integrity", "bundleDigest")),
+		EvidenceClass:           str(b.Path("statement", "evidenceClass")),
+		Result:                  str(b.Path("statement", "result")),
+		Validator:               strings.TrimSpace(str(val.Get("name")) + " " + str(val.Get("version"))),
+	}
+}
+
+func (d *Description) attestation(auth *canonjson.Value) *Attestation {
+	a := &Attestation{ClaimedClassification: str(auth.Get("claimedClassification")), Envelopes: []Envelope{}}
+	for i, env := range auth.Get("envelopes").Items {
+		e := Envelope{Index: i, PayloadType: str(env.Get("payloadType"))}
+		sigs := env.Get("signatures").Items
+		if len(sigs) != 1 {
+			d.problem("envelope %d has %d signatures, not one", i, len(sigs))
+		}
+		if len(sigs) > 0 {
+			sig := sigs[0]
+			e.KeyID, e.SignerIdentity, e.Algorithm = str(sig.Get("keyid")), str(sig.Get("signerIdentity")), str(sig.Get("algorithm"))
+			if der, err := attest.DecodeStrictBase64(str(sig.Get("publicKeySpkiBase64"))); err == nil {
+				e.KeyFingerprint = ed25519strict.SPKIFingerprint(der)
+			} else {
+				d.problem("envelope %d: publicKeySpkiBase64: %v", i, err)
+			}
+		}
+		payload, err := attest.DecodeStrictBase64(str(env.Get("payload")))
+		if err != nil {
+			d.problem("envelope %d: payload: %v", i, err)
+		} else if st, err := canonjson.Parse(payload); err != nil {
+			d.problem("envelope %d: the payload is not a JSON statement: %v", i, err)
+		} else {
+			e.Statement = d.statement(i, st)
+		}
+		a.Envelopes = append(a.Envelopes, e)
+	}
+	return a
+}
+
+func (d *Description) statement(i int, st *canonjson.Value) *Statement {
+	p := st.Get("predicate")
+	s := &Statement{
+		Type: str(st.Get("_type")), PredicateType: str(st.Get("predicateType")),
+		SignerIdentity: str(p.Get("signerIdentity")), SignerKeyFingerprint: str(p.Get("signerKeyFingerprint")),
+		SigningTime: str(p.Get("signingTime")), TrustPolicyID: str(p.Get("trustPolicyId")),
+		EvidenceBundleDigest: str(p.Get("evidenceBundleDigest")), ScenarioFingerprint: str(p.Get("scenarioFingerprint")),
+		ExecutionInstanceDigest: str(p.Get("executionInstanceDigest")),
+	}
+	if subs := st.Get("subject").Items; len(subs) > 0 {
+		s.SubjectName, s.SubjectDigest = str(subs[0].Get("name")), digest(str(subs[0].Path("digest", "sha256")))
+	}
+	if ref := p.Get("transparencyReference"); ref.Is(canonjson.Object) {
+		r, err := describeReference(ref)
+		if err != nil {
+			d.problem("envelope %d: transparency reference: %v", i, err)
+		} else {
+			s.TransparencyReference = r
+		}
+	}
+	return s
+}
+
+// describeReference describes a transparency reference object: its
+// members, and the proof bytes when they decode (else the error, with
+// the members described).
+func describeReference(ref *canonjson.Value) (*Reference, error) {
+	r := &Reference{LogID: str(ref.Get("logId")), EntryUUID: str(ref.Get("entryUuid")), ProofSha256: str(ref.Get("inclusionProofSha256"))}
+	proof, err := attest.DecodeStrictBase64(str(ref.Get("inclusionProofBase64")))
+	if err != nil {
+		return r, fmt.Errorf("inclusionProofBase64: %w", err)
+	}
+	r.ProofKind = offline.DetectKind(proof).String()
+	if offline.DetectKind(proof) == offline.KindTLogProof {
+		if p, err := describeProof(proof); err == nil {
+			r.Proof = p
+		}
+	}
+	return r, nil
+}
+
+func describeProof(b []byte) (*Proof, error) {
+	p, err := offline.ParseProof(b)
+	if err != nil {
+		return nil, err
+	}
+	out := &Proof{Index: p.Index, InclusionHashes: len(p.Hashes)}
+	if e, err := offline.ParseEntry(p.Entry); err == nil {
+		out.Entry = &Entry{SubjectName: e.Subject.Name, SubjectDigest: digest(e.Subject.Sha256), EvidenceBundleDigest: e.EvidenceBundleDigest,
+			ScenarioFingerprint: e.ScenarioFingerprint, ExecutionInstanceDigest: e.ExecutionInstanceDigest}
+	}
+	cp, err := describeCheckpoint(p.Checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	out.Checkpoint = *cp
+	return out, nil
+}
+
+// describeCheckpoint reads a signed note's shape and checkpoint body,
+// verifying no signature.
+func describeCheckpoint(n []byte) (*Checkpoint, error) {
+	if len(n) > signednote.MaxBytes {
+		return nil, fmt.Errorf("a checkpoint is at most %d bytes", signednote.MaxBytes)
+	}
+	text, lines, err := signednote.Split(n)
+	if err != nil {
+		return nil, err
+	}
+	body, err := signednote.ParseBody(text)
+	if err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{Origin: body.Origin, Size: body.Size, RootHash: body.Hash.String(), Signatures: []Signature{}}
+	for _, l := range lines {
+		s := Signature{Name: l.Name, KeyHash: fmt.Sprintf("%08x", l.Hash), Kind: "other"}
+		switch len(l.Sig) {
+		case signednote.CosignatureSize:
+			s.Kind = "cosignature/v1"
+			s.TimestampUnix = binary.BigEndian.Uint64(l.Sig)
+			if s.TimestampUnix <= 1<<40 { // a time.Unix that formats as a year
+				s.Timestamp = time.Unix(int64(s.TimestampUnix), 0).UTC().Format(time.RFC3339)
+			}
+		case 64:
+			s.Kind = "ed25519"
+		}
+		cp.Signatures = append(cp.Signatures, s)
+	}
+	return cp, nil
+}
+
+func (d *Description) policy(doc *canonjson.Value) *Policy {
+	sv := str(doc.Get("schemaVersion"))
+	p := &Policy{Format: sv, ID: str(doc.Get("id")), ValidFrom: str(doc.Get("validFrom")), ValidUntil: str(doc.Get("validUntil")),
+		Signers: []PolicySigner{}, Revocations: []PolicyRevocation{}}
+	if sv == bundle.SchemaVersionTrustPolicy {
+		p.Version = str(doc.Get("version"))
+		for _, s := range doc.Get("trustedSigners").Items {
+			p.Signers = append(p.Signers, PolicySigner{Identity: str(s.Get("signerIdentity")), KeyFingerprint: str(s.Get("keyFingerprint"))})
+		}
+		for _, r := range doc.Get("revokedKeyFingerprints").Items {
+			p.Revocations = append(p.Revocations, PolicyRevocation{Fingerprint: str(r)})
+		}
+		return p
+	}
+	pd, problems := trustpolicy.Decode(doc, nil)
+	if problems != nil {
+		d.problem("the policy does not have the shape of %s (%d schema problem(s); mcpres policy check lists them)", trustpolicy.SchemaVersionPolicy, len(problems))
+		return p
+	}
+	p.Version = strconv.FormatInt(pd.Version, 10)
+	for i, s := range pd.Signers {
+		ps := PolicySigner{Name: s.Name, Identity: s.Identity, Roles: s.Roles, ValidFrom: s.ValidFrom, ValidUntil: s.ValidUntil, Subjects: s.Subjects}
+		if k, err := attest.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil {
+			ps.KeyFingerprint = ed25519strict.Fingerprint(k)
+		} else {
+			d.problem("signer %d (%q): publicKey: %v", i, s.Name, err)
+		}
+		p.Signers = append(p.Signers, ps)
+	}
+	for _, r := range pd.Revocations {
+		p.Revocations = append(p.Revocations, PolicyRevocation(r))
+	}
+	if w := pd.Witnesses; w != nil {
+		p.Witnesses = &PolicyWitnesses{Quorum: w.Quorum, Members: w.Members, DistinctIdentities: w.DistinctIdentities}
+	}
+	if t := pd.Transparency; t != nil {
+		p.MaxCosignatureAgeSeconds = t.MaxCosignatureAgeSeconds
+		if tp, errs := trustpolicy.ParseTLogPolicy(t.TLogPolicy); errs == nil {
+			p.Transparency = describeTLog(tp)
+		} else {
+			d.problem("transparency.tlogPolicy: %d problem(s) (mcpres policy check lists them)", len(errs))
+		}
+	}
+	return p
+}
+
+func describeTLog(tp *trustpolicy.TLogPolicy) *TLogPolicy {
+	key := func(v *signednote.Verifier) string { return fmt.Sprintf("%s+%08x", v.Name(), v.KeyHash()) }
+	t := &TLogPolicy{Logs: []TLogKey{}, Witnesses: []TLogKey{}, Groups: []TLogGroup{}, Quorum: tp.Quorum}
+	for _, l := range tp.Logs {
+		t.Logs = append(t.Logs, TLogKey{Name: l.Key.Name(), Key: key(l.Key), URL: l.URL})
+	}
+	for _, w := range tp.Witnesses {
+		t.Witnesses = append(t.Witnesses, TLogKey{Name: w.Name, Key: key(w.Key), URL: w.URL})
+	}
+	for _, g := range tp.Groups {
+		t.Groups = append(t.Groups, TLogGroup{Name: g.Name, Threshold: g.Threshold, Members: g.Members})
+	}
+	return t
+}
+
+// Value returns d as the JSON object of `mcpres inspect --format json`.
+func (d *Description) Value() (*canonjson.Value, error) {
+	return canonjson.FromGo(d)
+}
