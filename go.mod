@@ -27,6 +27,8 @@ require (
 	k8s.io/klog/v2 v2.140.0
 )
 
+require github.com/miekg/pkcs11 v1.1.2 // indirect
+
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	filippo.io/mldsa v0.0.0-20260215214346-43d0283efc3e // indirect
