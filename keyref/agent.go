@@ -27,8 +27,9 @@ type agentSigner struct {
 	key  ssh.PublicKey
 	pub  ed25519.PublicKey
 
-	mu   sync.Mutex
-	conn net.Conn
+	mu     sync.Mutex
+	conn   net.Conn
+	client agent.ExtendedAgent // one client per connection: a second one on it is not answered
 }
 
 func dialAgent(sock string) (net.Conn, agent.ExtendedAgent, error) {
@@ -66,7 +67,7 @@ func openAgent(r *Ref, o *Options) (*Key, error) {
 			conn.Close()
 			return nil, fmt.Errorf("%w: the agent's key %s: %v", ErrKeyType, fp, err)
 		}
-		s := &agentSigner{sock: sock, key: k, pub: pub, conn: conn}
+		s := &agentSigner{sock: sock, key: k, pub: pub, conn: conn, client: ag}
 		return &Key{ref: r, pub: pub, signer: s, closer: s}, nil
 	}
 	conn.Close()
@@ -112,15 +113,15 @@ func (s *agentSigner) Sign(_ io.Reader, msg []byte, _ crypto.SignerOpts) ([]byte
 	var last error
 	for attempt := 0; attempt < 2; attempt++ {
 		if s.conn == nil {
-			conn, _, err := dialAgent(s.sock)
+			conn, client, err := dialAgent(s.sock)
 			if err != nil {
 				last = err
 				continue
 			}
-			s.conn = conn
+			s.conn, s.client = conn, client
 		}
 		s.conn.SetDeadline(time.Now().Add(agentTimeout))
-		sig, err := agent.NewClient(s.conn).Sign(s.key, msg)
+		sig, err := s.client.Sign(s.key, msg)
 		if err == nil {
 			if sig.Format != ssh.KeyAlgoED25519 || len(sig.Blob) != ed25519.SignatureSize {
 				return nil, fmt.Errorf("%w: the agent answered a %s signature of %d bytes, want ssh-ed25519", ErrUnavailable, sig.Format, len(sig.Blob))
@@ -129,7 +130,7 @@ func (s *agentSigner) Sign(_ io.Reader, msg []byte, _ crypto.SignerOpts) ([]byte
 		}
 		last = err
 		s.conn.Close()
-		s.conn = nil
+		s.conn, s.client = nil, nil
 	}
 	return nil, fmt.Errorf("%w: ssh-agent at %s, key %s: %v", ErrUnavailable, s.sock, ssh.FingerprintSHA256(s.key), last)
 }
@@ -141,6 +142,6 @@ func (s *agentSigner) Close() error {
 		return nil
 	}
 	err := s.conn.Close()
-	s.conn = nil
+	s.conn, s.client = nil, nil
 	return err
 }
