@@ -60,7 +60,7 @@ var ErrNoName = errors.New("the key has no name")
 // token or an agent) needs origin (else [ErrNoName]). A witness key is
 // refused with a *signednote.KeyKindError.
 func LogSigner(k *Key, origin string) (*signednote.LogSigner, error) {
-	name, err := noteName(k, origin, signednote.TypeEd25519, "--origin", "the log's origin")
+	name, err := noteName(k, origin, signednote.TypeEd25519, "--origin", "log")
 	if err != nil {
 		return nil, err
 	}
@@ -70,25 +70,28 @@ func LogSigner(k *Key, origin string) (*signednote.LogSigner, error) {
 // WitnessSigner returns the cosignature/v1 signer of the witness named
 // name, with key k: as [LogSigner], for a witness key.
 func WitnessSigner(k *Key, name string) (*signednote.WitnessSigner, error) {
-	n, err := noteName(k, name, signednote.TypeCosignatureV1, "--name", "the witness's name")
+	n, err := noteName(k, name, signednote.TypeCosignatureV1, "--name", "witness")
 	if err != nil {
 		return nil, err
 	}
 	return signednote.NewWitnessSigner(n, k)
 }
 
-func noteName(k *Key, given string, typ byte, flag, what string) (string, error) {
+// noteName is the name a signed-note signer of key k takes: the key
+// file's, or given; flag names where given comes from in messages, and
+// role is "log" or "witness".
+func noteName(k *Key, given string, typ byte, flag, role string) (string, error) {
 	name, got := k.NoteName()
 	switch {
 	case got == 0 && given == "":
-		return "", fmt.Errorf("%w: %s keeps no name, give %s (%s)", ErrNoName, k, flag, what)
+		return "", fmt.Errorf("%w: a key in a token or an agent has no name, give the %s's with %s", ErrNoName, role, flag)
 	case got == 0:
 		return given, nil
 	case got != typ:
 		kinds := map[byte]signednote.KeyKind{signednote.TypeEd25519: signednote.LogSignerKey, signednote.TypeCosignatureV1: signednote.WitnessSignerKey}
 		return "", &signednote.KeyKindError{Got: kinds[got], Want: kinds[typ]}
 	case given != "" && given != name:
-		return "", fmt.Errorf("%s %q is not the key's name %q: a signed-note key file carries its name", flag, given, name)
+		return "", fmt.Errorf("%s %q is not the %s key's name %q: a signed-note key file carries its name", flag, given, role, name)
 	}
 	return name, nil
 }

@@ -73,13 +73,9 @@ const MaxPINBytes = 1024
 type Options struct {
 	// Want is the kind of key file a File or Env reference must hold:
 	// signednote.PEMPrivateKey (the zero value UnknownKey means that
-	// too), signednote.LogSignerKey or signednote.WitnessSignerKey; with
-	// AnyPrivate either a PEM private key or a signed-note one. Another
-	// kind is refused with a *signednote.KeyKindError naming it.
+	// too), signednote.LogSignerKey or signednote.WitnessSignerKey.
+	// Another kind is refused with a *signednote.KeyKindError naming it.
 	Want signednote.KeyKind
-	// AnyPrivate accepts a PEM or a signed-note private key from a File or
-	// Env reference (key public, key fingerprint).
-	AnyPrivate bool
 	// LookupEnv reads environment variables; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	// Passphrase returns the passphrase of an encrypted PEM key; label
@@ -238,12 +234,6 @@ func openText(r *Ref, o Options) (*Key, error) {
 	want := o.Want
 	if want == signednote.UnknownKey {
 		want = signednote.PEMPrivateKey
-	}
-	if o.AnyPrivate {
-		switch k := signednote.RecogniseKey(data); k {
-		case signednote.LogSignerKey, signednote.WitnessSignerKey:
-			want = k
-		}
 	}
 	switch want {
 	case signednote.LogSignerKey, signednote.WitnessSignerKey:

@@ -64,6 +64,9 @@ func Parse(s string) (*Ref, error) {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrSyntax, len(s), MaxRefBytes)
 	}
 	if name, ok := strings.CutPrefix(s, "env:"); ok {
+		if name == "" {
+			return nil, fmt.Errorf("%w: env: needs a variable name, as in env:MCPRES_SIGNING_KEY", ErrSyntax)
+		}
 		if !validEnvName(name) {
 			return nil, fmt.Errorf("%w: env:%s: want env:NAME with NAME a variable name, as in env:MCPRES_SIGNING_KEY", ErrSyntax, truncate.String(name, 64))
 		}

@@ -102,7 +102,7 @@ answers by at most its deadline and is logged as a warning; the verifier's
 quorum decides whether what was obtained is enough.`
 
 func (a *app) logServeCommand() *cobra.Command {
-	var dir, dsn, keyPath, listen, tokenFile string
+	var dir, dsn, keyPath, origin, listen, tokenFile string
 	var maxConcurrent, maxMemoryMiB int
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
@@ -116,10 +116,11 @@ func (a *app) logServeCommand() *cobra.Command {
 			if (dir == "") == (dsn == "") {
 				return cli.Usagef("give one of --dir and --mysql")
 			}
-			signer, err := a.loadLogSigner(keyPath)
+			signer, key, err := a.openLogSigner(keyPath, origin)
 			if err != nil {
 				return err
 			}
+			defer key.Close()
 			token, err := loadToken(tokenFile)
 			if err != nil {
 				return err
@@ -168,7 +169,8 @@ func (a *app) logServeCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory (created by 'log init')")
 	f.StringVar(&dsn, "mysql", "", "serve the log in this MariaDB/MySQL database (created by 'log init --mysql'): a DSN, or env:NAME")
-	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
+	f.StringVar(&keyPath, "key", "", "the log's private key: "+keyRefUsage+" (default: $"+logKeyEnv+")")
+	f.StringVar(&origin, "origin", "", "the log's origin, with a key in a token or an agent (a key file carries it)")
 	f.StringVar(&listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port; port 0 picks one)")
 	f.StringVar(&tokenFile, "token-file", "", "a file holding the bearer token submissions need (default: $"+logTokenEnv+"; none: open submissions)")
 	f.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "submissions in flight (admitted, waiting for their checkpoint) beyond which the answer is 429")

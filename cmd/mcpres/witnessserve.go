@@ -57,7 +57,7 @@ front end before it to serve other hosts. It runs until interrupted
 (SIGINT or SIGTERM).`
 
 func (a *app) witnessServeCommand() *cobra.Command {
-	var listen, keyPath, stateDir string
+	var listen, keyPath, name, stateDir string
 	var logKeys []string
 	cmd := &cobra.Command{
 		Use:   "serve --key WITNESS.key --state DIR --log LOG.vkey... [--listen ADDR]",
@@ -73,10 +73,11 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			case len(logKeys) == 0:
 				return cli.Usagef("--log is required (the verifier key file of each log to witness)")
 			}
-			w, err := a.loadWitnessSigner(keyPath)
+			w, key, err := a.openWitnessSigner(keyPath, name)
 			if err != nil {
 				return err
 			}
+			defer key.Close()
 			var logs []*signednote.Verifier
 			for _, p := range logKeys {
 				v, err := loadVerifierKey("log key", p, signednote.ParseLogVerifier)
@@ -111,7 +112,8 @@ func (a *app) witnessServeCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", witnessDefaultListen, "the address to listen on")
-	f.StringVar(&keyPath, "key", "", "the witness's private key: PATH, file:PATH or env:NAME (default: $"+witnessKeyEnv+")")
+	f.StringVar(&keyPath, "key", "", "the witness's private key: "+keyRefUsage+" (default: $"+witnessKeyEnv+")")
+	f.StringVar(&name, "name", "", "the witness's name, with a key in a token or an agent (a key file carries it)")
 	f.StringVar(&stateDir, "state", "", "the state directory (created if missing)")
 	f.StringArrayVar(&logKeys, "log", nil, "a log's verifier key file (repeat for each log)")
 	return cmd
