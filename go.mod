@@ -8,6 +8,7 @@ require (
 	github.com/go-openapi/runtime v0.33.0
 	github.com/go-openapi/strfmt v0.27.0
 	github.com/go-sql-driver/mysql v1.10.0
+	github.com/miekg/pkcs11 v1.1.2
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/secure-systems-lab/go-securesystemslib v0.11.1
 	github.com/sigstore/rekor v1.5.4
@@ -26,8 +27,6 @@ require (
 	google.golang.org/protobuf v1.36.12
 	k8s.io/klog/v2 v2.140.0
 )
-
-require github.com/miekg/pkcs11 v1.1.2 // indirect
 
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
@@ -31,9 +32,10 @@ const (
 // the keys the agent holds, the type a key has); test with errors.Is. No
 // message contains a PIN, a passphrase or private key material.
 var (
-	// ErrNoPKCS11: this build has no PKCS#11 support (it was built with
-	// CGO_ENABLED=0); the message says how to get one.
-	ErrNoPKCS11 = errors.New("this mcpres was built without cgo and has no PKCS#11 support: build it with a C compiler (CGO_ENABLED=1 go install ./cmd/...)")
+	// ErrNoPKCS11: this program cannot open pkcs11: keys (no
+	// Options.PKCS11, a helper built without cgo, or none found); the
+	// message says how to get that support.
+	ErrNoPKCS11 = errors.New("no PKCS#11 support")
 	// ErrModule: the PKCS#11 module is not given, not found or cannot be
 	// loaded and initialised.
 	ErrModule = errors.New("PKCS#11 module")
@@ -85,7 +87,35 @@ type Options struct {
 	// Warn, if set, receives warnings: a key file readable by other users,
 	// a PIN given in the URI itself.
 	Warn func(msg string)
+	// PKCS11 opens the key of a pkcs11: reference: p11.Open (package
+	// keyref/p11, in this process, cgo) or [HelperOpener] (in a helper
+	// process, cmd/mcpres-pkcs11). nil refuses pkcs11: with
+	// [ErrNoPKCS11].
+	PKCS11 PKCS11Opener
 }
+
+// A Holder is a key that stays where it is (a token, an agent, a helper
+// process): an Ed25519 crypto.Signer, and Close to let it go.
+type Holder interface {
+	crypto.Signer
+	io.Closer
+}
+
+// A PKCS11Request is a pkcs11: reference resolved for a [PKCS11Opener]:
+// the URI, the module to load and the user PIN (HasPIN false: none was
+// given). PIN is a secret: openers never print it.
+type PKCS11Request struct {
+	URI    *URI
+	Module string
+	PIN    string
+	HasPIN bool
+}
+
+// A PKCS11Opener opens the one Ed25519 private key a request names,
+// with the errors of [Open] (ErrModule, ErrTokenNotFound, …); its Holder
+// signs with CKM_EDDSA and, once it fails, tries again on the next
+// signature ([ErrUnavailable] meanwhile).
+type PKCS11Opener func(*PKCS11Request) (Holder, error)
 
 func (o *Options) lookupEnv(name string) (string, bool) {
 	if o.LookupEnv != nil {
@@ -208,6 +238,50 @@ func OpenRef(r *Ref, o Options) (*Key, error) {
 		return openAgent(r, &o)
 	}
 	return nil, fmt.Errorf("%w: unknown scheme", ErrSyntax)
+}
+
+// openPKCS11 resolves the module and the PIN of a pkcs11: reference and
+// opens it with o.PKCS11.
+func openPKCS11(r *Ref, o *Options) (*Key, error) {
+	u := r.PKCS11
+	req := &PKCS11Request{URI: u, Module: u.ModulePath}
+	if req.Module == "" {
+		req.Module, _ = o.lookupEnv(EnvPKCS11Module)
+	}
+	if req.Module == "" {
+		return nil, fmt.Errorf("%w: none given: add ?module-path=/path/to/module.so to the URI or set $%s (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so)", ErrModule, EnvPKCS11Module)
+	}
+	if st, err := os.Stat(req.Module); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: not found (or not a regular file)", ErrModule, req.Module)
+	}
+	switch {
+	case u.HasPINValue():
+		req.PIN, req.HasPIN = u.pinValue, true
+		o.warn("%s carries its PIN (pin-value): anyone who sees the command line sees it; prefer pin-source=FILE or $%s", r, EnvPKCS11PIN)
+	case u.PINSource != "":
+		path := strings.TrimPrefix(u.PINSource, "file:")
+		data, err := regularfile.ReadFile(path, MaxPINBytes)
+		if err != nil {
+			return nil, fmt.Errorf("PKCS#11 pin-source: %w", err)
+		}
+		req.PIN, req.HasPIN = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"), true
+		clear(data)
+	default:
+		req.PIN, req.HasPIN = o.lookupEnv(EnvPKCS11PIN)
+	}
+	if o.PKCS11 == nil {
+		return nil, fmt.Errorf("%s: %w in this program", r, ErrNoPKCS11)
+	}
+	h, err := o.PKCS11(req)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := ed25519strict.SignerPublicKey(h)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	return &Key{ref: r, pub: pub, signer: h, closer: h}, nil
 }
 
 // openText reads a key file or a variable and parses it.

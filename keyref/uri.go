@@ -196,6 +196,11 @@ func pctDecode(s, allowed string) (string, error) {
 	return b.String(), nil
 }
 
+// EncodeAttr percent-encodes an attribute value for a URI path (token=,
+// object=, id=, …): every byte but the unreserved characters. Messages
+// that list tokens and keys as URI attributes use it.
+func EncodeAttr(v string) string { return pctEncode(v, false) }
+
 // pctEncode encodes every byte but the unreserved ones (and "/" in a
 // query value, for paths).
 func pctEncode(s string, query bool) string {

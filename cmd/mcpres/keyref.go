@@ -27,6 +27,7 @@ func (a *app) openKeyWith(flag, spec, what string, o keyref.Options) (*keyref.Ke
 		return nil, cli.Usagef("%s: %v", flag, err)
 	}
 	o.Passphrase = a.passphrase
+	o.PKCS11 = keyref.FindHelperOpener(nil)
 	o.Warn = func(msg string) { a.warnf("%s", msg) }
 	k, err := keyref.OpenRef(ref, o)
 	if err != nil {

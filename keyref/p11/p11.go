@@ -1,6 +1,13 @@
 //go:build cgo
 
-package keyref
+// Package p11 opens the Ed25519 keys of PKCS#11 tokens in this process,
+// through github.com/miekg/pkcs11 (cgo): a keyref.PKCS11Opener. mcpres
+// itself opens them through the helper cmd/mcpres-pkcs11 (which runs this
+// package), so that its own binary links no cgo package beyond the
+// standard library's; a Go program that wants tokens in its own process
+// passes Open as keyref.Options.PKCS11. Built without cgo, Open refuses
+// with keyref.ErrNoPKCS11 and says how to get a build that has it.
+package p11
 
 import (
 	"bytes"
@@ -10,18 +17,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/mcpres/mcpres/ed25519strict"
-	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/keyref"
 	"github.com/miekg/pkcs11"
 )
 
-// PKCS11Supported reports whether this build can open pkcs11: references
-// (it was built with cgo).
-const PKCS11Supported = true
+// Supported reports whether this build opens PKCS#11 keys (it was
+// built with cgo).
+const Supported = true
 
 // PKCS#11 v3.0 values that miekg/pkcs11 v1.1.2 (v2.40) does not name.
 const (
@@ -43,7 +49,7 @@ var (
 // one opens it again (the token was removed and returned, the module
 // restarted), and refuses a key that is no longer the one opened.
 type p11Signer struct {
-	uri    *URI
+	uri    *keyref.URI
 	module string
 	pin    string
 	pinSet bool
@@ -57,43 +63,23 @@ type p11Signer struct {
 	open    bool
 }
 
-func openPKCS11(r *Ref, o *Options) (*Key, error) {
-	u := r.PKCS11
-	s := &p11Signer{uri: u, module: u.ModulePath}
-	if s.module == "" {
-		s.module, _ = o.lookupEnv(EnvPKCS11Module)
-	}
-	if s.module == "" {
-		return nil, fmt.Errorf("%w: none given: add ?module-path=/path/to/module.so to the URI or set $%s (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so)", ErrModule, EnvPKCS11Module)
-	}
-	if st, err := os.Stat(s.module); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s: not found (or not a regular file)", ErrModule, s.module)
-	}
-	switch {
-	case u.HasPINValue():
-		s.pin, s.pinSet = u.pinValue, true
-		o.warn("%s carries its PIN (pin-value): anyone who sees the command line sees it; prefer pin-source=FILE or $%s", r, EnvPKCS11PIN)
-	case u.PINSource != "":
-		path := strings.TrimPrefix(u.PINSource, "file:")
-		data, err := regularfile.ReadFile(path, MaxPINBytes)
-		if err != nil {
-			return nil, fmt.Errorf("PKCS#11 pin-source: %w", err)
-		}
-		s.pin, s.pinSet = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"), true
-		clear(data)
-	default:
-		s.pin, s.pinSet = o.lookupEnv(EnvPKCS11PIN)
-	}
+// Open opens the key of a pkcs11: reference in this process: it loads
+// the module, finds the one token and the one private key the URI names,
+// checks that the key is Ed25519 (CKK_EC_EDWARDS on edwards25519) with
+// its public key object beside it, and logs in with the request's PIN.
+// It is a keyref.PKCS11Opener; failures are keyref's Err… values.
+func Open(req *keyref.PKCS11Request) (keyref.Holder, error) {
+	s := &p11Signer{uri: req.URI, module: req.Module, pin: req.PIN, pinSet: req.HasPIN}
 	ctx := pkcs11.New(s.module)
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: %s cannot be loaded as a PKCS#11 module", ErrModule, s.module)
+		return nil, fmt.Errorf("%w: %s cannot be loaded as a PKCS#11 module", keyref.ErrModule, s.module)
 	}
 	s.ctx = ctx
 	if err := ctx.Initialize(); err == nil {
 		s.owned = true
 	} else if !isCKR(err, pkcs11.CKR_CRYPTOKI_ALREADY_INITIALIZED) {
 		ctx.Destroy()
-		return nil, fmt.Errorf("%w: %s: C_Initialize: %v", ErrModule, s.module, err)
+		return nil, fmt.Errorf("%w: %s: C_Initialize: %v", keyref.ErrModule, s.module, err)
 	}
 	pub, err := s.connect()
 	if err != nil {
@@ -101,7 +87,7 @@ func openPKCS11(r *Ref, o *Options) (*Key, error) {
 		return nil, err
 	}
 	s.pub = pub
-	return &Key{ref: r, pub: pub, signer: s, closer: s}, nil
+	return s, nil
 }
 
 func isCKR(err error, code uint) bool {
@@ -118,7 +104,7 @@ func (s *p11Signer) connect() (ed25519.PublicKey, error) {
 	}
 	sh, err := s.ctx.OpenSession(slot, pkcs11.CKF_SERIAL_SESSION)
 	if err != nil {
-		return nil, fmt.Errorf("%w: opening a session on token %q: %v", ErrUnavailable, info.Label, err)
+		return nil, fmt.Errorf("%w: opening a session on token %q: %v", keyref.ErrUnavailable, info.Label, err)
 	}
 	ok := false
 	defer func() {
@@ -141,7 +127,7 @@ func (s *p11Signer) connect() (ed25519.PublicKey, error) {
 func (s *p11Signer) findToken() (uint, pkcs11.TokenInfo, error) {
 	slots, err := s.ctx.GetSlotList(true)
 	if err != nil {
-		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: %s: listing the slots: %v", ErrModule, s.module, err)
+		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: %s: listing the slots: %v", keyref.ErrModule, s.module, err)
 	}
 	u := s.uri
 	var matches []uint
@@ -152,7 +138,7 @@ func (s *p11Signer) findToken() (uint, pkcs11.TokenInfo, error) {
 		if err != nil || info.Flags&pkcs11.CKF_TOKEN_INITIALIZED == 0 {
 			continue
 		}
-		all = append(all, fmt.Sprintf("token=%s;serial=%s (slot-id=%d)", pctEncode(info.Label, false), pctEncode(info.SerialNumber, false), slot))
+		all = append(all, fmt.Sprintf("token=%s;serial=%s (slot-id=%d)", keyref.EncodeAttr(info.Label), keyref.EncodeAttr(info.SerialNumber), slot))
 		if (u.Has("token") && info.Label != u.Token) || (u.Has("manufacturer") && info.ManufacturerID != u.Manufacturer) ||
 			(u.Has("serial") && info.SerialNumber != u.Serial) || (u.Has("model") && info.Model != u.Model) ||
 			(u.HasSlotID && slot != u.SlotID) {
@@ -165,11 +151,11 @@ func (s *p11Signer) findToken() (uint, pkcs11.TokenInfo, error) {
 	case len(matches) == 1:
 		return matches[0], infos[0], nil
 	case len(matches) > 1:
-		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: %d tokens match %s: add serial= or slot-id= (there are %s)", ErrTokenNotFound, len(matches), u, strings.Join(all, ", "))
+		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: %d tokens match %s: add serial= or slot-id= (there are %s)", keyref.ErrTokenNotFound, len(matches), u, strings.Join(all, ", "))
 	case len(all) == 0:
-		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: module %s has no token (is one initialised? softhsm2-util --show-slots)", ErrTokenNotFound, s.module)
+		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: module %s has no token (is one initialised? softhsm2-util --show-slots)", keyref.ErrTokenNotFound, s.module)
 	}
-	return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: no token of module %s matches %s; there are: %s", ErrTokenNotFound, s.module, u, strings.Join(all, ", "))
+	return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: no token of module %s matches %s; there are: %s", keyref.ErrTokenNotFound, s.module, u, strings.Join(all, ", "))
 }
 
 // login logs the user in with the PIN, unless the token needs no login.
@@ -178,7 +164,7 @@ func (s *p11Signer) login(sh pkcs11.SessionHandle, info pkcs11.TokenInfo) error 
 		return nil
 	}
 	if info.Flags&pkcs11.CKF_USER_PIN_LOCKED != 0 {
-		return fmt.Errorf("%w: token %q: the user PIN is locked; the security officer must reset it (softhsm2-util or the token's tool)", ErrPINLocked, info.Label)
+		return fmt.Errorf("%w: token %q: the user PIN is locked; the security officer must reset it (softhsm2-util or the token's tool)", keyref.ErrPINLocked, info.Label)
 	}
 	var err error
 	switch {
@@ -187,7 +173,7 @@ func (s *p11Signer) login(sh pkcs11.SessionHandle, info pkcs11.TokenInfo) error 
 	case info.Flags&pkcs11.CKF_PROTECTED_AUTHENTICATION_PATH != 0:
 		err = s.ctx.Login(sh, pkcs11.CKU_USER, "") // the token's own PIN pad
 	default:
-		return fmt.Errorf("%w: token %q needs its user PIN: add ?pin-source=FILE to the URI or set $%s", ErrPINRequired, info.Label, EnvPKCS11PIN)
+		return fmt.Errorf("%w: token %q needs its user PIN: add ?pin-source=FILE to the URI or set $%s", keyref.ErrPINRequired, info.Label, keyref.EnvPKCS11PIN)
 	}
 	return loginError(err, info.Label)
 }
@@ -199,13 +185,13 @@ func loginError(err error, token string) error {
 	case err == nil, isCKR(err, pkcs11.CKR_USER_ALREADY_LOGGED_IN):
 		return nil
 	case isCKR(err, pkcs11.CKR_PIN_INCORRECT):
-		return fmt.Errorf("%w: token %q refused the PIN", ErrPINIncorrect, token)
+		return fmt.Errorf("%w: token %q refused the PIN", keyref.ErrPINIncorrect, token)
 	case isCKR(err, pkcs11.CKR_PIN_LOCKED):
-		return fmt.Errorf("%w: token %q: the user PIN is locked (too many wrong PINs); the security officer must reset it", ErrPINLocked, token)
+		return fmt.Errorf("%w: token %q: the user PIN is locked (too many wrong PINs); the security officer must reset it", keyref.ErrPINLocked, token)
 	case isCKR(err, pkcs11.CKR_PIN_LEN_RANGE), isCKR(err, pkcs11.CKR_PIN_INVALID):
-		return fmt.Errorf("%w: token %q: the PIN has the wrong length or characters", ErrPINIncorrect, token)
+		return fmt.Errorf("%w: token %q: the PIN has the wrong length or characters", keyref.ErrPINIncorrect, token)
 	}
-	return fmt.Errorf("%w: logging in to token %q: %v", ErrUnavailable, token, err)
+	return fmt.Errorf("%w: logging in to token %q: %v", keyref.ErrUnavailable, token, err)
 }
 
 // findKey returns the one private key matching object= and id=, checked
@@ -220,7 +206,7 @@ func (s *p11Signer) findKey(sh pkcs11.SessionHandle, token string) (pkcs11.Objec
 	}
 	found, err := s.find(sh, tmpl)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: token %q: searching for the key: %v", ErrUnavailable, token, err)
+		return 0, nil, fmt.Errorf("%w: token %q: searching for the key: %v", keyref.ErrUnavailable, token, err)
 	}
 	if len(found) != 1 {
 		held := s.describeKeys(sh)
@@ -228,7 +214,7 @@ func (s *p11Signer) findKey(sh pkcs11.SessionHandle, token string) (pkcs11.Objec
 		if len(found) > 1 {
 			what = fmt.Sprintf("%d private keys", len(found))
 		}
-		return 0, nil, fmt.Errorf("%w: token %q has %s matching %s; it holds %s", ErrObjectNotFound, token, what, s.uri, held)
+		return 0, nil, fmt.Errorf("%w: token %q has %s matching %s; it holds %s", keyref.ErrObjectNotFound, token, what, s.uri, held)
 	}
 	key := found[0]
 	attrs, err := s.ctx.GetAttributeValue(sh, key, []*pkcs11.Attribute{
@@ -240,7 +226,7 @@ func (s *p11Signer) findKey(sh pkcs11.SessionHandle, token string) (pkcs11.Objec
 		// the type alone to name it.
 		attrs, err = s.ctx.GetAttributeValue(sh, key, []*pkcs11.Attribute{pkcs11.NewAttribute(pkcs11.CKA_KEY_TYPE, nil)})
 		if err != nil {
-			return 0, nil, fmt.Errorf("%w: token %q: reading the key's type: %v", ErrUnavailable, token, err)
+			return 0, nil, fmt.Errorf("%w: token %q: reading the key's type: %v", keyref.ErrUnavailable, token, err)
 		}
 	}
 	var typ uint64
@@ -258,10 +244,10 @@ func (s *p11Signer) findKey(sh pkcs11.SessionHandle, token string) (pkcs11.Objec
 		}
 	}
 	if typ != ckkECEdwards {
-		return 0, nil, fmt.Errorf("%w: the key %s in token %q is %s", ErrKeyType, s.uri, token, keyTypeName(typ))
+		return 0, nil, fmt.Errorf("%w: the key %s in token %q is %s", keyref.ErrKeyType, s.uri, token, keyTypeName(typ))
 	}
 	if !bytes.Equal(params, ed25519OID) && !bytes.Equal(params, ed25519Name) {
-		return 0, nil, fmt.Errorf("%w: the key %s in token %q is an EdDSA key on another curve than edwards25519 (Ed448?)", ErrKeyType, s.uri, token)
+		return 0, nil, fmt.Errorf("%w: the key %s in token %q is an EdDSA key on another curve than edwards25519 (Ed448?)", keyref.ErrKeyType, s.uri, token)
 	}
 	pub, err := s.publicKey(sh, id, label)
 	if err != nil {
@@ -295,7 +281,7 @@ func (s *p11Signer) describeKeys(sh pkcs11.SessionHandle) string {
 		if err != nil || len(attrs) != 3 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("object=%s;id=%s (%s)", pctEncode(string(attrs[0].Value), false), pctEncode(string(attrs[1].Value), false), keyTypeName(ulong(attrs[2].Value))))
+		out = append(out, fmt.Sprintf("object=%s;id=%s (%s)", keyref.EncodeAttr(string(attrs[0].Value)), keyref.EncodeAttr(string(attrs[1].Value)), keyTypeName(ulong(attrs[2].Value))))
 	}
 	return strings.Join(out, ", ")
 }
@@ -312,21 +298,21 @@ func (s *p11Signer) publicKey(sh pkcs11.SessionHandle, id, label []byte) (ed2551
 	}
 	found, err := s.find(sh, tmpl)
 	if err != nil {
-		return nil, fmt.Errorf("%w: searching for its public key: %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: searching for its public key: %v", keyref.ErrUnavailable, err)
 	}
 	if len(found) != 1 {
-		return nil, fmt.Errorf("%w: %d public key objects have its CKA_ID, want exactly one (the public half is needed to check every signature)", ErrObjectNotFound, len(found))
+		return nil, fmt.Errorf("%w: %d public key objects have its CKA_ID, want exactly one (the public half is needed to check every signature)", keyref.ErrObjectNotFound, len(found))
 	}
 	attrs, err := s.ctx.GetAttributeValue(sh, found[0], []*pkcs11.Attribute{pkcs11.NewAttribute(pkcs11.CKA_EC_POINT, nil)})
 	if err != nil || len(attrs) != 1 {
-		return nil, fmt.Errorf("%w: reading its public key: %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: reading its public key: %v", keyref.ErrUnavailable, err)
 	}
 	point := attrs[0].Value
 	if len(point) == 34 && point[0] == 0x04 && point[1] == 0x20 {
 		point = point[2:]
 	}
 	if len(point) != ed25519.PublicKeySize {
-		return nil, fmt.Errorf("%w: its public key's CKA_EC_POINT is %d bytes, not an Ed25519 key", ErrKeyType, len(attrs[0].Value))
+		return nil, fmt.Errorf("%w: its public key's CKA_EC_POINT is %d bytes, not an Ed25519 key", keyref.ErrKeyType, len(attrs[0].Value))
 	}
 	pub := ed25519.PublicKey(bytes.Clone(point))
 	if err := ed25519strict.CheckPublicKey(pub); err != nil {
@@ -373,22 +359,22 @@ func (s *p11Signer) Sign(_ io.Reader, msg []byte, _ crypto.SignerOpts) ([]byte, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ctx == nil {
-		return nil, fmt.Errorf("%w: the key was closed", ErrUnavailable)
+		return nil, fmt.Errorf("%w: the key was closed", keyref.ErrUnavailable)
 	}
 	if !s.open {
 		pub, err := s.reconnect()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, s.uri, err)
+			return nil, fmt.Errorf("%w: %s: %v", keyref.ErrUnavailable, s.uri, err)
 		}
 		if !bytes.Equal(pub, s.pub) {
 			s.drop()
-			return nil, fmt.Errorf("%w: %s now names another key (%s, was %s)", ErrUnavailable, s.uri, ed25519strict.Fingerprint(pub), ed25519strict.Fingerprint(s.pub))
+			return nil, fmt.Errorf("%w: %s now names another key (%s, was %s)", keyref.ErrUnavailable, s.uri, ed25519strict.Fingerprint(pub), ed25519strict.Fingerprint(s.pub))
 		}
 	}
 	sig, err := s.sign(msg)
 	if err != nil {
 		s.drop()
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, s.uri, err)
+		return nil, fmt.Errorf("%w: %s: %v", keyref.ErrUnavailable, s.uri, err)
 	}
 	return sig, nil
 }

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package keyref_test
+package p11_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
+	"github.com/mcpres/mcpres/keyref/p11"
 )
 
 // noEnv is a process environment with nothing set.
@@ -26,7 +27,7 @@ func noEnv(string) (string, bool) { return "", false }
 func TestPKCS11Sign(t *testing.T) {
 	tok := keyreftest.SoftHSM(t, "mcpres")
 	tok.Generate(t, "EC:edwards25519", "signer", "01")
-	k, err := keyref.Open(tok.URI("signer"), keyref.Options{LookupEnv: noEnv})
+	k, err := keyref.Open(tok.URI("signer"), keyref.Options{LookupEnv: noEnv, PKCS11: p11.Open})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestPKCS11Sign(t *testing.T) {
 	}
 	// By id, with the module and PIN from the environment.
 	env := map[string]string{keyref.EnvPKCS11Module: tok.Module, keyref.EnvPKCS11PIN: keyreftest.TestOnlyPIN}
-	k2, err := keyref.Open("pkcs11:token=mcpres;id=%01", keyref.Options{LookupEnv: func(n string) (string, bool) { v, ok := env[n]; return v, ok }})
+	k2, err := keyref.Open("pkcs11:token=mcpres;id=%01", keyref.Options{LookupEnv: func(n string) (string, bool) { v, ok := env[n]; return v, ok }, PKCS11: p11.Open})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestPKCS11ImportedKeySignsAsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok.Import(t, file, "release", "02")
-	k, err := keyref.Open(tok.URI("release"), keyref.Options{LookupEnv: noEnv})
+	k, err := keyref.Open(tok.URI("release"), keyref.Options{LookupEnv: noEnv, PKCS11: p11.Open})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestPKCS11Errors(t *testing.T) {
 		{"RSA key", "pkcs11:token=mcpres;object=rsa?" + m + "&pin-source=" + tok.PINFile, nil, keyref.ErrKeyType, "is an RSA key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			k, err := keyref.Open(c.ref, keyref.Options{LookupEnv: func(n string) (string, bool) { v, ok := c.env[n]; return v, ok }})
+			k, err := keyref.Open(c.ref, keyref.Options{LookupEnv: func(n string) (string, bool) { v, ok := c.env[n]; return v, ok }, PKCS11: p11.Open})
 			if err == nil {
 				k.Close()
 				t.Fatal("opened")
