@@ -121,9 +121,9 @@ func TestVerifySignedPayloadEdgeCases(t *testing.T) {
 	for name, c := range payloadCases(t, base) {
 		t.Run(name, func(t *testing.T) {
 			env, err := attest.SignPayload([]byte(c.payload), attesttest.TestOnlyKeyOne(), c.identity)
-		if err != nil {
-			t.Fatal(err)
-		}
+			if err != nil {
+				t.Fatal(err)
+			}
 			r, err := attest.Verify(attest.Wrap(base.Clone(), attest.Signed, env), attest.Options{EvaluatedAt: attesttest.EvaluatedAt, Validator: val})
 			var got string
 			switch {

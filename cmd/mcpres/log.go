@@ -181,7 +181,7 @@ $MCPRES_LOG_KEY), whose name is the origin, or pkcs11:URI or
 ssh-agent:SHA256:FINGERPRINT (an Ed25519 key that never leaves its token
 or agent), for which --origin gives the log's origin. See docs/keys.md.`,
 		Example: `  mcpres log vkey --key 'pkcs11:token=log;object=checkpoints' --origin example.org/mcpres-log > log.vkey`,
-		Args: cobra.NoArgs,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			signer, key, err := a.openLogSigner(keyPath, origin)
 			if err != nil {

@@ -80,7 +80,7 @@ ssh-agent:SHA256:FINGERPRINT (an Ed25519 key that never leaves its token
 or agent, as litewitness keeps its key), for which --name gives the
 witness's name. See docs/keys.md.`,
 		Example: `  mcpres witness vkey --key ssh-agent:SHA256:drkQ9HwGr4rF65cNzP51OzueWeLcXTBa7D617NNI7rM --name example.org/witness > witness.vkey`,
-		Args: cobra.NoArgs,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w, key, err := a.openWitnessSigner(keyPath, name)
 			if err != nil {
