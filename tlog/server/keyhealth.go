@@ -17,14 +17,15 @@ const ProbeInterval = time.Second
 // gone), so that submissions are refused at once with 503 rather than
 // waiting for a checkpoint that cannot be signed ([Config.KeyReady]).
 // Checkpoints are still signed once per integration, by Tessera, through
-// it.
+// it; Ready adds at most one probe signature per ProbeInterval.
 type KeyHealth struct {
 	note.Signer
 	probe []byte
 
-	mu     sync.Mutex
-	failed error
-	tried  time.Time
+	mu      sync.Mutex
+	failed  error
+	tried   time.Time
+	probing bool
 }
 
 // NewKeyHealth watches s, the signer of the log whose origin is origin.
@@ -41,21 +42,28 @@ func (k *KeyHealth) Sign(msg []byte) ([]byte, error) {
 	return sig, err
 }
 
-// Ready returns nil while the last signature succeeded. After a failure
-// it signs a probe (not a checkpoint: the tlog signer probe's text) at
-// most once per ProbeInterval, and returns the failure until one
-// succeeds: so the log answers again as soon as the key is back.
+// Ready says whether the key can sign: the outcome of the last signature
+// when it is younger than ProbeInterval (or another caller is probing),
+// else of a probe signed now (not a checkpoint: the text of the tlog
+// signer probe). So a key that went away is noticed within a second, and
+// the log answers again as soon as it is back.
 func (k *KeyHealth) Ready() error {
 	k.mu.Lock()
-	failed, tried := k.failed, k.tried
-	k.mu.Unlock()
-	if failed == nil {
+	if k.probing || time.Since(k.tried) < ProbeInterval {
+		err := k.failed
+		k.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("the log key cannot sign: %w", err)
+		}
 		return nil
 	}
-	if time.Since(tried) < ProbeInterval {
-		return fmt.Errorf("the log key cannot sign: %w", failed)
-	}
-	if _, err := k.Sign(k.probe); err != nil {
+	k.probing = true
+	k.mu.Unlock()
+	_, err := k.Sign(k.probe)
+	k.mu.Lock()
+	k.probing = false
+	k.mu.Unlock()
+	if err != nil {
 		return fmt.Errorf("the log key cannot sign: %w", err)
 	}
 	return nil
