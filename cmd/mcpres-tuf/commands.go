@@ -1,7 +1,7 @@
 package main
 
 import (
-	"crypto/ed25519"
+	"crypto"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -439,7 +439,7 @@ func writeOutput(out, input string, data []byte, force bool) error {
 	return nil
 }
 
-func (a *app) loadRoleKeys(targets, snapshot, timestamp string) (t, s, ts ed25519.PrivateKey, err error) {
+func (a *app) loadRoleKeys(targets, snapshot, timestamp string) (t, s, ts crypto.Signer, err error) {
 	if t, err = a.loadPrivateKey(targets); err != nil {
 		return
 	}
