@@ -84,10 +84,11 @@ func (u *URI) parseAttrs(s, sep string, allowed []string, chars string) error {
 	if s == "" {
 		return nil
 	}
-	for _, attr := range strings.Split(s, sep) {
+	for i, attr := range strings.Split(s, sep) {
 		name, raw, ok := strings.Cut(attr, "=")
 		if !ok || name == "" {
-			return fmt.Errorf("%w: pkcs11: attribute %q is not NAME=VALUE", ErrSyntax, truncate.String(redactAttr(attr), 64))
+			// Not quoted: it may hold a PIN.
+			return fmt.Errorf("%w: pkcs11: the %s attribute %d is not NAME=VALUE", ErrSyntax, map[string]string{";": "path", "&": "query"}[sep], i+1)
 		}
 		if !contains(allowed, name) {
 			return fmt.Errorf("%w: pkcs11: attribute %q is not supported here (path: %s; query: %s)", ErrSyntax, truncate.String(name, 32),
@@ -140,14 +141,6 @@ func (u *URI) parseAttrs(s, sep string, allowed []string, chars string) error {
 		}
 	}
 	return nil
-}
-
-// redactAttr hides the value of a pin-value attribute in a message.
-func redactAttr(attr string) string {
-	if strings.HasPrefix(attr, "pin-value") {
-		return "pin-value=…"
-	}
-	return attr
 }
 
 func contains(list []string, s string) bool {
