@@ -18,7 +18,7 @@ import (
 )
 
 // buildHelper builds cmd/mcpres-pkcs11.
-func buildHelper(t *testing.T) string {
+func buildHelper(t testing.TB) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
