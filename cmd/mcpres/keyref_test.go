@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/internal/doctest"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
 	"github.com/mcpres/mcpres/signednote"
@@ -270,5 +271,41 @@ func TestCLIServeKeyUnavailable(t *testing.T) {
 	}
 	if _, err := signednote.ParseWitnessVerifier(strings.TrimSpace(wvkey)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDocsKeysMoveLogKey runs the commands of docs/keys.md that move a
+// signed-note log key into a token: the token's key then has the log's
+// verifier key, so no tlog policy changes.
+func TestDocsKeysMoveLogKey(t *testing.T) {
+	for _, prog := range []string{"bash", "openssl", "shred", "base64"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s is not installed", prog)
+		}
+	}
+	tok := keyreftest.SoftHSM(t, "release")
+	buildPKCS11Helper(t)
+	bin := buildBinary(t)
+	doc := string(mustRead(t, filepath.Join("..", "..", "docs", "keys.md")))
+	block := doctest.Block(t, doc, "### A signed-note log or witness key", "sh")
+	dir := t.TempDir()
+	runExpect(t, 0, "log", "keygen", "--origin", testLogOrigin, "--out-base", filepath.Join(dir, "log"))
+	cmd := exec.Command("bash", "-e", "-c", block)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PIN="+keyreftest.TestOnlyPIN, "MCPRES_PKCS11_PIN="+keyreftest.TestOnlyPIN,
+		"MCPRES_PKCS11_MODULE="+tok.Module, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the commands of docs/keys.md: %v\n%s", err, out)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, "log.vkey"))
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") // softhsm2-util talks on stdout too
+	if got := lines[len(lines)-1] + "\n"; got != string(want) {
+		t.Fatalf("log vkey of the token's key %q, log.vkey %q", got, want)
+	}
+	for _, f := range []string{"log.der", "log.pem"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s is left behind", f)
+		}
 	}
 }
