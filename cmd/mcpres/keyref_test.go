@@ -142,11 +142,28 @@ func TestCLIPKCS11(t *testing.T) {
 	b1, b2 := exampleBundleFile(t, dir), variantBundleFile(t, dir)
 	e.run("log", "add", "--server", srv.url, "--log-key", p("log.vkey"), b1, "-o", p("ref1.json"))
 	checkReference(t, p("ref1.json"), b1, strings.TrimSpace(vkey), 0, 1)
+
+	// The token goes away (its store moved aside): 503 at once; back: served.
+	tokens := filepath.Join(tok.Dir, "tokens")
+	if err := os.Rename(tokens, tokens+".away"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(server.ProbeInterval) // the log notices within that
+	body, _ := os.ReadFile(b2)
+	if code, answer := postBody(t, srv.url+"/add", "application/json", body); code != http.StatusServiceUnavailable || !strings.Contains(answer, "signing key is unavailable") {
+		t.Fatalf("log serve with the token gone: %d %s\n%s", code, answer, srv.log())
+	}
+	if err := os.Rename(tokens+".away", tokens); err != nil {
+		t.Fatal(err)
+	}
+	e.run("log", "add", "--server", srv.url, "--log-key", p("log.vkey"), b2, "-o", p("ref2.json"))
+	checkReference(t, p("ref2.json"), b2, strings.TrimSpace(vkey), 1, 2)
 	if err := srv.stop(syscall.SIGTERM); err != nil {
 		t.Fatalf("SIGTERM: %v\n%s", err, srv.log())
 	}
-	e.run("log", "add", "--dir", p("log"), "--key", logKey, "--origin", origin, b2, "-o", p("ref2.json"))
-	checkReference(t, p("ref2.json"), b2, strings.TrimSpace(vkey), 1, 2)
+	b3 := osVariantBundleFile(t, dir, "openbsd")
+	e.run("log", "add", "--dir", p("log"), "--key", logKey, "--origin", origin, b3, "-o", p("ref3.json"))
+	checkReference(t, p("ref3.json"), b3, strings.TrimSpace(vkey), 2, 3)
 }
 
 // TestCLISSHAgent: a key of a real ssh-agent is used through
