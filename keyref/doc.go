@@ -45,9 +45,35 @@
 // signature tries again (a new session, a new agent connection), so a
 // long-running server recovers when the key returns.
 //
-// PKCS#11 needs cgo: a build with CGO_ENABLED=0 refuses pkcs11: references
-// with [ErrNoPKCS11] ([PKCS11Supported] says which build this is); every
-// other scheme works in both.
+// PKCS#11 modules are C libraries, loaded through cgo, and this package
+// links no cgo: Options.PKCS11 opens pkcs11: references, either in this
+// process (package keyref/p11's Open, which needs cgo; p11.Supported says
+// whether this build has it) or in the helper process cmd/mcpres-pkcs11
+// ([HelperOpener], [FindHelperOpener]: what mcpres does, so that its own
+// binary stays internally linked and small). Without one, or with a
+// helper built with CGO_ENABLED=0, pkcs11: fails with [ErrNoPKCS11] and
+// says how to get a build that has it; every other scheme works in every
+// build.
+//
+// # The helper protocol
+//
+// How a program that links no cgo (mcpres) signs
+// with a PKCS#11 key held by a helper process (cmd/mcpres-pkcs11, which
+// runs [ServeHelper] with package keyref/p11's opener). The parent writes
+// frames to the helper's standard input and reads its answers on its
+// standard output; a frame is
+//
+//	TYPE (1 byte) ‖ LENGTH (4 bytes, big-endian) ‖ PAYLOAD (LENGTH bytes)
+//
+// with LENGTH at most [MaxHelperFrame]. The parent sends one 'O' (open:
+// four fields, each a 4-byte big-endian length and its bytes: the URI
+// with pin-value redacted, the module path, "1" or "0" for whether a PIN
+// follows, and the PIN), answered 'K' (the 32-byte public key) or 'E';
+// then any number of 'S' (sign: the message), each answered 'G' (the
+// signature) or 'E'. An 'E' payload is one byte of error code (the Err…
+// value it matches) and the message. The helper ends when its standard
+// input ends, and after an 'E' to 'O'. The PIN never appears on a
+// command line or in the environment of the helper.
 //
 // The package reads the environment only through Options.LookupEnv and
 // files only through internal/regularfile (a FIFO or a device is refused

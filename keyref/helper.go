@@ -17,23 +17,8 @@ import (
 	"github.com/mcpres/mcpres/ed25519strict"
 )
 
-// The helper protocol: how a program that links no cgo (mcpres) signs
-// with a PKCS#11 key held by a helper process (cmd/mcpres-pkcs11, which
-// runs [ServeHelper] with package keyref/p11's opener). The parent writes
-// frames to the helper's standard input and reads its answers on its
-// standard output; a frame is
-//
-//	TYPE (1 byte) ‖ LENGTH (4 bytes, big-endian) ‖ PAYLOAD (LENGTH bytes)
-//
-// with LENGTH at most [MaxHelperFrame]. The parent sends one 'O' (open:
-// four fields, each a 4-byte big-endian length and its bytes: the URI
-// with pin-value redacted, the module path, "1" or "0" for whether a PIN
-// follows, and the PIN), answered 'K' (the 32-byte public key) or 'E';
-// then any number of 'S' (sign: the message), each answered 'G' (the
-// signature) or 'E'. An 'E' payload is one byte of error code (the Err…
-// value it matches) and the message. The helper ends when its standard
-// input ends, and after an 'E' to 'O'. The PIN never appears on a
-// command line or in the environment of the helper.
+// MaxHelperFrame bounds the payload of a helper frame: a message to sign
+// (a DSSE statement, TUF metadata) is far smaller.
 const MaxHelperFrame = 64 << 20
 
 // Frame types.

@@ -50,8 +50,8 @@ func openNoteKey(r *Ref, data []byte, want signednote.KeyKind) (*Key, error) {
 	return k, nil
 }
 
-// ErrNoName: a key in a token or an agent, or a PEM key, has no name, and
-// a signed-note key needs one (a log's origin, a witness's name).
+// ErrNoName means that a key in a token or an agent has no name, and a
+// signed-note signer needs one (a log's origin, a witness's name).
 var ErrNoName = errors.New("the key has no name")
 
 // LogSigner returns the checkpoint signer of the log whose origin is

@@ -44,8 +44,8 @@ type Ref struct {
 	Fingerprint string
 }
 
-// ErrSyntax: the reference is malformed (a usage error); the message
-// says which rule it breaks and never quotes a PIN.
+// ErrSyntax means that a reference is malformed (a usage error); the
+// message says which rule it breaks and never quotes a PIN.
 var ErrSyntax = errors.New("malformed key reference")
 
 // Parse parses a key reference:

@@ -57,7 +57,7 @@ func (u *URI) HasPINValue() bool { return u.has["pin-value"] }
 func ParseURI(s string) (*URI, error) {
 	body, ok := strings.CutPrefix(s, "pkcs11:")
 	if !ok {
-		return nil, fmt.Errorf("%w: a PKCS#11 URI starts with pkcs11:", ErrSyntax)
+		return nil, fmt.Errorf("%w: a PKCS#11 URI starts with \"pkcs11:\"", ErrSyntax)
 	}
 	u := &URI{has: map[string]bool{}}
 	path, query, hasQuery := strings.Cut(body, "?")
