@@ -77,6 +77,14 @@ memory of what it sent, for at most the 30 s read timeout); beyond them the
 answer is 429 with Retry-After. When Tessera is behind the answer is 503
 with Retry-After.
 
+The log key (--key) is a key reference: a log key file (PATH, file:PATH,
+env:NAME; default $MCPRES_LOG_KEY), or pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT with --origin (see docs/keys.md). It signs
+each checkpoint, once per integration. While it cannot sign (a token or an
+agent that is gone), submissions are answered 503 with Retry-After at once
+and GET /healthz 503; the key is tried again at most once a second, and
+the log serves again as soon as it is back.
+
 With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
 "Authorization: Bearer TOKEN". The server listens on 127.0.0.1 unless
 --listen says otherwise: put a reverse proxy that terminates TLS in front

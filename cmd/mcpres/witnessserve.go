@@ -41,13 +41,18 @@ even when killed. Each request also holds its log's state lock
 cosign' does on the same file. Where files cannot be locked (systems other
 than Linux, macOS and the BSDs) the command refuses to run.
 
+The key (--key) is a key reference: a witness key file (PATH, file:PATH,
+env:NAME; default $MCPRES_WITNESS_KEY), or pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT with --name (see docs/keys.md).
+
 Answers: 200 the cosignature; 400 a malformed request (or an old size
 larger than the checkpoint's); 403 not signed by the log's key; 404 a log
 this witness does not witness; 409 (text/x.tlog.size) the old size is not
 the size last cosigned, whose value is the body; 413 a body too large; 422
 the consistency proof does not verify; 500 the state could not be updated
 (nothing was cosigned); 503 the log's state stayed locked by another process
-for 10 s (nothing was cosigned). Sizes are at most 2^53-1 (the largest a
+for 10 s, or the witness key could not sign (a key in a token or an agent
+that is gone: the next request tries it again; nothing was cosigned). Sizes are at most 2^53-1 (the largest a
 state records): larger ones are a malformed request (400).
 
 A log the state directory has no record of is accepted from "old 0" (trust
