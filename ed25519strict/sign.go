@@ -28,10 +28,19 @@ var (
 
 // SignerPublicKey returns the Ed25519 public key of s, which must be an
 // ed25519.PublicKey that passes [CheckPublicKey]; otherwise the error
-// matches [ErrSigner] and says what s gave.
+// matches [ErrSigner] and says what s gave. The public half of an
+// ed25519.PrivateKey is taken as it is: a clamped scalar times the base
+// point, canonically encoded, is never a small-order or non-canonical
+// point.
 func SignerPublicKey(s crypto.Signer) (ed25519.PublicKey, error) {
 	if s == nil {
 		return nil, fmt.Errorf("%w: no signer", ErrSigner)
+	}
+	if priv, ok := s.(ed25519.PrivateKey); ok {
+		if len(priv) != ed25519.PrivateKeySize {
+			return nil, fmt.Errorf("%w: the Ed25519 private key is %d bytes, want %d", ErrSigner, len(priv), ed25519.PrivateKeySize)
+		}
+		return priv.Public().(ed25519.PublicKey), nil
 	}
 	pub, ok := s.Public().(ed25519.PublicKey)
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"crypto/ed25519"
 	"testing"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
@@ -29,8 +30,17 @@ func BenchmarkSign(b *testing.B) {
 		}
 	}
 	b.Run("file", func(b *testing.B) {
+		// As mcpres signs with a key file: a keyref.Key, checked too.
 		_, priv, _ := ed25519.GenerateKey(nil)
-		run(b, priv)
+		pemText, err := attest.MarshalPrivateKeyPEM(priv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k, err := keyref.Open("env:K", keyref.Options{LookupEnv: func(string) (string, bool) { return string(pemText), true }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, k)
 	})
 	b.Run("softhsm2", func(b *testing.B) {
 		tok := keyreftest.SoftHSM(b, "bench")
