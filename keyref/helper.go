@@ -327,10 +327,12 @@ func (h *helperSigner) exchange(typ byte, payload []byte) (byte, []byte, error) 
 		t, p, err := readFrame(h.out)
 		done <- answer{t, p, err}
 	}()
+	timer := time.NewTimer(helperTimeout)
+	defer timer.Stop()
 	select {
 	case a := <-done:
 		return a.typ, a.p, a.err
-	case <-time.After(helperTimeout):
+	case <-timer.C:
 		h.stop() // unblocks the goroutine
 		return 0, nil, fmt.Errorf("no answer within %v", helperTimeout)
 	}
