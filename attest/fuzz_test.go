@@ -99,7 +99,10 @@ func payloadMutants(t testing.TB, base *canonjson.Value) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	for name, c := range payloadCases(t, base) {
-		env := attest.SignPayload([]byte(c.payload), attesttest.TestOnlyKeyOne(), c.identity)
+		env, err := attest.SignPayload([]byte(c.payload), attesttest.TestOnlyKeyOne(), c.identity)
+		if err != nil {
+			t.Fatal(err)
+		}
 		out["payload-"+name] = compactValue(t, attest.Wrap(base.Clone(), attest.Signed, env))
 	}
 	return out
@@ -117,7 +120,10 @@ func TestVerifySignedPayloadEdgeCases(t *testing.T) {
 	val := validator.New()
 	for name, c := range payloadCases(t, base) {
 		t.Run(name, func(t *testing.T) {
-			env := attest.SignPayload([]byte(c.payload), attesttest.TestOnlyKeyOne(), c.identity)
+			env, err := attest.SignPayload([]byte(c.payload), attesttest.TestOnlyKeyOne(), c.identity)
+			if err != nil {
+				t.Fatal(err)
+			}
 			r, err := attest.Verify(attest.Wrap(base.Clone(), attest.Signed, env), attest.Options{EvaluatedAt: attesttest.EvaluatedAt, Validator: val})
 			var got string
 			switch {

@@ -1,13 +1,12 @@
 package attest
 
 import (
-	"crypto/ed25519"
+	"crypto"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/validator"
@@ -260,14 +259,14 @@ func (e *SignError) Error() string {
 
 func (e *SignError) Unwrap() error { return e.Err }
 
-// SignBundle signs the conformance bundle b with priv and returns an
+// SignBundle signs the conformance bundle b with signer (see [Sign]) and returns an
 // mcp-res.attested-conformance-bundle/0.2.0 holding b itself and one
 // envelope (REFERENCE §6.11). b is validated once, first: invalid evidence
 // is never signed. The new envelope is then verified (schema, E1–E14, with
 // no policy) without validating b again, so that options beyond the
 // schema's bounds are refused before anything is written. A refusal is a
 // *SignError; no clock is read (the signing time is o.SigningTime).
-func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions) (*Signing, error) {
+func SignBundle(b *canonjson.Value, signer crypto.Signer, o BundleSignOptions) (*Signing, error) {
 	if o.Validator == nil {
 		o.Validator = validator.New()
 	}
@@ -282,7 +281,7 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if err != nil {
 		return nil, err
 	}
-	env, err := Sign(b, priv, o.SignOptions)
+	env, err := Sign(b, signer, o.SignOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -299,11 +298,11 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 	if err := v.addEnvelope(0, env); err != nil {
 		return nil, err
 	}
-	return &Signing{Attested: w, Envelope: env, KeyID: ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))), Claim: claim, Envelopes: 1, References: v.references(),
+	return &Signing{Attested: w, Envelope: env, KeyID: env.Get("signatures").Items[0].Get("keyid").Str, Claim: claim, Envelopes: 1, References: v.references(),
 		Transparency: tc.kind, Witnessing: tc.witnessing, cosignatures: tc.cosignatures}, nil
 }
 
-// Cosign appends an envelope signed with priv to the attested bundle
+// Cosign appends an envelope signed by signer (see [Sign]) to the attested bundle
 // wrapper, which it does not change: this is how a co-signer (witness)
 // adds its signature, and how WITNESSED is reached. What is there is
 // verified once, first, at the level any signer can check without a
@@ -311,7 +310,7 @@ func SignBundle(b *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions
 // yet); then a key that already signed is refused, and the new envelope is
 // verified as the next one (schema, E1–E14) without verifying the others
 // again. A refusal is a *SignError; no clock is read.
-func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptions) (*Signing, error) {
+func Cosign(wrapper *canonjson.Value, signer crypto.Signer, o BundleSignOptions) (*Signing, error) {
 	if o.Validator == nil {
 		o.Validator = validator.New()
 	}
@@ -339,7 +338,7 @@ func Cosign(wrapper *canonjson.Value, priv ed25519.PrivateKey, o BundleSignOptio
 	if err != nil {
 		return nil, err
 	}
-	env, err := Sign(v.bundle, priv, o.SignOptions)
+	env, err := Sign(v.bundle, signer, o.SignOptions)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 package attest
 
 import (
-	"crypto/ed25519"
+	"crypto"
 	"encoding/base64"
 	"fmt"
 
@@ -114,23 +114,39 @@ func Statement(b *canonjson.Value, keyID string, o SignOptions) *canonjson.Value
 }
 
 // Sign builds the statement for bundle b and returns a DSSE envelope
-// (REFERENCE §6.11 steps 2–3) signed with priv. Ed25519 is deterministic,
-// so the same inputs always give the same envelope.
-func Sign(b *canonjson.Value, priv ed25519.PrivateKey, o SignOptions) (*canonjson.Value, error) {
-	der := ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))
-	keyID := ed25519strict.SPKIFingerprint(der)
+// (REFERENCE §6.11 steps 2–3) signed by signer: an ed25519.PrivateKey, or
+// any crypto.Signer whose Public() is an ed25519.PublicKey (a PKCS#11
+// token or an ssh-agent through package keyref, a caller's KMS). The
+// signature is made and checked by ed25519strict.Sign: a signer that signs
+// with another key or returns Ed25519ph is refused, and the error matches
+// ed25519strict.ErrSigner. Ed25519 is deterministic, so the same inputs
+// always give the same envelope.
+func Sign(b *canonjson.Value, signer crypto.Signer, o SignOptions) (*canonjson.Value, error) {
+	pub, err := ed25519strict.SignerPublicKey(signer)
+	if err != nil {
+		return nil, fmt.Errorf("attest: %w", err)
+	}
+	keyID := ed25519strict.Fingerprint(pub)
 	payload, err := canonjson.Canonical(Statement(b, keyID, o))
 	if err != nil {
 		return nil, fmt.Errorf("attest: statement has no canonical form: %w", err)
 	}
-	return SignPayload(payload, priv, o.SignerIdentity), nil
+	return SignPayload(payload, signer, o.SignerIdentity)
 }
 
-// SignPayload wraps already-canonical statement bytes in a signed envelope.
-// Test corpora use it to sign deliberately altered statements.
-func SignPayload(payload []byte, priv ed25519.PrivateKey, signerIdentity string) *canonjson.Value {
-	der := ed25519strict.MarshalSPKI(priv.Public().(ed25519.PublicKey))
-	sig := ed25519.Sign(priv, PAE(PayloadType, payload))
+// SignPayload wraps already-canonical statement bytes in an envelope
+// signed by signer (see [Sign]). Test corpora use it to sign deliberately
+// altered statements.
+func SignPayload(payload []byte, signer crypto.Signer, signerIdentity string) (*canonjson.Value, error) {
+	pub, err := ed25519strict.SignerPublicKey(signer)
+	if err != nil {
+		return nil, fmt.Errorf("attest: %w", err)
+	}
+	der := ed25519strict.MarshalSPKI(pub)
+	sig, err := ed25519strict.Sign(signer, PAE(PayloadType, payload))
+	if err != nil {
+		return nil, fmt.Errorf("attest: signing the envelope: %w", err)
+	}
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
 	s := canonjson.NewString
 	enc := base64.StdEncoding.EncodeToString
@@ -145,7 +161,7 @@ func SignPayload(payload []byte, priv ed25519.PrivateKey, signerIdentity string)
 			m("publicKeySpkiBase64", s(enc(der))),
 			m("signerIdentity", s(signerIdentity)),
 		))),
-	)
+	), nil
 }
 
 // Wrap returns an attested conformance bundle holding b, the claimed level

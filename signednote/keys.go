@@ -2,6 +2,7 @@ package signednote
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -391,12 +392,14 @@ func CosignatureTimestamp(sig note.Signature) (uint64, error) {
 	return binary.BigEndian.Uint64(raw[4:]), nil
 }
 
-// A signerKey is a parsed Ed25519 skey: what LogSigner and WitnessSigner
-// hold.
+// A signerKey is an Ed25519 signed-note key that signs: a parsed skey,
+// or a name given to a crypto.Signer (a token, an agent). It is what
+// LogSigner and WitnessSigner hold.
 type signerKey struct {
-	name string
-	hash uint32
-	priv ed25519.PrivateKey
+	name   string
+	hash   uint32
+	pub    ed25519.PublicKey
+	signer crypto.Signer
 }
 
 // parseSignerKey parses an skey, which must have type want (of kind
@@ -411,11 +414,35 @@ func parseSignerKey(skey string, want byte, kind KeyKind) (signerKey, error) {
 		return signerKey{}, kindMismatch(skey, kind, fmt.Errorf("private key %q: %w", name, err), true)
 	}
 	pub := priv.Public().(ed25519.PublicKey)
-	return signerKey{name: name, hash: keyHash(name, typ, pub), priv: priv}, nil
+	return signerKey{name: name, hash: keyHash(name, typ, pub), pub: pub, signer: priv}, nil
+}
+
+// newSignerKey names the Ed25519 signer s name, as a key of type typ.
+func newSignerKey(name string, typ byte, s crypto.Signer) (signerKey, error) {
+	if err := CheckName(name); err != nil {
+		return signerKey{}, fmt.Errorf("key %w", err)
+	}
+	pub, err := ed25519strict.SignerPublicKey(s)
+	if err != nil {
+		return signerKey{}, err
+	}
+	return signerKey{name: name, hash: keyHash(name, typ, pub), pub: pub, signer: s}, nil
+}
+
+// sign signs msg through ed25519strict.Sign: a signature that does not
+// verify under the key (another key, Ed25519ph) is never returned.
+func (k *signerKey) sign(msg []byte) ([]byte, error) {
+	sig, err := ed25519strict.Sign(k.signer, msg)
+	if err != nil {
+		return nil, fmt.Errorf("signing as %q: %w", k.name, err)
+	}
+	return sig, nil
 }
 
 // A LogSigner signs checkpoints with a log key (type 0x01). It is a
-// note.Signer, as Tessera's WithCheckpointSigner expects.
+// note.Signer, as Tessera's WithCheckpointSigner expects. Its signatures
+// are made and checked by ed25519strict.Sign, so one that fails matches
+// ed25519strict.ErrSigner.
 type LogSigner struct{ signerKey }
 
 var _ note.Signer = (*LogSigner)(nil)
@@ -429,18 +456,34 @@ func ParseLogSigner(skey string) (*LogSigner, error) {
 	return &LogSigner{k}, nil
 }
 
+// NewLogSigner returns the log signer of the log whose origin is origin
+// and whose key is held by s: an Ed25519 crypto.Signer (Public() an
+// ed25519.PublicKey that passes ed25519strict.CheckPublicKey), such as
+// package keyref's keys in a PKCS#11 token or an ssh-agent. The origin
+// follows the rules of [CheckName].
+func NewLogSigner(origin string, s crypto.Signer) (*LogSigner, error) {
+	k, err := newSignerKey(origin, TypeEd25519, s)
+	if err != nil {
+		return nil, err
+	}
+	return &LogSigner{k}, nil
+}
+
 // Name returns the key name, the log's origin.
 func (s *LogSigner) Name() string { return s.name }
 
 // KeyHash returns the signed-note key hash.
 func (s *LogSigner) KeyHash() uint32 { return s.hash }
 
-// Sign signs msg with Ed25519.
-func (s *LogSigner) Sign(msg []byte) ([]byte, error) { return ed25519.Sign(s.priv, msg), nil }
+// Sign signs msg with Ed25519 (ed25519strict.Sign).
+func (s *LogSigner) Sign(msg []byte) ([]byte, error) { return s.sign(msg) }
+
+// Signer returns the Ed25519 crypto.Signer that holds the key.
+func (s *LogSigner) Signer() crypto.Signer { return s.signer }
 
 // Verifier returns the verifier of this key.
 func (s *LogSigner) Verifier() *Verifier {
-	return newEd25519Verifier(s.name, TypeEd25519, s.hash, s.priv.Public().(ed25519.PublicKey))
+	return newEd25519Verifier(s.name, TypeEd25519, s.hash, s.pub)
 }
 
 // A WitnessSigner holds a witness key (type 0x04).
@@ -455,12 +498,25 @@ func ParseWitnessSigner(skey string) (*WitnessSigner, error) {
 	return &WitnessSigner{k}, nil
 }
 
+// NewWitnessSigner returns the witness signer of the witness named name
+// whose key is held by s (see [NewLogSigner]).
+func NewWitnessSigner(name string, s crypto.Signer) (*WitnessSigner, error) {
+	k, err := newSignerKey(name, TypeCosignatureV1, s)
+	if err != nil {
+		return nil, err
+	}
+	return &WitnessSigner{k}, nil
+}
+
 // Name returns the witness name.
 func (c *WitnessSigner) Name() string { return c.name }
 
+// Signer returns the Ed25519 crypto.Signer that holds the key.
+func (c *WitnessSigner) Signer() crypto.Signer { return c.signer }
+
 // Verifier returns the verifier of this key.
 func (c *WitnessSigner) Verifier() *Verifier {
-	return newEd25519Verifier(c.name, TypeCosignatureV1, c.hash, c.priv.Public().(ed25519.PublicKey))
+	return newEd25519Verifier(c.name, TypeCosignatureV1, c.hash, c.pub)
 }
 
 // At returns a note.Signer that makes cosignature/v1 signatures stamped
@@ -484,6 +540,9 @@ func (s *timedWitnessSigner) Sign(msg []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sig := binary.BigEndian.AppendUint64(make([]byte, 0, CosignatureSize), t)
-	return append(sig, ed25519.Sign(s.c.priv, m)...), nil
+	sig, err := s.c.sign(m)
+	if err != nil {
+		return nil, err
+	}
+	return append(binary.BigEndian.AppendUint64(make([]byte, 0, CosignatureSize), t), sig...), nil
 }

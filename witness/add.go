@@ -34,6 +34,10 @@ var (
 	// ErrBadProof: the consistency proof from the recorded tree to the
 	// checkpoint does not verify (HTTP 422). It wraps ErrRefused.
 	ErrBadProof = fmt.Errorf("%w: the consistency proof does not verify", ErrRefused)
+	// ErrKeyUnavailable: the witness's key could not sign (a token or an
+	// agent that is gone, or a signature that did not verify under the
+	// key): nothing was cosigned (HTTP 503; the next request tries again).
+	ErrKeyUnavailable = errors.New("witness: the witness key could not sign")
 )
 
 // A ConflictError says that the old size of a request is not the size this
@@ -241,7 +245,7 @@ func AddCheckpoint(req *AddRequest, logKey *signednote.Verifier, w *signednote.W
 func sign(cp *signednote.Checkpoint, w *signednote.WitnessSigner, prev *LogState, cproof [][]byte, now time.Time) (*Cosignature, error) {
 	signed, err := note.Sign(&note.Note{Text: cp.Text}, w.At(now))
 	if err != nil {
-		return nil, fmt.Errorf("witness: signing: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrKeyUnavailable, err)
 	}
 	// note.Sign returns the text, a blank line and the signature line.
 	c := &Cosignature{

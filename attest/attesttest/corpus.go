@@ -71,7 +71,7 @@ func Corpus(base, other *canonjson.Value) []Case {
 
 	st := attest.Statement(base, KeyID(one), Options(IdentityOne))
 	st.Get("subject").Items[0].Path("digest").Set("sha256", canonjson.NewString(zeros64))
-	add("altered-subject", wrap(b(), attest.Signed, attest.SignPayload(must(canonjson.Canonical(st)), one, IdentityOne)), test, "", attest.CodeBindingMismatch)
+	add("altered-subject", wrap(b(), attest.Signed, must(attest.SignPayload(must(canonjson.Canonical(st)), one, IdentityOne))), test, "", attest.CodeBindingMismatch)
 
 	wrongKey := env1()
 	twoDER := ed25519strict.MarshalSPKI(two.Public().(ed25519.PublicKey))
@@ -158,7 +158,7 @@ func forgedIdentityEnvelope(base *canonjson.Value) *canonjson.Value {
 	payload := must(canonjson.Canonical(st))
 	forgedSig := make([]byte, 64)
 	forgedSig[0] = 1 // R = identity, S = 0
-	env := attest.SignPayload(payload, TestOnlyKeyOne(), IdentityOne)
+	env := must(attest.SignPayload(payload, TestOnlyKeyOne(), IdentityOne))
 	s := sig(env)
 	s.Set("keyid", canonjson.NewString(keyID))
 	s.Set("sig", canonjson.NewString(base64.StdEncoding.EncodeToString(forgedSig)))

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"crypto/ed25519"
+	"crypto"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -31,8 +31,11 @@ A repository is a directory that any static HTTP server can serve:
   timestamp.json            the snapshot.json version, length and SHA-256
   targets/<sha256>.<name>   the policies themselves
 
-Keys are Ed25519 PKCS#8 PEM files (mcpres key generate), optionally
-encrypted ($MCPRES_PASSWORD or a prompt). Metadata expires: the timestamp
+Keys are Ed25519 key references: PKCS#8 PEM files (mcpres key generate,
+optionally encrypted: $MCPRES_PASSWORD or a prompt) as PATH, file:PATH or
+env:NAME, or keys that never leave their holder: pkcs11:URI (a PKCS#11
+token, through the mcpres-pkcs11 helper) and ssh-agent:SHA256:FINGERPRINT
+(see docs/keys.md). Metadata expires: the timestamp
 after a day by default, so add-target must run more often than that for
 verifiers to keep accepting the repository.
 
@@ -162,9 +165,9 @@ func (a *app) initCommand() *cobra.Command {
 	f.StringVar(&repo, "repo", "", "repository directory")
 	f.StringArrayVar(&rootKeys, "root-key", nil, "root key: a private key (listed, signs) or a public key (listed only); repeat per key")
 	f.IntVar(&threshold, "root-threshold", 0, "number of root signatures required (default 1 with a single root key)")
-	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role")
-	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
-	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
+	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role (a key reference)")
+	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role (a key reference)")
+	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role (a key reference)")
 	f.StringVar(&now, "evaluated-at", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
 	cli.DeprecatedAlias(cmd, "now", "evaluated-at", cli.Usage)
 	expiryFlags(cmd, &exp, true)
@@ -230,9 +233,9 @@ func (a *app) addTargetCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&repo, "repo", "", "repository directory")
 	f.StringVar(&name, "name", "", "target name")
-	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role")
-	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role")
-	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role")
+	f.StringVar(&targetsKey, "targets-key", "", "private key of the targets role (a key reference)")
+	f.StringVar(&snapshotKey, "snapshot-key", "", "private key of the snapshot role (a key reference)")
+	f.StringVar(&timestampKey, "timestamp-key", "", "private key of the timestamp role (a key reference)")
 	f.StringVar(&now, "evaluated-at", "", "signing time as an RFC 3339 date-time; expiries count from it (default: the clock)")
 	cli.DeprecatedAlias(cmd, "now", "evaluated-at", cli.Usage)
 	expiryFlags(cmd, &exp, false)
@@ -278,7 +281,7 @@ is reached.`,
 	f := cmd.Flags()
 	f.StringVar(&repo, "repo", "", "repository directory")
 	f.StringVar(&role, "role", "", "role whose metadata to sign (root)")
-	f.StringVar(&keyPath, "key", "", "private key that signs")
+	f.StringVar(&keyPath, "key", "", "private key that signs (a key reference)")
 	return cmd
 }
 
@@ -439,7 +442,7 @@ func writeOutput(out, input string, data []byte, force bool) error {
 	return nil
 }
 
-func (a *app) loadRoleKeys(targets, snapshot, timestamp string) (t, s, ts ed25519.PrivateKey, err error) {
+func (a *app) loadRoleKeys(targets, snapshot, timestamp string) (t, s, ts crypto.Signer, err error) {
 	if t, err = a.loadPrivateKey(targets); err != nil {
 		return
 	}

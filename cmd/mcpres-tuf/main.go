@@ -16,6 +16,7 @@ package main
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyref"
 	"golang.org/x/term"
 )
 
@@ -81,36 +82,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return cli.Run(root, a.prog, args, stdin, stdout, stderr)
 }
 
-// loadPrivateKey reads a private key file (PKCS#8 PEM, optionally
-// encrypted), warning when other users can read it. The key and the
-// passphrase never appear in messages.
-func (a *app) loadPrivateKey(path string) (ed25519.PrivateKey, error) {
-	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
+// loadPrivateKey opens a private key reference (package keyref): a key
+// file (PKCS#8 PEM, optionally encrypted) as PATH, file:PATH or env:NAME,
+// or a key in a token or an agent (pkcs11:URI through the mcpres-pkcs11
+// helper, ssh-agent:SHA256:…), warning when a key file is readable by
+// other users. The key, PIN and passphrase never appear in messages.
+func (a *app) loadPrivateKey(spec string) (crypto.Signer, error) {
+	ref, err := keyref.Parse(spec)
 	if err != nil {
-		return nil, cli.Failf("private key: %v", err)
+		return nil, cli.Usagef("%v", err)
 	}
-	if st, err := os.Stat(path); err == nil && !signednote.RecogniseKey(data).Public() {
-		// A public key given by mistake is refused below, not warned about.
-		if w := cli.KeyFileWarning(path, st); w != "" {
-			a.warnf("%s", w)
-		}
-	}
-	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
+	k, err := keyref.OpenRef(ref, keyref.Options{
+		Passphrase: a.passphrase,
+		Warn:       func(msg string) { a.warnf("%s", msg) },
+		PKCS11:     keyref.FindHelperOpener(nil),
+	})
 	if err != nil {
-		return nil, cli.Failf("private key %s: %v", path, err)
+		return nil, cli.Failf("private key %s: %v", ref, err)
 	}
-	return priv, nil
+	return k, nil
 }
 
-// loadRootKey reads a root key file: a public key (SPKI PEM) is only
-// listed, a private key is listed and signs.
-func (a *app) loadRootKey(path string) (ed25519.PublicKey, ed25519.PrivateKey, error) {
-	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
-	if err != nil {
-		return nil, nil, cli.Failf("root key: %v", err)
-	}
-	if pub, err := attest.ParsePublicKeyPEM(data); err == nil {
-		return pub, nil, nil
+// loadRootKey reads a root key: a public key file (SPKI PEM) is only
+// listed, a private key reference is listed and signs.
+func (a *app) loadRootKey(path string) (ed25519.PublicKey, crypto.Signer, error) {
+	if ref, err := keyref.Parse(path); err == nil && ref.Scheme == keyref.File {
+		data, err := regularfile.ReadFile(ref.Path, attest.MaxKeyFileBytes)
+		if err != nil {
+			return nil, nil, cli.Failf("root key: %v", err)
+		}
+		if pub, err := attest.ParsePublicKeyPEM(data); err == nil {
+			return pub, nil, nil
+		}
 	}
 	priv, err := a.loadPrivateKey(path)
 	if err != nil {

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"crypto"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -55,11 +56,16 @@ here, is written with a warning: the consumers' witness quorum decides at
 verification. --require-quorum TLOG-POLICY (the tlog policy consumers
 verify with) verifies the reference's cosignatures against its witnesses
 now and refuses to sign (exit 1) unless they satisfy its quorum.
-The private key (--key) is a
-PKCS#8 PEM file (PATH or file:PATH), or env:NAME for PEM text held in an
-environment variable such as a CI secret; an encrypted key's passphrase comes
-from $MCPRES_PASSWORD or a prompt. The key is never printed or written. OUTPUT is written atomically and never replaces an input; an
-existing OUTPUT is replaced only with --force.`
+The private key (--key) is a PKCS#8 PEM file (PATH or
+file:PATH), env:NAME for PEM text held in an environment variable such as a
+CI secret (an encrypted key's passphrase comes from $MCPRES_PASSWORD or a
+prompt), or a key that never leaves its holder: pkcs11:URI (RFC 7512, an
+Ed25519 key in a PKCS#11 token; module and PIN from the URI or
+$MCPRES_PKCS11_MODULE and $MCPRES_PKCS11_PIN) or ssh-agent:SHA256:FINGERPRINT
+(an ssh-ed25519 key of the agent at $SSH_AUTH_SOCK); see docs/keys.md. The
+key is never printed or written, and every signature is verified with its
+public key before anything is written. OUTPUT is written atomically and
+never replaces an input; an existing OUTPUT is replaced only with --force.`
 
 func (a *app) attestSignCommand() *cobra.Command {
 	var keyPath, identity, policyID, claim, signingTime, transparency, out, requireQuorum string
@@ -127,11 +133,12 @@ func (a *app) attestSignCommand() *cobra.Command {
 				a.printInputInvalid(args[0], err, "text", false)
 				return cli.Exit(exitInput)
 			}
-			priv, err := a.loadPrivateKey(keyPath)
+			key, err := a.openKey("--key", keyPath, "private key", signednote.PEMPrivateKey)
 			if err != nil {
 				return err
 			}
-			s, err := a.sign(args[0], transparency, doc, priv, opts, claimLevel, quorum)
+			defer key.Close()
+			s, err := a.sign(args[0], transparency, doc, key, opts, claimLevel, quorum)
 			if err != nil {
 				return err
 			}
@@ -148,10 +155,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if err != nil {
 				return cli.Failf("encoding the attested bundle: %v", err)
 			}
-			inputs := []string{args[0]}
-			if !strings.HasPrefix(keyPath, "env:") {
-				inputs = append(inputs, strings.TrimPrefix(keyPath, "file:"))
-			}
+			inputs := append([]string{args[0]}, keyInputs(keyPath)...)
 			if err := a.writeOutput(out, inputs, data, force); err != nil {
 				return err
 			}
@@ -164,7 +168,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&keyPath, "key", "", "private key: PATH or file:PATH (PKCS#8 PEM, optionally encrypted), or env:NAME to read the PEM from an environment variable")
+	f.StringVar(&keyPath, "key", "", "private key: "+keyRefUsage)
 	f.StringVar(&identity, "identity", "", "signer identity written into the statement and the signature")
 	f.StringVar(&policyID, "policy-id", "", "id of the trust policy the attestation is meant for")
 	f.StringVar(&claim, "claim", "", "claimed authenticity level ("+verifycmd.LevelsStrongestFirst()+"); default SIGNED, kept when co-signing")
@@ -192,7 +196,7 @@ func (a *app) readTransparency(path string) (*attest.TransparencyReference, erro
 // (attest.SignBundle, attest.Cosign), and prints a refusal: the document's
 // report when its evidence or input is at fault, attest's message in
 // every case.
-func (a *app) sign(path, transparency string, doc *canonjson.Value, priv []byte, opts attest.SignOptions, claim *attest.Level, quorum *offline.Trust) (*attest.Signing, error) {
+func (a *app) sign(path, transparency string, doc *canonjson.Value, priv crypto.Signer, opts attest.SignOptions, claim *attest.Level, quorum *offline.Trust) (*attest.Signing, error) {
 	o := attest.BundleSignOptions{SignOptions: opts, Claim: claim, Validator: validator.New(), RequireQuorum: quorum}
 	var s *attest.Signing
 	var err error

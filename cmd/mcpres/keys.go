@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -40,9 +40,9 @@ func lookupPassword() (pass, name string, ok bool) {
 func (a *app) keyCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "key",
-		Short: "Generate Ed25519 signing keys and print key fingerprints",
+		Short: "Generate Ed25519 signing keys; public halves and fingerprints of any key reference",
 	}
-	cmd.AddCommand(a.keyGenerateCommand(), a.keyFingerprintCommand())
+	cmd.AddCommand(a.keyGenerateCommand(), a.keyPublicCommand(), a.keyFingerprintCommand())
 	return cmd
 }
 
@@ -106,22 +106,24 @@ for on the terminal.`,
 
 func (a *app) keyFingerprintCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "fingerprint FILE...",
+		Use:   "fingerprint KEY...",
 		Short: "Print the lowercase hex SHA-256 of a public key's SPKI DER",
 		Long: `Print the key fingerprint: the lowercase hex SHA-256 of the DER
 SubjectPublicKeyInfo, which is the keyid of MCP-RES envelopes and the
-keyFingerprint of trust policies. FILE is a public key (SPKI PEM or base64
-SPKI) or a private key (the fingerprint of its public half is printed).
+keyFingerprint of trust policies. KEY is a public key file (SPKI PEM or
+base64 SPKI), or a private key reference — PATH, file:PATH, env:NAME,
+pkcs11:URI, ssh-agent:SHA256:FINGERPRINT (see docs/keys.md) — whose public
+half's fingerprint is printed.
 
-For one FILE the line is the fingerprint alone; for several, one line per
-FILE in order, "FINGERPRINT  FILE" (as sha256sum prints). A FILE that is not
+For one KEY the line is the fingerprint alone; for several, one line per
+KEY in order, "FINGERPRINT  KEY" (as sha256sum prints). A KEY that is not
 such a key is reported on stderr, the others are still printed, and the
 exit status is 2.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var failed error
-			for _, path := range args {
-				pub, err := a.loadAnyPublicKey(path)
+			for _, spec := range args {
+				pub, err := a.loadAnyPublicKey(spec)
 				if err != nil {
 					if len(args) == 1 {
 						return err
@@ -130,11 +132,11 @@ exit status is 2.`,
 					failed = cli.Exit(exitInput)
 					continue
 				}
-				fp := ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(pub))
+				fp := ed25519strict.Fingerprint(pub)
 				if len(args) == 1 {
 					fmt.Fprintln(a.stdout, fp)
 				} else {
-					fmt.Fprintf(a.stdout, "%s  %s\n", fp, path)
+					fmt.Fprintf(a.stdout, "%s  %s\n", fp, spec)
 				}
 			}
 			return failed
@@ -142,68 +144,79 @@ exit status is 2.`,
 	}
 }
 
-func (a *app) loadAnyPublicKey(path string) (ed25519.PublicKey, error) {
-	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
-	if err != nil {
-		return nil, cli.Failf("%v", err)
+func (a *app) keyPublicCommand() *cobra.Command {
+	var out string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "public KEY -o PUB.pem",
+		Short: "Write the public half of a private key reference as SPKI PEM",
+		Long: `Write the public key of KEY as SPKI PEM, the format trust policies
+(policy add-signer/add-witness --key) and attest verify --key take. KEY is a
+private key reference: PATH or file:PATH, env:NAME, pkcs11:URI (a key in a
+PKCS#11 token) or ssh-agent:SHA256:FINGERPRINT (a key of the agent at
+$SSH_AUTH_SOCK); see docs/keys.md. For the signed-note keys of logs and
+witnesses, 'log vkey' and 'witness vkey' print the verifier key lines.
+Nothing secret is written; the fingerprint is printed on stdout.`,
+		Example: `  mcpres key public 'pkcs11:token=release;object=signer?module-path=/usr/lib/softhsm/libsofthsm2.so' -o release.pub
+  mcpres key public ssh-agent:SHA256:drkQ9HwGr4rF65cNzP51OzueWeLcXTBa7D617NNI7rM -o release.pub`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return cli.Usagef("-o/--output is required")
+			}
+			if err := checkOutputs([]string{out}, keyInputs(args[0]), force); err != nil {
+				return err
+			}
+			k, err := a.openKeyWith("KEY", args[0], "private key", keyref.Options{})
+			if err != nil {
+				return err
+			}
+			defer k.Close()
+			data, err := attest.MarshalPublicKeyPEM(k.PublicKey())
+			if err != nil {
+				return cli.Failf("encoding public key: %v", err)
+			}
+			if out == stdoutName {
+				if _, err := a.stdout.Write(data); err != nil {
+					return cli.Failf("%v", err)
+				}
+				return nil
+			}
+			if err := a.writeOutput(out, keyInputs(args[0]), data, force); err != nil {
+				return err
+			}
+			a.wrote(out, "public key of %s, fingerprint %s", k, k.Fingerprint())
+			fmt.Fprintln(a.stdout, k.Fingerprint())
+			return nil
+		},
 	}
-	if signednote.RecogniseKey(data) != signednote.PEMPrivateKey && !bytes.Contains(data, []byte("PRIVATE KEY-----")) {
-		pub, err := attest.ParsePublicKeyPEM(data)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the SPKI PEM public key (required; - for standard output)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace an existing output file")
+	return cmd
+}
+
+// loadAnyPublicKey reads the public key of spec: a public key file, or
+// the public half of a private key reference.
+func (a *app) loadAnyPublicKey(spec string) (ed25519.PublicKey, error) {
+	if ref, err := keyref.Parse(spec); err == nil && ref.Scheme == keyref.File {
+		data, err := regularfile.ReadFile(ref.Path, attest.MaxKeyFileBytes)
 		if err != nil {
-			return nil, cli.Failf("public key %s: %v", path, signednote.WithFlag(err, "key fingerprint"))
+			return nil, cli.Failf("%v", err)
 		}
-		return pub, nil
+		if signednote.RecogniseKey(data) != signednote.PEMPrivateKey && !bytes.Contains(data, []byte("PRIVATE KEY-----")) {
+			pub, err := attest.ParsePublicKeyPEM(data)
+			if err != nil {
+				return nil, cli.Failf("public key %s: %v", ref.Path, signednote.WithFlag(err, "key fingerprint"))
+			}
+			return pub, nil
+		}
 	}
-	priv, err := a.parsePrivateKey(path, data)
+	k, err := a.openKeyWith("KEY", spec, "private key", keyref.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return priv.Public().(ed25519.PublicKey), nil
-}
-
-// loadPrivateKey reads a private key given as PATH, file:PATH or env:NAME
-// (the PEM text in environment variable NAME, for CI secrets), warning when
-// a key file is readable by other users. The key and passphrase never
-// appear in messages, and the key is never written anywhere.
-func (a *app) loadPrivateKey(spec string) (ed25519.PrivateKey, error) {
-	if name, ok := strings.CutPrefix(spec, "env:"); ok {
-		if name == "" {
-			return nil, cli.Usagef("--key env: needs a variable name, as in env:MCPRES_SIGNING_KEY")
-		}
-		data, ok := os.LookupEnv(name)
-		if !ok || data == "" {
-			return nil, cli.Failf("private key: environment variable %s is not set or empty", name)
-		}
-		priv, err := attest.ParsePrivateKeyPEM([]byte(data), func() ([]byte, error) { return a.passphrase("$" + name) })
-		if err != nil {
-			return nil, cli.Failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
-		}
-		return priv, nil
-	}
-	path := strings.TrimPrefix(spec, "file:")
-	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
-	if err != nil {
-		return nil, cli.Failf("private key: %v", err)
-	}
-	if st, err := os.Stat(path); err == nil && !signednote.RecogniseKey(data).Public() {
-		// A public key given by mistake is refused below, not warned about.
-		if w := cli.KeyFileWarning(path, st); w != "" {
-			a.warnf("%s", w)
-		}
-	}
-	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
-	if err != nil {
-		return nil, cli.Failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
-	}
-	return priv, nil
-}
-
-func (a *app) parsePrivateKey(path string, data []byte) (ed25519.PrivateKey, error) {
-	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) { return a.passphrase(path) })
-	if err != nil {
-		return nil, cli.Failf("private key %s: %v", path, err)
-	}
-	return priv, nil
+	defer k.Close()
+	return k.PublicKey(), nil
 }
 
 // passphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks on

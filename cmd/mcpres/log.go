@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -77,7 +76,7 @@ func (a *app) logCommand() *cobra.Command {
 		},
 	}
 	cmd.PersistentFlags().BoolVar(&verbose, "verbose", false, "show Tessera's log messages on stderr")
-	cmd.AddCommand(a.logKeygenCommand(), a.logInitCommand(), a.logAddCommand(), a.logServeCommand(), a.logProofCommand(), a.logAddCosignatureCommand())
+	cmd.AddCommand(a.logKeygenCommand(), a.logVkeyCommand(), a.logInitCommand(), a.logAddCommand(), a.logServeCommand(), a.logProofCommand(), a.logAddCosignatureCommand())
 	for _, c := range cmd.Commands() {
 		if run := c.RunE; run != nil {
 			c.RunE = func(cmd *cobra.Command, args []string) error {
@@ -168,6 +167,35 @@ policy's tlog-policy. Existing files are never overwritten.`,
 	return cmd
 }
 
+func (a *app) logVkeyCommand() *cobra.Command {
+	var keyPath, origin string
+	cmd := &cobra.Command{
+		Use:   "vkey --key KEY [--origin ORIGIN]",
+		Short: "Print the verifier key line of a log key (for tlog policies, --log-key and witnesses)",
+		Long: `Print the signed-note verifier key "ORIGIN+HASH+BASE64" (type 0x01) of the
+log key KEY: what tlog policies (policy tlog add-log --key), 'log add
+--server --log-key' and 'witness serve --log' take. KEY is a key
+reference: a log key file (PATH, file:PATH, env:NAME; default
+$MCPRES_LOG_KEY), whose name is the origin, or pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT (an Ed25519 key that never leaves its token
+or agent), for which --origin gives the log's origin. See docs/keys.md.`,
+		Example: `  mcpres log vkey --key 'pkcs11:token=log;object=checkpoints' --origin example.org/mcpres-log > log.vkey`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			signer, key, err := a.openLogSigner(keyPath, origin)
+			if err != nil {
+				return err
+			}
+			defer key.Close()
+			fmt.Fprintln(a.stdout, signer.Verifier())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&keyPath, "key", "", "the log's private key: "+keyRefUsage+" (default: $"+logKeyEnv+")")
+	cmd.Flags().StringVar(&origin, "origin", "", "the log's origin: required with a key in a token or an agent, checked against a key file's name")
+	return cmd
+}
+
 // generateNoteKey writes NAME.key and NAME.vkey and prints the vkey.
 func (a *app) generateNoteKey(typ byte, name, out string) error {
 	skey, vkey, err := signednote.GenerateKey(rand.Reader, typ, name)
@@ -227,80 +255,6 @@ func noteKeyText(data []byte, want signednote.KeyKind) (string, error) {
 	return parseKeyText(data)
 }
 
-// loadNoteKeyText reads a signed-note private key given as PATH,
-// file:PATH or env:NAME (the key text in environment variable NAME, for CI
-// secrets), as --key of attest sign does; an empty spec means env:defEnv
-// when that variable is set. It warns when a key file is readable by other
-// users. It returns the key text and a label for messages; the key never
-// appears in messages. Another kind of key file than want is named.
-func (a *app) loadNoteKeyText(spec, defEnv string, want signednote.KeyKind) (key, label string, err error) {
-	if spec == "" {
-		if _, ok := os.LookupEnv(defEnv); !ok {
-			return "", "", cli.Usagef("--key is required (or set $%s to the private key)", defEnv)
-		}
-		spec = "env:" + defEnv
-	}
-	if name, ok := strings.CutPrefix(spec, "env:"); ok {
-		if name == "" {
-			return "", "", cli.Usagef("--key env: needs a variable name, as in env:%s", defEnv)
-		}
-		data, ok := os.LookupEnv(name)
-		if !ok || data == "" {
-			return "", "", cli.Failf("private key: environment variable %s is not set or empty", name)
-		}
-		k, err := noteKeyText([]byte(data), want)
-		if err != nil {
-			return "", "", cli.Failf("private key $%s: %v", name, signednote.WithFlag(err, "--key"))
-		}
-		return k, "$" + name, nil
-	}
-	path := strings.TrimPrefix(spec, "file:")
-	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
-	if err != nil {
-		return "", "", cli.Failf("private key %s: %v", path, err)
-	}
-	if !signednote.RecogniseKey(data).Public() {
-		a.warnIfReadable(path) // a verifier key given by mistake is no secret
-	}
-	k, err := noteKeyText(data, want)
-	if err != nil {
-		return "", "", cli.Failf("private key %s: %v", path, signednote.WithFlag(err, "--key"))
-	}
-	return k, path, nil
-}
-
-// loadLogSigner reads a log's private key (see loadNoteKeyText).
-func (a *app) loadLogSigner(spec string) (*signednote.LogSigner, error) {
-	k, label, err := a.loadNoteKeyText(spec, logKeyEnv, signednote.LogSignerKey)
-	if err != nil {
-		return nil, err
-	}
-	signer, err := signednote.ParseLogSigner(k)
-	if err != nil {
-		return nil, cli.Failf("log key %s: %v", label, signednote.WithFlag(err, "--key"))
-	}
-	return signer, nil
-}
-
-// loadWitnessSigner reads a witness's private key (see loadNoteKeyText).
-func (a *app) loadWitnessSigner(spec string) (*signednote.WitnessSigner, error) {
-	k, label, err := a.loadNoteKeyText(spec, witnessKeyEnv, signednote.WitnessSignerKey)
-	if err != nil {
-		return nil, err
-	}
-	c, err := signednote.ParseWitnessSigner(k)
-	if err != nil {
-		return nil, cli.Failf("witness key %s: %v", label, signednote.WithFlag(err, "--key"))
-	}
-	return c, nil
-}
-
-func (a *app) warnIfReadable(path string) {
-	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
-		a.warnf("private key %s is readable by other users (mode %04o); chmod 600 it", path, st.Mode().Perm())
-	}
-}
-
 // loadVerifierKey reads a vkey file with the given parser; another kind of
 // key file is named (signednote.KeyKindError).
 func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier, error)) (*signednote.Verifier, error) {
@@ -330,9 +284,12 @@ func (a *app) logInitCommand() *cobra.Command {
 		Short: "Create an empty log in a new directory",
 		Long: `Create an empty log in DIR with Tessera's POSIX driver: the tlog-tiles layout
 and a checkpoint of size 0 signed with the log key. DIR must not exist or be
-empty. The origin is the key's name; --origin, if given, must equal it.
-The key is a file (PATH or file:PATH), or env:NAME for a key held in an
-environment variable; without --key it is taken from $MCPRES_LOG_KEY.
+empty. The origin is the key file's name; --origin, if given, must equal it.
+The key is a file (PATH or file:PATH), env:NAME for a key held in an
+environment variable (without --key it is taken from $MCPRES_LOG_KEY), or
+a key that never leaves its token or agent: pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT (an Ed25519 key), which has no name, so
+--origin is required with it (see docs/keys.md).
 
 The log's verifier key is recorded in DIR/.mcpres/log.vkey (for 'log proof'
 and 'log add-cosignature') and printed on stdout.
@@ -347,13 +304,11 @@ database.`,
 			if (dir == "") == (dsn == "") {
 				return cli.Usagef("give one of --dir and --mysql")
 			}
-			signer, err := a.loadLogSigner(keyPath)
+			signer, key, err := a.openLogSigner(keyPath, origin)
 			if err != nil {
 				return err
 			}
-			if origin != "" && origin != signer.Name() {
-				return cli.Failf("--origin %q is not the log key's name %q: the key's name is the log's origin (mcpres log keygen --origin %s)", origin, signer.Name(), origin)
-			}
+			defer key.Close()
 			ctx, cancel := logContext()
 			defer cancel()
 			var store tlog.Storage
@@ -384,8 +339,8 @@ database.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory to create")
 	f.StringVar(&dsn, "mysql", "", "create the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
-	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
-	f.StringVar(&origin, "origin", "", "the log's origin, checked against the key's name")
+	f.StringVar(&keyPath, "key", "", "the log's private key: "+keyRefUsage+" (default: $"+logKeyEnv+")")
+	f.StringVar(&origin, "origin", "", "the log's origin: checked against a key file's name, required with a key in a token or an agent")
 	return cmd
 }
 
@@ -424,8 +379,10 @@ upload is run by the mcpres-sigstore binary ($MCPRES_SIGSTORE, next to
 mcpres, or on PATH), which keeps the Rekor client out of mcpres. No
 verification command ever reaches it.
 
-The log key (--key PATH, file:PATH or env:NAME; default $MCPRES_LOG_KEY)
-must be the key of the log in DIR: it signs the new checkpoint.
+The log key (--key PATH, file:PATH, env:NAME, pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT; default $MCPRES_LOG_KEY) must be the key of
+the log in DIR: it signs the new checkpoint. A key in a token or an agent
+has no name: give the log's origin with --origin.
 
 With --server URL instead of --dir, the bundle is submitted to a 'mcpres
 log serve' (POST URL/add). The bundle is validated here first. Answers 429
@@ -458,7 +415,7 @@ Outputs are written atomically and never replaced without --force; they
 are checked before anything is appended.`
 
 func (a *app) logAddCommand() *cobra.Command {
-	var dir, serverURL, keyPath, out, proofOut, rekorURL, rekorKey string
+	var dir, serverURL, keyPath, origin, out, proofOut, rekorURL, rekorKey string
 	var force bool
 	var wp witnessPolicyFlags
 	var client submitClient
@@ -493,7 +450,7 @@ func (a *app) logAddCommand() *cobra.Command {
 			if rekorURL != "" {
 				outputs = append(outputs, out+".rekor.json")
 			}
-			if err := checkOutputs(outputs, []string{args[0], keyPath}, force); err != nil {
+			if err := checkOutputs(outputs, append([]string{args[0]}, keyInputs(keyPath)...), force); err != nil {
 				return err
 			}
 			raw, adm, err := a.bundleEntry(args[0])
@@ -504,7 +461,7 @@ func (a *app) logAddCommand() *cobra.Command {
 				if err := a.submit(serverURL, args[0], raw, adm, client, out, proofOut, force); err != nil {
 					return err
 				}
-			} else if err := a.addLocal(dir, keyPath, args[0], adm, out, proofOut, force, wp, client.requireQuorum); err != nil {
+			} else if err := a.addLocal(dir, keyPath, origin, args[0], adm, out, proofOut, force, wp, client.requireQuorum); err != nil {
 				return err
 			}
 			if rekorURL != "" {
@@ -521,7 +478,8 @@ func (a *app) logAddCommand() *cobra.Command {
 	f.StringVar(&serverURL, "server", "", "submit to this 'mcpres log serve' (base URL) instead of a local --dir")
 	client.flags(f)
 	f.StringVar(&client.requireQuorum, "require-quorum", "", requireQuorumUsage)
-	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
+	f.StringVar(&keyPath, "key", "", "the log's private key, which signs the new checkpoint: "+keyRefUsage+" (default: $"+logKeyEnv+")")
+	f.StringVar(&origin, "origin", "", "the log's origin, with a key in a token or an agent (a key file carries it)")
 	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required; - for standard output)")
 	f.StringVar(&proofOut, "proof", "", "also write the raw C2SP tlog-proof bytes to this file")
 	f.BoolVar(&force, "force", false, "replace existing output files")
@@ -533,11 +491,12 @@ func (a *app) logAddCommand() *cobra.Command {
 
 // addLocal appends entry to the log in dir, collects the witnesses'
 // cosignatures when a witness policy is given, and writes the reference.
-func (a *app) addLocal(dir, keyPath, path string, adm *admit.Admission, out, proofOut string, force bool, wp witnessPolicyFlags, requireQuorum string) error {
-	signer, err := a.loadLogSigner(keyPath)
+func (a *app) addLocal(dir, keyPath, origin, path string, adm *admit.Admission, out, proofOut string, force bool, wp witnessPolicyFlags, requireQuorum string) error {
+	signer, key, err := a.openLogSigner(keyPath, origin)
 	if err != nil {
 		return err
 	}
+	defer key.Close()
 	quorum, err := a.loadQuorumTrust(requireQuorum)
 	if err != nil {
 		return err
@@ -572,7 +531,7 @@ func (a *app) addLocal(dir, keyPath, path string, adm *admit.Admission, out, pro
 	if err := a.reportWitnessing(path, p.Marshal(), offline.EntryFor(adm.Bundle), quorum, requireQuorum, "run 'mcpres log proof --witness-policy FILE' for a re-witnessed reference"); err != nil {
 		return err
 	}
-	return a.writeReference(p, out, proofOut, []string{path, keyPath}, force)
+	return a.writeReference(p, out, proofOut, append([]string{path}, keyInputs(keyPath)...), force)
 }
 
 // reportLogged says on stderr where the entry of path is in the log.

@@ -545,7 +545,7 @@ func TestCLILogKeysFromEnvironment(t *testing.T) {
 		t.Errorf("the message shows the key: %s", stderr)
 	}
 	e.fail(exitInput, "environment variable NOPE_NOT_SET is not set or empty", "log", "add", "--dir", e.p("log"), "--key", "env:NOPE_NOT_SET", b1, "-o", e.p("ref2.json"))
-	e.fail(exitInput, "--key env: needs a variable name", "log", "add", "--dir", e.p("log"), "--key", "env:", b1, "-o", e.p("ref2.json"))
+	e.fail(exitInput, "env: needs a variable name", "log", "add", "--dir", e.p("log"), "--key", "env:", b1, "-o", e.p("ref2.json"))
 }
 
 // Tessera's klog output: nothing without --verbose (checked by every

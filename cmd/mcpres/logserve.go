@@ -77,6 +77,14 @@ memory of what it sent, for at most the 30 s read timeout); beyond them the
 answer is 429 with Retry-After. When Tessera is behind the answer is 503
 with Retry-After.
 
+The log key (--key) is a key reference: a log key file (PATH, file:PATH,
+env:NAME; default $MCPRES_LOG_KEY), or pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT with --origin (see docs/keys.md). It signs
+each checkpoint, once per integration. While it cannot sign (a token or an
+agent that is gone), submissions are answered 503 with Retry-After at once
+and GET /healthz 503; the key is tried again at most once a second, and
+the log serves again as soon as it is back.
+
 With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
 "Authorization: Bearer TOKEN". The server listens on 127.0.0.1 unless
 --listen says otherwise: put a reverse proxy that terminates TLS in front
@@ -102,7 +110,7 @@ answers by at most its deadline and is logged as a warning; the verifier's
 quorum decides whether what was obtained is enough.`
 
 func (a *app) logServeCommand() *cobra.Command {
-	var dir, dsn, keyPath, listen, tokenFile string
+	var dir, dsn, keyPath, origin, listen, tokenFile string
 	var maxConcurrent, maxMemoryMiB int
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
@@ -116,10 +124,11 @@ func (a *app) logServeCommand() *cobra.Command {
 			if (dir == "") == (dsn == "") {
 				return cli.Usagef("give one of --dir and --mysql")
 			}
-			signer, err := a.loadLogSigner(keyPath)
+			signer, key, err := a.openLogSigner(keyPath, origin)
 			if err != nil {
 				return err
 			}
+			defer key.Close()
 			token, err := loadToken(tokenFile)
 			if err != nil {
 				return err
@@ -168,7 +177,8 @@ func (a *app) logServeCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory (created by 'log init')")
 	f.StringVar(&dsn, "mysql", "", "serve the log in this MariaDB/MySQL database (created by 'log init --mysql'): a DSN, or env:NAME")
-	f.StringVar(&keyPath, "key", "", "the log's private key: PATH, file:PATH or env:NAME (default: $"+logKeyEnv+")")
+	f.StringVar(&keyPath, "key", "", "the log's private key: "+keyRefUsage+" (default: $"+logKeyEnv+")")
+	f.StringVar(&origin, "origin", "", "the log's origin, with a key in a token or an agent (a key file carries it)")
 	f.StringVar(&listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port; port 0 picks one)")
 	f.StringVar(&tokenFile, "token-file", "", "a file holding the bearer token submissions need (default: $"+logTokenEnv+"; none: open submissions)")
 	f.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "submissions in flight (admitted, waiting for their checkpoint) beyond which the answer is 429")

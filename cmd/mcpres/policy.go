@@ -16,6 +16,7 @@ import (
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
@@ -144,9 +145,19 @@ func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string
 	return nil
 }
 
-// readPublicKey reads an SPKI PEM or base64 SPKI public key file and
-// returns it as base64 SPKI with its fingerprint.
-func readPolicyPublicKey(path string) (spki, fp string, err error) {
+// readPolicyPublicKey reads an SPKI PEM or base64 SPKI public key file,
+// or the public half of a key in a token or an agent (pkcs11:,
+// ssh-agent:), and returns it as base64 SPKI with its fingerprint.
+func (a *app) readPolicyPublicKey(path string) (spki, fp string, err error) {
+	if ref, perr := keyref.Parse(path); perr == nil && !ref.Secret() {
+		k, err := a.openKeyWith("--key", path, "key", keyref.Options{})
+		if err != nil {
+			return "", "", err
+		}
+		defer k.Close()
+		der := ed25519strict.MarshalSPKI(k.PublicKey())
+		return base64.StdEncoding.EncodeToString(der), ed25519strict.SPKIFingerprint(der), nil
+	}
 	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
 		return "", "", cli.Failf("public key: %v", err)
@@ -243,7 +254,7 @@ func (s *policySignerFlags) register(cmd *cobra.Command, window bool) {
 	f := cmd.Flags()
 	f.StringVar(&s.name, "name", "", "signer name, unique in the policy ([A-Za-z0-9][A-Za-z0-9._-]{0,63})")
 	f.StringVar(&s.identity, "identity", "", "the signerIdentity its envelopes must carry")
-	f.StringVar(&s.key, "key", "", "public key file (SPKI PEM, as written by key generate, or base64 SPKI)")
+	f.StringVar(&s.key, "key", "", "public key file (SPKI PEM, as written by key generate, or base64 SPKI), or a key in a token or an agent: pkcs11:URI, ssh-agent:SHA256:FINGERPRINT (its public half)")
 	f.StringArrayVar(&s.subjects, "subject", nil, "trust the key only for subjects whose name matches PATTERN ('*' matches any run of characters without '/'; repeatable, at most 32; default: every subject)")
 	if window {
 		f.StringSliceVar(&s.roles, "role", nil, "role: signer or witness; repeat or separate with commas (default signer)")
@@ -252,7 +263,7 @@ func (s *policySignerFlags) register(cmd *cobra.Command, window bool) {
 	}
 }
 
-func (s *policySignerFlags) signer() (trustpolicy.Signer, string, error) {
+func (s *policySignerFlags) signer(a *app) (trustpolicy.Signer, string, error) {
 	switch {
 	case s.name == "":
 		return trustpolicy.Signer{}, "", cli.Usagef("--name is required")
@@ -279,7 +290,7 @@ func (s *policySignerFlags) signer() (trustpolicy.Signer, string, error) {
 			return trustpolicy.Signer{}, "", cli.Usagef("--subject: %v", err)
 		}
 	}
-	spki, fp, err := readPolicyPublicKey(s.key)
+	spki, fp, err := a.readPolicyPublicKey(s.key)
 	if err != nil {
 		return trustpolicy.Signer{}, "", err
 	}
@@ -334,7 +345,7 @@ every subject.`,
       --identity https://example.org/release-a --key release-a.pub --subject 'io.github.acme/server-*'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			signer, fp, err := s.signer()
+			signer, fp, err := s.signer(a)
 			if err != nil {
 				return err
 			}
@@ -366,7 +377,7 @@ cosignature counts only for bundles whose subject name matches.`,
       --identity https://witness-a.example --key witness-a.pub`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			signer, fp, err := s.signer()
+			signer, fp, err := s.signer(a)
 			if err != nil {
 				return err
 			}
@@ -494,7 +505,7 @@ signer (the revocation wins) or be any other key.`,
 			}
 			if keyPath != "" {
 				var err error
-				if _, fingerprint, err = readPolicyPublicKey(keyPath); err != nil {
+				if _, fingerprint, err = a.readPolicyPublicKey(keyPath); err != nil {
 					return err
 				}
 			}

@@ -34,7 +34,7 @@ func (a *app) witnessCommand() *cobra.Command {
 		Short: "Cosign transparency-log checkpoints as a witness",
 		Long:  witnessLong,
 	}
-	cmd.AddCommand(a.witnessKeygenCommand(), a.witnessCosignCommand(), a.witnessServeCommand())
+	cmd.AddCommand(a.witnessKeygenCommand(), a.witnessVkeyCommand(), a.witnessCosignCommand(), a.witnessServeCommand())
 	return cmd
 }
 
@@ -63,6 +63,36 @@ printed on stdout. Existing files are never overwritten.`,
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name (the key's name)")
 	cmd.Flags().StringVar(&out, keyPairFlag, "", keyPairUsage+" (NAME.key, NAME.vkey)")
 	cli.DeprecatedAlias(cmd, "out", keyPairFlag, cli.Usage)
+	return cmd
+}
+
+func (a *app) witnessVkeyCommand() *cobra.Command {
+	var keyPath, name string
+	cmd := &cobra.Command{
+		Use:   "vkey --key KEY [--name NAME]",
+		Short: "Print the verifier key line of a witness key (for tlog policies)",
+		Long: `Print the cosignature/v1 verifier key "NAME+HASH+BASE64" (type 0x04) of the
+witness key KEY: what the witness lines of tlog policies (policy tlog
+add-witness --key) and 'log add-cosignature --witness-key' take. KEY is a
+key reference: a witness key file (PATH, file:PATH, env:NAME; default
+$MCPRES_WITNESS_KEY), whose name is the witness's, or pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT (an Ed25519 key that never leaves its token
+or agent, as litewitness keeps its key), for which --name gives the
+witness's name. See docs/keys.md.`,
+		Example: `  mcpres witness vkey --key ssh-agent:SHA256:drkQ9HwGr4rF65cNzP51OzueWeLcXTBa7D617NNI7rM --name example.org/witness > witness.vkey`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, key, err := a.openWitnessSigner(keyPath, name)
+			if err != nil {
+				return err
+			}
+			defer key.Close()
+			fmt.Fprintln(a.stdout, w.Verifier())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&keyPath, "key", "", "the witness's private key: "+keyRefUsage+" (default: $"+witnessKeyEnv+")")
+	cmd.Flags().StringVar(&name, "name", "", "the witness's name: required with a key in a token or an agent, checked against a key file's name")
 	return cmd
 }
 
@@ -95,7 +125,7 @@ accepted with --init: its current checkpoint is then trusted on first use.
 --init never overrides a recorded state.`
 
 func (a *app) witnessCosignCommand() *cobra.Command {
-	var logArg, logKey, keyPath, statePath, out string
+	var logArg, logKey, keyPath, name, statePath, out string
 	var initState, force bool
 	cmd := &cobra.Command{
 		Use:   "cosign --log DIR_OR_URL --log-key LOG.vkey --key WITNESS.key --state FILE -o COSIG",
@@ -121,17 +151,18 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if sameFile(statePath+witness.StateLockSuffix, out) {
 				return cli.Usagef("-o names the lock file of --state")
 			}
-			if err := checkOutputs([]string{out}, []string{keyPath, logKey, statePath}, force); err != nil {
+			if err := checkOutputs([]string{out}, append(keyInputs(keyPath), logKey, statePath), force); err != nil {
 				return err
 			}
 			lv, err := loadVerifierKey("log key", logKey, signednote.ParseLogVerifier)
 			if err != nil {
 				return err
 			}
-			w, err := a.loadWitnessSigner(keyPath)
+			w, key, err := a.openWitnessSigner(keyPath, name)
 			if err != nil {
 				return err
 			}
+			defer key.Close()
 			reader, err := witnesshttp.OpenLog(logArg)
 			if err != nil {
 				return cli.Failf("--log %v", err)
@@ -168,7 +199,8 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&logArg, "log", "", "the log: a directory or an http(s) URL")
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file")
-	f.StringVar(&keyPath, "key", "", "the witness's private key: PATH, file:PATH or env:NAME (default: $"+witnessKeyEnv+")")
+	f.StringVar(&keyPath, "key", "", "the witness's private key: "+keyRefUsage+" (default: $"+witnessKeyEnv+")")
+	f.StringVar(&name, "name", "", "the witness's name, with a key in a token or an agent (a key file carries it)")
 	f.StringVar(&statePath, "state", "", "the witness state file (updated atomically)")
 	f.StringVarP(&out, "output", "o", "", "where to write the cosignature line (required; - for standard output)")
 	f.BoolVar(&initState, "init", false, "accept a log the state file does not know (trust on first use)")

@@ -41,13 +41,18 @@ even when killed. Each request also holds its log's state lock
 cosign' does on the same file. Where files cannot be locked (systems other
 than Linux, macOS and the BSDs) the command refuses to run.
 
+The key (--key) is a key reference: a witness key file (PATH, file:PATH,
+env:NAME; default $MCPRES_WITNESS_KEY), or pkcs11:URI or
+ssh-agent:SHA256:FINGERPRINT with --name (see docs/keys.md).
+
 Answers: 200 the cosignature; 400 a malformed request (or an old size
 larger than the checkpoint's); 403 not signed by the log's key; 404 a log
 this witness does not witness; 409 (text/x.tlog.size) the old size is not
 the size last cosigned, whose value is the body; 413 a body too large; 422
 the consistency proof does not verify; 500 the state could not be updated
 (nothing was cosigned); 503 the log's state stayed locked by another process
-for 10 s (nothing was cosigned). Sizes are at most 2^53-1 (the largest a
+for 10 s, or the witness key could not sign (a key in a token or an agent
+that is gone: the next request tries it again; nothing was cosigned). Sizes are at most 2^53-1 (the largest a
 state records): larger ones are a malformed request (400).
 
 A log the state directory has no record of is accepted from "old 0" (trust
@@ -57,7 +62,7 @@ front end before it to serve other hosts. It runs until interrupted
 (SIGINT or SIGTERM).`
 
 func (a *app) witnessServeCommand() *cobra.Command {
-	var listen, keyPath, stateDir string
+	var listen, keyPath, name, stateDir string
 	var logKeys []string
 	cmd := &cobra.Command{
 		Use:   "serve --key WITNESS.key --state DIR --log LOG.vkey... [--listen ADDR]",
@@ -73,10 +78,11 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			case len(logKeys) == 0:
 				return cli.Usagef("--log is required (the verifier key file of each log to witness)")
 			}
-			w, err := a.loadWitnessSigner(keyPath)
+			w, key, err := a.openWitnessSigner(keyPath, name)
 			if err != nil {
 				return err
 			}
+			defer key.Close()
 			var logs []*signednote.Verifier
 			for _, p := range logKeys {
 				v, err := loadVerifierKey("log key", p, signednote.ParseLogVerifier)
@@ -111,7 +117,8 @@ func (a *app) witnessServeCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", witnessDefaultListen, "the address to listen on")
-	f.StringVar(&keyPath, "key", "", "the witness's private key: PATH, file:PATH or env:NAME (default: $"+witnessKeyEnv+")")
+	f.StringVar(&keyPath, "key", "", "the witness's private key: "+keyRefUsage+" (default: $"+witnessKeyEnv+")")
+	f.StringVar(&name, "name", "", "the witness's name, with a key in a token or an agent (a key file carries it)")
 	f.StringVar(&stateDir, "state", "", "the state directory (created if missing)")
 	f.StringArrayVar(&logKeys, "log", nil, "a log's verifier key file (repeat for each log)")
 	return cmd

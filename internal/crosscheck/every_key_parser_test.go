@@ -4,11 +4,13 @@
 package crosscheck_test
 
 import (
+	"crypto"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
+	"io"
 	"math/big"
 	"strings"
 	"testing"
@@ -126,7 +128,7 @@ func parsers(t *testing.T) []parser {
 	tufInit := func(pub []byte) error {
 		signer := ed25519.NewKeyFromSeed(make([]byte, 32))
 		_, err := tufdist.Init(tufdist.InitConfig{
-			Dir: t.TempDir(), RootKeys: []ed25519.PublicKey{testOnlyOtherKey, pub}, RootThreshold: 1, RootSigners: []ed25519.PrivateKey{signer},
+			Dir: t.TempDir(), RootKeys: []ed25519.PublicKey{testOnlyOtherKey, pub}, RootThreshold: 1, RootSigners: []crypto.Signer{signer},
 			Targets: signer, Snapshot: signer, Timestamp: signer, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Expiry: tufdist.DefaultExpiry(),
 		})
 		return err
@@ -146,6 +148,9 @@ func parsers(t *testing.T) []parser {
 		{"trustpolicy.ParseTLogPolicy (log line)", tlog(signednote.TypeEd25519, logLine)},
 		{"trustpolicy.ParseTLogPolicy (witness line)", tlog(signednote.TypeCosignatureV1, func(k string) string { return "log " + goodLog + "\nwitness W " + k + "\nquorum W\n" })},
 		{"tufdist.Init (root keys)", tufInit},
+		{"ed25519strict.SignerPublicKey", func(pub []byte) error { return errOf(ed25519strict.SignerPublicKey(publicOnly(pub))) }},
+		{"signednote.NewLogSigner", func(pub []byte) error { return errOf(signednote.NewLogSigner("example.org/log", publicOnly(pub))) }},
+		{"signednote.NewWitnessSigner", func(pub []byte) error { return errOf(signednote.NewWitnessSigner("example.org/w", publicOnly(pub))) }},
 		{"trustpolicy.Load (signer publicKey)", load(func(d *trustpolicy.Document, pub []byte) {
 			d.AddSigner(trustpolicy.Signer{Name: "s", Identity: "https://example.org/s", PublicKey: spkiB64(pub), Roles: []string{trustpolicy.RoleSigner}})
 		})},
@@ -154,6 +159,15 @@ func parsers(t *testing.T) []parser {
 			d.Transparency = &trustpolicy.Transparency{TLogPolicy: logLine(signednote.FormatVerifierKey("example.org/k", signednote.TypeEd25519, pub))}
 		})},
 	}
+}
+
+// publicOnly is a crypto.Signer (a token, an agent, a KMS) whose public
+// key is pub and which cannot sign.
+type publicOnly ed25519.PublicKey
+
+func (p publicOnly) Public() crypto.PublicKey { return ed25519.PublicKey(p) }
+func (p publicOnly) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) {
+	return nil, errors.New("cannot sign")
 }
 
 func logLine(k string) string { return "log " + k + "\nquorum none\n" }

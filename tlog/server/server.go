@@ -14,7 +14,8 @@
 //	                             headers Mcpres-Entry-Index (the leaf index) and
 //	                             Mcpres-Existing ("true" for an entry already
 //	                             logged, whose proof Config.Refresh may renew)
-//	GET  /healthz                200 when the published checkpoint verifies
+//	GET  /healthz                200 when the published checkpoint verifies (and
+//	                             the key can sign: Config.KeyReady)
 //
 // Full tiles and bundles never change: they are served with
 // "Cache-Control: public, max-age=31536000, immutable". A partial tile of a
@@ -134,6 +135,11 @@ type Config struct {
 	Cost func(n int64) int64
 	// Logf, if set, receives one line per failed request (server side).
 	Logf func(format string, args ...any)
+	// KeyReady, if set, says whether the log's key can sign (nil) or not:
+	// while it cannot (a token or an agent that is gone), submissions are
+	// answered 503 with Retry-After at once, before their bodies are read,
+	// and /healthz answers 503 ([KeyHealth.Ready]).
+	KeyReady func() error
 }
 
 // Handler serves the endpoints of the package documentation.
@@ -204,6 +210,13 @@ func (h *Handler) checkpoint(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
+	if h.cfg.KeyReady != nil {
+		if err := h.cfg.KeyReady(); err != nil {
+			h.logf("healthz: %v", err)
+			http.Error(w, "unhealthy: the log's signing key is unavailable", http.StatusServiceUnavailable)
+			return
+		}
+	}
 	if _, err := h.cfg.Log.Checkpoint(r.Context()); err != nil {
 		h.logf("healthz: %v", err)
 		http.Error(w, "unhealthy: the published checkpoint does not verify", http.StatusServiceUnavailable)
@@ -337,6 +350,15 @@ func (h *Handler) add(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > h.cfg.MaxBody {
 		jsonError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a submission is at most %d bytes", h.cfg.MaxBody))
 		return
+	}
+	if h.cfg.KeyReady != nil {
+		if err := h.cfg.KeyReady(); err != nil {
+			h.logf("add: %v", err)
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Connection", "close")
+			jsonError(w, http.StatusServiceUnavailable, "the log's signing key is unavailable, retry later")
+			return
+		}
 	}
 	// The body is read before a slot is taken (a slow body holds none),
 	// its memory reserved as it arrives.

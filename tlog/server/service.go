@@ -150,7 +150,8 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 			s.logf("%s", res.Summary(wcp))
 		}
 	}
-	ap, err := lg.NewAppender(octx, s.Signer, opts)
+	health := NewKeyHealth(s.Signer, lg.Origin())
+	ap, err := lg.NewAppender(octx, health, opts)
 	if err != nil {
 		return fmt.Errorf("opening the log: %w", err)
 	}
@@ -187,7 +188,7 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 		Admit:   AdmitEvidence(s.Now),
 		Token:   s.Token, MaxConcurrent: s.MaxConcurrent,
 		MaxMemory: s.MaxMemory, Cost: admit.Cost,
-		Logf: s.logf,
+		Logf: s.logf, KeyReady: health.Ready,
 	})
 	s.logf("serving log %s on http://%s", lg.Origin(), ln.Addr())
 	serr := Serve(ctx, ln, h, grace)

@@ -2,6 +2,7 @@ package tufdist
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
@@ -306,7 +307,7 @@ func TestTooFewSignatures(t *testing.T) {
 			Dir:           dir,
 			RootKeys:      []ed25519.PublicKey{testOnlyPub("root-1"), testOnlyPub("root-2")},
 			RootThreshold: 2,
-			RootSigners:   []ed25519.PrivateKey{testOnlyKey("root-1")},
+			RootSigners:   []crypto.Signer{testOnlyKey("root-1")},
 			Targets:       testOnlyKey("targets"),
 			Snapshot:      testOnlyKey("snapshot"),
 			Timestamp:     testOnlyKey("timestamp"),

@@ -14,8 +14,10 @@
 // [AddTarget] adds or replaces a target and publishes new targets,
 // snapshot and timestamp metadata, and [Sign] adds a further root
 // signature when the root threshold is above one. They take keys as
-// ed25519.PrivateKey (the CLI reads mcpres' PKCS#8 PEM key files) and an
-// explicit signing time: there is no hidden clock. The layout, which any
+// Ed25519 crypto.Signers (an ed25519.PrivateKey, or a key in a token or an
+// agent through package keyref: the CLI takes every key reference), each
+// signature checked by ed25519strict.Sign, and an explicit signing time:
+// there is no hidden clock. The layout, which any
 // static HTTP server can serve:
 //
 //	N.root.json                  every root version; 1.root.json is what clients pin

@@ -1,6 +1,7 @@
 package tufdist
 
 import (
+	"crypto"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
@@ -61,7 +62,7 @@ func newTestRepo(t *testing.T) *testRepo {
 		Dir:           r.dir,
 		RootKeys:      []ed25519.PublicKey{testOnlyPub("root-1")},
 		RootThreshold: 1,
-		RootSigners:   []ed25519.PrivateKey{testOnlyKey("root-1")},
+		RootSigners:   []crypto.Signer{testOnlyKey("root-1")},
 		Targets:       testOnlyKey("targets"),
 		Snapshot:      testOnlyKey("snapshot"),
 		Timestamp:     testOnlyKey("timestamp"),

@@ -2,11 +2,13 @@ package tufdist
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,9 +81,9 @@ type InitConfig struct {
 	// RootSigners are the private halves, among RootKeys, that sign
 	// 1.root.json now. The others add their signatures later with [Sign];
 	// until RootThreshold signatures are there, clients reject the root.
-	RootSigners []ed25519.PrivateKey
+	RootSigners []crypto.Signer
 	// Targets, Snapshot and Timestamp are the single keys of those roles.
-	Targets, Snapshot, Timestamp ed25519.PrivateKey
+	Targets, Snapshot, Timestamp crypto.Signer
 	// Now is the signing time; expiries are Now plus the Expiry periods.
 	Now    time.Time
 	Expiry Expiry
@@ -121,7 +123,7 @@ func Init(c InitConfig) ([]RoleState, error) {
 	root.Signed.Roles[metadata.ROOT].Threshold = c.RootThreshold
 	for _, rk := range []struct {
 		role string
-		key  ed25519.PrivateKey
+		key  crypto.Signer
 	}{{metadata.TARGETS, c.Targets}, {metadata.SNAPSHOT, c.Snapshot}, {metadata.TIMESTAMP, c.Timestamp}} {
 		if err := root.Signed.AddKey(tufKey(rk.key.Public().(ed25519.PublicKey)), rk.role); err != nil {
 			return nil, err
@@ -197,7 +199,7 @@ func (c *InitConfig) valid() error {
 	}
 	for _, rk := range []struct {
 		role string
-		key  ed25519.PrivateKey
+		key  crypto.Signer
 	}{{"targets", c.Targets}, {"snapshot", c.Snapshot}, {"timestamp", c.Timestamp}} {
 		if err := checkPrivate(rk.key); err != nil {
 			return fmt.Errorf("tufdist: %s key: %w", rk.role, err)
@@ -227,7 +229,7 @@ type AddTargetConfig struct {
 	Data []byte
 	// Targets, Snapshot and Timestamp must be keys of those roles in the
 	// repository's latest root.
-	Targets, Snapshot, Timestamp ed25519.PrivateKey
+	Targets, Snapshot, Timestamp crypto.Signer
 	// Now is the signing time; Expiry.Targets, .Snapshot and .Timestamp are
 	// used (Expiry.Root is not).
 	Now    time.Time
@@ -268,7 +270,7 @@ func AddTarget(c AddTargetConfig) ([]RoleState, error) {
 	}
 	for _, rk := range []struct {
 		role string
-		key  ed25519.PrivateKey
+		key  crypto.Signer
 	}{{metadata.TARGETS, c.Targets}, {metadata.SNAPSHOT, c.Snapshot}, {metadata.TIMESTAMP, c.Timestamp}} {
 		if err := checkPrivate(rk.key); err != nil {
 			return nil, fmt.Errorf("tufdist: %s key: %w", rk.role, err)
@@ -302,7 +304,7 @@ func AddTarget(c AddTargetConfig) ([]RoleState, error) {
 // signed whenever [AddTarget] writes them. The key must be a root key of
 // that root and must not have signed it already. The returned state counts
 // the valid signatures now present.
-func Sign(dir, role string, key ed25519.PrivateKey) (RoleState, error) {
+func Sign(dir, role string, key crypto.Signer) (RoleState, error) {
 	if role != metadata.ROOT {
 		return RoleState{}, fmt.Errorf("tufdist: cannot add a signature to %q: only root can have a threshold above 1 here (targets, snapshot and timestamp are signed by add-target)", role)
 	}
@@ -441,7 +443,7 @@ func readMeta[T metadata.Roles](m *metadata.Metadata[T], file string) (*metadata
 }
 
 // authorized checks that key is a key of role in the latest root.
-func (s *repoState) authorized(role string, key ed25519.PrivateKey) error {
+func (s *repoState) authorized(role string, key crypto.Signer) error {
 	id := keyID(key.Public().(ed25519.PublicKey))
 	if r := s.root.Signed.Roles[role]; r == nil || !slices.Contains(r.KeyIDs, id) {
 		return fmt.Errorf("tufdist: the %s key given (key id %s) is not a %s key of root version %d", role, id, role, s.root.Signed.Version)
@@ -454,7 +456,7 @@ func (s *repoState) authorized(role string, key ed25519.PrivateKey) error {
 // and timestamp record the version, length and sha256 of the file they
 // point to, so that metadata from another repository state is rejected by
 // hash, not only by version.
-func (s *repoState) publish(targetsKey, snapshotKey, timestampKey ed25519.PrivateKey, bump bool) ([]RoleState, error) {
+func (s *repoState) publish(targetsKey, snapshotKey, timestampKey crypto.Signer, bump bool) ([]RoleState, error) {
 	if bump {
 		s.snapshot.Signed.Version++
 		s.timestamp.Signed.Version++
@@ -544,15 +546,38 @@ func marshal[T metadata.Roles](m *metadata.Metadata[T]) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-func sign[T metadata.Roles](m *metadata.Metadata[T], key ed25519.PrivateKey) error {
-	signer, err := signature.LoadED25519Signer(key)
-	if err != nil {
-		return fmt.Errorf("tufdist: %w", err)
-	}
-	if _, err := m.Sign(signer); err != nil {
+func sign[T metadata.Roles](m *metadata.Metadata[T], key crypto.Signer) error {
+	s := &tufSigner{key: key}
+	if _, err := m.Sign(s); err != nil {
+		if s.err != nil {
+			return fmt.Errorf("tufdist: signing: %w", s.err)
+		}
 		return fmt.Errorf("tufdist: signing: %w", err)
 	}
 	return nil
+}
+
+// tufSigner is go-tuf's signer of an Ed25519 crypto.Signer: every
+// signature is made and checked by ed25519strict.Sign (a token that signs
+// with another key, or pre-hashes, is refused). err keeps the signer's
+// error, which go-tuf replaces by its own.
+type tufSigner struct {
+	key crypto.Signer
+	err error
+}
+
+func (s *tufSigner) PublicKey(...signature.PublicKeyOption) (crypto.PublicKey, error) {
+	return ed25519strict.SignerPublicKey(s.key)
+}
+
+func (s *tufSigner) SignMessage(message io.Reader, _ ...signature.SignOption) ([]byte, error) {
+	msg, err := io.ReadAll(message)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := ed25519strict.Sign(s.key, msg)
+	s.err = err
+	return sig, err
 }
 
 // tufKey is the TUF key object of an Ed25519 public key.
@@ -581,14 +606,20 @@ func keyID(pub ed25519.PublicKey) string {
 // differs from the SPKI fingerprint that MCP-RES envelopes use.
 func KeyID(pub ed25519.PublicKey) string { return keyID(pub) }
 
-func checkPrivate(k ed25519.PrivateKey) error {
-	if len(k) != ed25519.PrivateKeySize {
-		return fmt.Errorf("Ed25519 private key is %d bytes, want %d", len(k), ed25519.PrivateKeySize)
+// checkPrivate checks a signing key: an Ed25519 crypto.Signer with a
+// strict public key; an ed25519.PrivateKey must be 64 bytes whose second
+// half is the public key of its seed.
+func checkPrivate(k crypto.Signer) error {
+	if priv, ok := k.(ed25519.PrivateKey); ok {
+		if len(priv) != ed25519.PrivateKeySize {
+			return fmt.Errorf("Ed25519 private key is %d bytes, want %d", len(priv), ed25519.PrivateKeySize)
+		}
+		if !bytes.Equal(ed25519.NewKeyFromSeed(priv.Seed())[ed25519.SeedSize:], priv[ed25519.SeedSize:]) {
+			return errors.New("the public half of the Ed25519 private key does not match its seed")
+		}
 	}
-	if !bytes.Equal(ed25519.NewKeyFromSeed(k.Seed())[ed25519.SeedSize:], k[ed25519.SeedSize:]) {
-		return errors.New("the public half of the Ed25519 private key does not match its seed")
-	}
-	return nil
+	_, err := ed25519strict.SignerPublicKey(k)
+	return err
 }
 
 // roleState describes m (of role) as authorized by root: its valid

@@ -1,6 +1,7 @@
 package tufdist
 
 import (
+	"crypto"
 	"crypto/ed25519"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ func TestInitLayout(t *testing.T) {
 		Dir:           dir,
 		RootKeys:      []ed25519.PublicKey{testOnlyPub("root-1"), testOnlyPub("root-2"), testOnlyPub("root-3")},
 		RootThreshold: 2,
-		RootSigners:   []ed25519.PrivateKey{testOnlyKey("root-1"), testOnlyKey("root-3")},
+		RootSigners:   []crypto.Signer{testOnlyKey("root-1"), testOnlyKey("root-3")},
 		Targets:       testOnlyKey("targets"),
 		Snapshot:      testOnlyKey("snapshot"),
 		Timestamp:     testOnlyKey("timestamp"),
@@ -90,7 +91,7 @@ func TestInitRefuses(t *testing.T) {
 			Dir:           filepath.Join(t.TempDir(), "repo"),
 			RootKeys:      []ed25519.PublicKey{testOnlyPub("root-1"), testOnlyPub("root-2")},
 			RootThreshold: 1,
-			RootSigners:   []ed25519.PrivateKey{testOnlyKey("root-1")},
+			RootSigners:   []crypto.Signer{testOnlyKey("root-1")},
 			Targets:       testOnlyKey("targets"),
 			Snapshot:      testOnlyKey("snapshot"),
 			Timestamp:     testOnlyKey("timestamp"),
@@ -110,9 +111,9 @@ func TestInitRefuses(t *testing.T) {
 		{"threshold above the keys", func(c *InitConfig) { c.RootThreshold = 3 }, "root threshold 3 is not between 1 and the 2 root keys"},
 		{"duplicate root key", func(c *InitConfig) { c.RootKeys[1] = testOnlyPub("root-1") }, "root key 2 is listed twice"},
 		{"small-order root key", func(c *InitConfig) { c.RootKeys[1] = smallOrder }, "root key 2: "},
-		{"signer not a root key", func(c *InitConfig) { c.RootSigners = []ed25519.PrivateKey{testOnlyKey("targets")} }, "is not one of the root keys"},
+		{"signer not a root key", func(c *InitConfig) { c.RootSigners = []crypto.Signer{testOnlyKey("targets")} }, "is not one of the root keys"},
 		{"signer twice", func(c *InitConfig) { c.RootSigners = append(c.RootSigners, testOnlyKey("root-1")) }, "root signer 2 (key id " + keyID(testOnlyPub("root-1")) + ") is given twice"},
-		{"no timestamp key", func(c *InitConfig) { c.Timestamp = nil }, "timestamp key: Ed25519 private key is 0 bytes"},
+		{"no timestamp key", func(c *InitConfig) { c.Timestamp = nil }, "timestamp key: ed25519: the signer failed: no signer"},
 		{"no time", func(c *InitConfig) { c.Now = time.Time{} }, "Now must be set"},
 		{"zero expiry", func(c *InitConfig) { c.Expiry.Snapshot = 0 }, "Expiry.Snapshot must be positive"},
 	}

@@ -23,7 +23,10 @@
 //	500                     the state could not be read or written: nothing
 //	                        was cosigned
 //	503                     the log's state stayed locked by another process
-//	                        for StateLockWait: nothing was cosigned; retry
+//	                        for StateLockWait, or the witness key could not
+//	                        sign (a token or an agent that is gone:
+//	                        witness.ErrKeyUnavailable; the next request
+//	                        tries it again): nothing was cosigned; retry
 //
 // # State
 //
@@ -266,6 +269,9 @@ func (s *Server) add(body []byte) (int, string, []byte) {
 	case errors.Is(err, witness.ErrBadProof):
 		s.log.Warn("consistency proof does not verify", "origin", logKey.Name(), "error", err)
 		return text(http.StatusUnprocessableEntity, "%v", err)
+	case errors.Is(err, witness.ErrKeyUnavailable):
+		s.log.Error("the witness key could not sign", "origin", logKey.Name(), "error", err)
+		return text(http.StatusServiceUnavailable, "the witness key is unavailable: nothing was cosigned; retry later")
 	case err != nil:
 		s.log.Error("add-checkpoint", "origin", logKey.Name(), "error", err)
 		return text(http.StatusInternalServerError, "%v", err)

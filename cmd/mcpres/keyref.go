@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyref"
+	"github.com/mcpres/mcpres/signednote"
+)
+
+// keyRefUsage is the help text of every --key that takes a private key.
+const keyRefUsage = "PATH or file:PATH, env:NAME, pkcs11:URI (a key in a PKCS#11 token) or ssh-agent:SHA256:FINGERPRINT; see docs/keys.md"
+
+// openKey opens the private key reference spec (package keyref) given to
+// flag; a key file must be of kind want (keyref.Options.Want). what names
+// the key in messages ("private key", "log key"). Every failure is exit 2
+// and says what to do; no message holds a PIN or key material.
+func (a *app) openKey(flag, spec, what string, want signednote.KeyKind) (*keyref.Key, error) {
+	return a.openKeyWith(flag, spec, what, keyref.Options{Want: want})
+}
+
+func (a *app) openKeyWith(flag, spec, what string, o keyref.Options) (*keyref.Key, error) {
+	ref, err := keyref.Parse(spec)
+	if err != nil {
+		return nil, cli.Usagef("%s: %v", flag, err)
+	}
+	o.Passphrase = a.passphrase
+	o.PKCS11 = keyref.FindHelperOpener(nil)
+	o.Warn = func(msg string) { a.warnf("%s", msg) }
+	k, err := keyref.OpenRef(ref, o)
+	if err != nil {
+		if ref.Scheme == keyref.Env && strings.Contains(err.Error(), "is not set or empty") {
+			return nil, cli.Failf("%s: %v", what, err)
+		}
+		return nil, cli.Failf("%s %s: %v", what, ref, signednote.WithFlag(err, flag))
+	}
+	return k, nil
+}
+
+// keyInputs is the key file of spec, when it names one, for the check
+// that no output replaces an input.
+func keyInputs(spec string) []string {
+	if ref, err := keyref.Parse(spec); err == nil && ref.Scheme == keyref.File {
+		return []string{ref.Path}
+	}
+	return nil
+}
+
+// noteKeySpec is spec, or env:defEnv when spec is empty and that
+// variable is set (the CI default of the log and witness keys).
+func noteKeySpec(spec, defEnv string) (string, error) {
+	if spec != "" {
+		return spec, nil
+	}
+	if _, ok := os.LookupEnv(defEnv); !ok {
+		return "", cli.Usagef("--key is required (or set $%s to the private key)", defEnv)
+	}
+	return "env:" + defEnv, nil
+}
+
+// openLogSigner opens a log's key (--key, default $MCPRES_LOG_KEY) as
+// the checkpoint signer of the log whose origin is origin: a signed-note
+// key file carries its origin (origin "" or the same), a key in a token
+// or an agent takes origin.
+func (a *app) openLogSigner(spec, origin string) (*signednote.LogSigner, *keyref.Key, error) {
+	spec, err := noteKeySpec(spec, logKeyEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := a.openKey("--key", spec, "log key", signednote.LogSignerKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := keyref.LogSigner(k, origin)
+	if err != nil {
+		k.Close()
+		return nil, nil, noteSignerError("log key", k, err)
+	}
+	return s, k, nil
+}
+
+// openWitnessSigner opens a witness's key (--key, default
+// $MCPRES_WITNESS_KEY) for the witness named name (see openLogSigner).
+func (a *app) openWitnessSigner(spec, name string) (*signednote.WitnessSigner, *keyref.Key, error) {
+	spec, err := noteKeySpec(spec, witnessKeyEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := a.openKey("--key", spec, "witness key", signednote.WitnessSignerKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := keyref.WitnessSigner(k, name)
+	if err != nil {
+		k.Close()
+		return nil, nil, noteSignerError("witness key", k, err)
+	}
+	return s, k, nil
+}
+
+func noteSignerError(what string, k *keyref.Key, err error) error {
+	if errors.Is(err, keyref.ErrNoName) {
+		return cli.Usagef("%s %s: %v", what, k, err)
+	}
+	return cli.Failf("%s %s: %v", what, k, signednote.WithFlag(err, "--key"))
+}
