@@ -175,10 +175,21 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	if err != nil {
 		return fail(fmt.Errorf("tlog: opening the storage: %w", err))
 	}
-	a.app, a.shutdown, a.reader, err = tessera.NewAppender(actx, drv, opts.tessera(l.store, signer, a.dedup))
+	topts := opts.tessera(l.store, signer, a.dedup)
+	a.app, a.shutdown, a.reader, err = tessera.NewAppender(actx, drv, topts)
 	if err != nil {
 		return fail(fmt.Errorf("tlog: opening the appender: %w", err))
 	}
+	if p, ok := l.store.(CheckpointPublisher); ok {
+		a.done.Add(1)
+		go func() {
+			defer a.done.Done()
+			p.PublishCheckpoints(actx, topts)
+		}()
+	}
+	a.dedup.mu.Lock()
+	a.dedup.reader = a.reader
+	a.dedup.mu.Unlock()
 	if err := a.dedup.catchUp(ctx, a.reader); err != nil {
 		_ = a.shutdown(ctx)
 		return fail(err)
@@ -336,6 +347,12 @@ func (a *Appender) Close(ctx context.Context) error {
 	var err error
 	a.closed.Do(func() {
 		err = a.shutdown(ctx)
+		if err == nil {
+			// Every entry this appender took is integrated: index them
+			// before the index (and, on shared storage, this process's
+			// claims) is released.
+			_ = a.dedup.catchUp(ctx, a.reader)
+		}
 		a.cancel()
 		a.done.Wait()
 		a.quiesceGC(ctx)
