@@ -48,12 +48,13 @@ type DedupIndex interface {
 // records, in the same atomic update.
 type SharedDedupIndex interface {
 	DedupIndex
-	// Claim claims the identity hash h for this process. ClaimNew and
-	// ClaimTakenOver mean the claim is now this process's (taken over
-	// from a process that is gone, or that has held it too long);
-	// ClaimHeld means a live process (this one included) holds it: its
-	// entry is being appended.
-	Claim(ctx context.Context, h []byte) (Claim, error)
+	// Claim claims the identity hash h for this process, unless the
+	// index records it: then it returns ClaimIndexed and its index, and
+	// leaves no claim. ClaimNew and ClaimTakenOver mean the claim is now
+	// this process's (taken over from a process that is gone, or that has
+	// held it too long); ClaimHeld means a live process (this one
+	// included) holds it: its entry is being appended.
+	Claim(ctx context.Context, h []byte) (c Claim, index uint64, err error)
 	// Unclaim releases this process's claim of h (its append failed).
 	Unclaim(ctx context.Context, h []byte) error
 }
@@ -62,7 +63,8 @@ type SharedDedupIndex interface {
 type Claim int
 
 const (
-	ClaimNew       Claim = iota // nobody held it: this process does now
+	ClaimIndexed   Claim = iota // the index records it: nothing to append
+	ClaimNew                    // nobody held it: this process does now
 	ClaimTakenOver              // a process that is gone held it: this process does now
 	ClaimHeld                   // a live process holds it
 )
@@ -116,11 +118,11 @@ func failed(err error) tessera.IndexFuture {
 	}
 }
 
-// addShared is the decorator over a SharedDedupIndex: claim the entry,
-// then look it up. An indexed entry is answered with its index; a claim
-// this process now holds appends it (released again if that fails); a
-// claim another live process holds is waited for, until the entry is
-// indexed or the claim can be taken, bounded by ctx.
+// addShared is the decorator over a SharedDedupIndex: an indexed entry is
+// answered with its index; an entry this process now claims is appended
+// (the claim released again if that fails); a claim another live process
+// holds is waited for, until the entry is indexed or the claim can be
+// taken, bounded by ctx.
 func (d *dedup) addShared(ctx context.Context, sh SharedDedupIndex, e *tessera.Entry, next tessera.AddFn) tessera.IndexFuture {
 	f, held := d.tryShared(ctx, sh, e, next)
 	if !held {
@@ -146,34 +148,33 @@ func (d *dedup) addShared(ctx context.Context, sh SharedDedupIndex, e *tessera.E
 // a live process (f is nil then).
 func (d *dedup) tryShared(ctx context.Context, sh SharedDedupIndex, e *tessera.Entry, next tessera.AddFn) (f tessera.IndexFuture, held bool) {
 	h := e.Identity()
-	c, err := sh.Claim(ctx, h)
+	c, i, err := sh.Claim(ctx, h)
 	if err != nil {
 		return failed(err), false
 	}
-	if c == ClaimTakenOver {
+	switch c {
+	case ClaimHeld:
+		return nil, true
+	case ClaimTakenOver:
 		// The process that held the claim is gone, perhaps right after
 		// its entry was integrated: index what the log holds first.
-		if err := d.catchUpReader(ctx); err != nil {
+		var ok bool
+		err := d.catchUpReader(ctx)
+		if err == nil {
+			i, ok, err = sh.Lookup(ctx, h)
+		}
+		if err != nil || ok {
 			_ = sh.Unclaim(context.WithoutCancel(ctx), h)
+		}
+		if err != nil {
 			return failed(err), false
 		}
+		if ok {
+			c = ClaimIndexed
+		}
 	}
-	i, ok, err := sh.Lookup(ctx, h)
-	switch {
-	case err != nil:
-		if c != ClaimHeld {
-			_ = sh.Unclaim(context.WithoutCancel(ctx), h)
-		}
-		return failed(err), false
-	case ok:
-		if c != ClaimHeld {
-			// Indexed after all (its claim removed meanwhile): this
-			// claim is not needed.
-			_ = sh.Unclaim(context.WithoutCancel(ctx), h)
-		}
+	if c == ClaimIndexed {
 		return func() (tessera.Index, error) { return tessera.Index{Index: i, IsDup: true}, nil }, false
-	case c == ClaimHeld:
-		return nil, true
 	}
 	nf := next(ctx, e)
 	return func() (tessera.Index, error) {

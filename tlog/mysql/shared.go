@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/mcpres/mcpres/tlog"
 )
 
@@ -190,46 +191,78 @@ func (d *dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
 	return tx.Commit()
 }
 
-// Claim claims h for this process (tlog.SharedDedupIndex): a new claim,
-// or one taken over from an owner whose lock is free (its process is
-// gone) or that has held it longer than maxClaimAge.
-func (d *dedup) Claim(ctx context.Context, h []byte) (tlog.Claim, error) {
+// Claim claims h for this process unless the index records it
+// (tlog.SharedDedupIndex): a new claim, or one taken over from an owner
+// whose lock is free (its process is gone) or that has held it longer
+// than maxClaimAge. A new entry costs one statement: the claim is inserted
+// only where mcpresDedup has no row for h, in one INSERT … SELECT (whose
+// read of mcpresDedup locks, so it is ordered with Put's transaction).
+func (d *dedup) Claim(ctx context.Context, h []byte) (tlog.Claim, uint64, error) {
 	for range 3 {
-		res, err := d.db.ExecContext(ctx, "INSERT IGNORE INTO `mcpresClaim` (`h`, `owner`) VALUES (?, ?)", h, d.owner)
+		n, err := d.insertClaim(ctx, h)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return 0, err
-		} else if n == 1 {
-			return tlog.ClaimNew, nil
+		if n == 1 {
+			return tlog.ClaimNew, 0, nil
+		}
+		idx, ok, err := d.Lookup(ctx, h)
+		if err != nil {
+			return 0, 0, err
+		}
+		if ok {
+			return tlog.ClaimIndexed, idx, nil
 		}
 		var owner string
 		var abandoned bool
 		err = d.db.QueryRowContext(ctx, "SELECT `owner`, `at` < NOW() - INTERVAL ? SECOND OR IS_USED_LOCK(CONCAT(?, `owner`)) IS NULL FROM `mcpresClaim` WHERE `h` = ?",
 			int64(maxClaimAge/time.Second), ownerLockPrefix, h).Scan(&owner, &abandoned)
 		if errors.Is(err, sql.ErrNoRows) {
-			continue // resolved meanwhile: claim again
+			continue // resolved meanwhile: again
 		}
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if owner == d.owner || !abandoned {
-			return tlog.ClaimHeld, nil
+			return tlog.ClaimHeld, 0, nil
 		}
-		res, err = d.db.ExecContext(ctx, "UPDATE `mcpresClaim` SET `owner` = ?, `at` = CURRENT_TIMESTAMP WHERE `h` = ? AND `owner` = ?", d.owner, h, owner)
+		res, err := d.db.ExecContext(ctx, "UPDATE `mcpresClaim` SET `owner` = ?, `at` = CURRENT_TIMESTAMP WHERE `h` = ? AND `owner` = ?", d.owner, h, owner)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return 0, err
+			return 0, 0, err
 		} else if n == 1 {
-			return tlog.ClaimTakenOver, nil
+			return tlog.ClaimTakenOver, 0, nil
 		}
 		// Another process took it over first, or it was resolved: again.
 	}
-	return tlog.ClaimHeld, nil
+	return tlog.ClaimHeld, 0, nil
 }
+
+// insertClaim inserts this process's claim of h unless a claim of h or
+// an index row for h exists, and returns the rows inserted. A deadlock
+// with Put's transaction (which InnoDB resolves by rolling one back) is
+// retried.
+func (d *dedup) insertClaim(ctx context.Context, h []byte) (int64, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := d.db.ExecContext(ctx, "INSERT IGNORE INTO `mcpresClaim` (`h`, `owner`) SELECT ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM `mcpresDedup` WHERE `h` = ?)", h, d.owner, h)
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && (me.Number == errDeadlock || me.Number == errLockWaitTimeout) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+}
+
+// MySQL error numbers a claim retries.
+const (
+	errLockWaitTimeout = 1205
+	errDeadlock        = 1213
+)
 
 // Unclaim deletes this process's claim of h.
 func (d *dedup) Unclaim(ctx context.Context, h []byte) error {

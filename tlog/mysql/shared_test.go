@@ -124,7 +124,7 @@ func TestMySQLClaims(t *testing.T) {
 	h := func(s string) []byte { sum := sha256.Sum256([]byte(s)); return sum[:] }
 	claim := func(d tlog.SharedDedupIndex, e string, want tlog.Claim) {
 		t.Helper()
-		got, err := d.Claim(ctx, h(e))
+		got, _, err := d.Claim(ctx, h(e))
 		if err != nil || got != want {
 			t.Fatalf("Claim(%s) = %v, %v; want %v", e, got, err, want)
 		}
@@ -159,6 +159,13 @@ func TestMySQLClaims(t *testing.T) {
 	var left int
 	if err := db.QueryRow("SELECT COUNT(*) FROM `mcpresClaim`").Scan(&left); err != nil || left != 1 {
 		t.Fatalf("%d claims left after Put, want 1 (three's) (%v)", left, err)
+	}
+	// An indexed entry is answered with its index, and leaves no claim.
+	if c, i, err := b.Claim(ctx, h("two")); err != nil || c != tlog.ClaimIndexed || i != 1 {
+		t.Fatalf("Claim of an indexed entry = %v %d %v", c, i, err)
+	}
+	if err := db.QueryRow("SELECT COUNT(*) FROM `mcpresClaim`").Scan(&left); err != nil || left != 1 {
+		t.Fatalf("%d claims left after claiming an indexed entry, want 1 (%v)", left, err)
 	}
 }
 
