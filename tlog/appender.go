@@ -124,6 +124,7 @@ type Appender struct {
 	cpMu     sync.Mutex
 	cp       *signednote.Checkpoint // the last checkpoint opened by Add
 	cache    *resourceCache
+	nodes    *nodeCache
 
 	gcInterval time.Duration // AppenderOptions.GCInterval (0: Tessera's default, a minute)
 
@@ -158,7 +159,7 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	if err != nil {
 		return nil, fmt.Errorf("tlog: %w", err)
 	}
-	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources),
+	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources), nodes: newNodeCache(),
 		awaitHook: opts.AwaitHook && opts.OnCheckpoint != nil, hookDone: make(chan struct{}), gcInterval: opts.GCInterval}
 	a.update = a.l.updateCheckpoint
 	if ex, ok := l.store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
@@ -314,7 +315,7 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but the published checkpoint: %w", idx.Index, err)
 	}
-	p, err := a.l.proofAt(ctx, cp, idx.Index, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
+	p, err := a.l.proofAt(ctx, cp, idx.Index, a.nodes, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but: %w", idx.Index, err)
 	}
