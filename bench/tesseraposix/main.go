@@ -27,6 +27,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/loadgen"
 	"github.com/mcpres/mcpres/tlog/server"
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/posix"
@@ -129,11 +130,11 @@ func run(dir string, clients int, d time.Duration, size int) error {
 		i := int(p*float64(len(lat))+0.5) - 1
 		return lat[min(max(i, 0), len(lat)-1)]
 	}
-	fm := "map[]"
+	r := loadgen.Result{OK: len(lat), Failed: map[int]int{}, Elapsed: elapsed, Rate: float64(len(lat)) / elapsed.Seconds(),
+		P50: q(0.5), P99: q(0.99), Max: lat[len(lat)-1]}
 	if failed > 0 {
-		fm = fmt.Sprintf("map[0:%d]", failed)
+		r.Failed[0] = failed
 	}
-	fmt.Printf("%d submissions in %.1fs: %.0f/s; time to reference p50 %v, p99 %v, max %v; failed %s\n",
-		len(lat), elapsed.Seconds(), float64(len(lat))/elapsed.Seconds(), q(0.5).Round(time.Millisecond), q(0.99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond), fm)
+	fmt.Println(r)
 	return nil
 }
