@@ -68,11 +68,11 @@ func (d *decoder) pointer() string {
 var valuePtrType = reflect.TypeFor[*Value]()
 
 func (d *decoder) decode(v *Value, rv reflect.Value) error {
-	if rv.Type() == valuePtrType {
-		rv.Set(reflect.ValueOf(v))
-		return nil
-	}
 	if rv.Kind() == reflect.Pointer {
+		if rv.Type() == valuePtrType {
+			rv.Set(reflect.ValueOf(v))
+			return nil
+		}
 		if v == nil || v.Kind == Null {
 			rv.SetZero()
 			return nil

@@ -94,6 +94,13 @@ func ReadFileBytes(path string) ([]byte, error) {
 }
 
 func readFileBytes(path string) ([]byte, error) {
+	data, ok, err := fastReadFile(path)
+	if ok {
+		if err == nil && len(data) > MaxInputBytes {
+			return nil, tooLarge()
+		}
+		return data, err
+	}
 	st, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -118,14 +125,19 @@ func readFileBytes(path string) ([]byte, error) {
 	if !fst.Mode().IsRegular() || !os.SameFile(st, fst) {
 		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
 	}
-	data, err := readLimited(f, fst.Size())
+	data, err = readLimited(f, fst.Size())
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > MaxInputBytes {
-		return nil, &SyntaxError{Offset: MaxInputBytes, Reason: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
+		return nil, tooLarge()
 	}
 	return data, nil
+}
+
+// tooLarge is the error of a file over MaxInputBytes.
+func tooLarge() error {
+	return &SyntaxError{Offset: MaxInputBytes, Reason: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
 }
 
 // readLimited reads at most MaxInputBytes+1 bytes of f into a buffer sized

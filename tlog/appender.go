@@ -124,6 +124,7 @@ type Appender struct {
 	cpMu     sync.Mutex
 	cp       *signednote.Checkpoint // the last checkpoint opened by Add
 	cache    *resourceCache
+	nodes    *nodeCache
 
 	gcInterval time.Duration // AppenderOptions.GCInterval (0: Tessera's default, a minute)
 
@@ -158,7 +159,7 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	if err != nil {
 		return nil, fmt.Errorf("tlog: %w", err)
 	}
-	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources),
+	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources), nodes: newNodeCache(),
 		awaitHook: opts.AwaitHook && opts.OnCheckpoint != nil, hookDone: make(chan struct{}), gcInterval: opts.GCInterval}
 	a.update = a.l.updateCheckpoint
 	if ex, ok := l.store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
@@ -175,10 +176,21 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	if err != nil {
 		return fail(fmt.Errorf("tlog: opening the storage: %w", err))
 	}
-	a.app, a.shutdown, a.reader, err = tessera.NewAppender(actx, drv, opts.tessera(l.store, signer, a.dedup))
+	topts := opts.tessera(l.store, signer, a.dedup)
+	a.app, a.shutdown, a.reader, err = tessera.NewAppender(actx, drv, topts)
 	if err != nil {
 		return fail(fmt.Errorf("tlog: opening the appender: %w", err))
 	}
+	if p, ok := l.store.(CheckpointPublisher); ok {
+		a.done.Add(1)
+		go func() {
+			defer a.done.Done()
+			p.PublishCheckpoints(actx, topts)
+		}()
+	}
+	a.dedup.mu.Lock()
+	a.dedup.reader = a.reader
+	a.dedup.mu.Unlock()
 	if err := a.dedup.catchUp(ctx, a.reader); err != nil {
 		_ = a.shutdown(ctx)
 		return fail(err)
@@ -303,7 +315,7 @@ func (a *Appender) Add(ctx context.Context, data []byte) (*Proof, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but the published checkpoint: %w", idx.Index, err)
 	}
-	p, err := a.l.proofAt(ctx, cp, idx.Index, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
+	p, err := a.l.proofAt(ctx, cp, idx.Index, a.nodes, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
 	if err != nil {
 		return nil, fmt.Errorf("tlog: entry %d appended, but: %w", idx.Index, err)
 	}
@@ -352,6 +364,12 @@ func (a *Appender) Close(ctx context.Context) error {
 	var err error
 	a.closed.Do(func() {
 		err = a.shutdown(ctx)
+		if err == nil {
+			// Every entry this appender took is integrated: index them
+			// before the index (and, on shared storage, this process's
+			// claims) is released.
+			_ = a.dedup.catchUp(ctx, a.reader)
+		}
 		a.cancel()
 		a.done.Wait()
 		a.quiesceGC(ctx)

@@ -11,7 +11,9 @@ import (
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/signednote/signednotetest"
 	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/witness"
+	"github.com/transparency-dev/tessera"
 )
 
 // cosignHook returns an OnCheckpoint hook that cosigns each new checkpoint
@@ -159,5 +161,51 @@ func TestAppenderAwaitHookBounded(t *testing.T) {
 				t.Fatalf("no await: %v", err)
 			}
 		})
+	}
+}
+
+// publishingStore is a log directory that says it publishes its own
+// checkpoints (tlog.CheckpointPublisher) and records how it was run.
+type publishingStore struct {
+	*posix.Storage
+	started, stopped chan struct{}
+	interval         time.Duration
+}
+
+func (p *publishingStore) PublishCheckpoints(ctx context.Context, opts *tessera.AppendOptions) {
+	p.interval = opts.CheckpointInterval()
+	close(p.started)
+	<-ctx.Done()
+	close(p.stopped)
+}
+
+// TestAppenderRunsCheckpointPublisher: an appender on storage that
+// publishes its own checkpoints runs its publisher, with the appender's
+// options (their checkpoint interval), until Close.
+func TestAppenderRunsCheckpointPublisher(t *testing.T) {
+	c := ctx(t)
+	dir := filepath.Join(t.TempDir(), "log")
+	newLog(t, dir, testOnlyLogSeed)
+	s, v, _ := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
+	st := &publishingStore{Storage: posix.New(dir), started: make(chan struct{}), stopped: make(chan struct{})}
+	ap, err := tlog.Open(st, v).NewAppender(c, s, tlog.AppenderOptions{CheckpointInterval: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-st.started:
+	case <-c.Done():
+		t.Fatal("the storage's publisher was not run")
+	}
+	if err := ap.Close(c); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-st.stopped:
+	default:
+		t.Fatal("Close returned while the publisher still ran")
+	}
+	if st.interval != 300*time.Millisecond {
+		t.Fatalf("publisher run with interval %v", st.interval)
 	}
 }

@@ -39,6 +39,40 @@ type DedupIndex interface {
 	Close() error
 }
 
+// A SharedDedupIndex is a DedupIndex that several processes append
+// through at once (tlog/mysql: every 'log serve' and 'log add' on one
+// database). An entry is claimed before it is appended, so that the same
+// entry sent to two processes at once is appended once: the process that
+// holds the claim appends it, the others wait until the index records it
+// and answer with its index. Put removes the claims of the hashes it
+// records, in the same atomic update.
+type SharedDedupIndex interface {
+	DedupIndex
+	// Claim claims the identity hash h for this process, unless the
+	// index records it: then it returns ClaimIndexed and its index, and
+	// leaves no claim. ClaimNew and ClaimTakenOver mean the claim is now
+	// this process's (taken over from a process that is gone, or that has
+	// held it too long); ClaimHeld means a live process (this one
+	// included) holds it: its entry is being appended.
+	Claim(ctx context.Context, h []byte) (c Claim, index uint64, err error)
+	// Unclaim releases this process's claim of h (its append failed).
+	Unclaim(ctx context.Context, h []byte) error
+}
+
+// A Claim is the outcome of SharedDedupIndex.Claim.
+type Claim int
+
+const (
+	ClaimIndexed   Claim = iota // the index records it: nothing to append
+	ClaimNew                    // nobody held it: this process does now
+	ClaimTakenOver              // a process that is gone held it: this process does now
+	ClaimHeld                   // a live process holds it
+)
+
+// claimPoll is how often an Add whose entry another process is appending
+// looks for it in the index.
+const claimPoll = 50 * time.Millisecond
+
 // followInterval is how often the dedup follower looks for new entries.
 // Until it has indexed an entry, Tessera's in-memory deduplication (the
 // same process) answers its duplicates.
@@ -50,6 +84,7 @@ type dedup struct {
 	mu     sync.Mutex // serialises catch-up passes and closing
 	closed bool
 	hasher func([]byte) ([][]byte, error)
+	reader tessera.LogReader // set once the appender is open: catchUp on a claim taken over
 }
 
 var _ tessera.Antispam = (*dedup)(nil)
@@ -59,6 +94,9 @@ var _ tessera.Antispam = (*dedup)(nil)
 func (d *dedup) Decorator() func(tessera.AddFn) tessera.AddFn {
 	return func(next tessera.AddFn) tessera.AddFn {
 		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
+			if sh, ok := d.idx.(SharedDedupIndex); ok {
+				return d.addShared(ctx, sh, e, next)
+			}
 			i, ok, err := d.idx.Lookup(ctx, e.Identity())
 			if err != nil {
 				return func() (tessera.Index, error) {
@@ -71,6 +109,92 @@ func (d *dedup) Decorator() func(tessera.AddFn) tessera.AddFn {
 			return next(ctx, e)
 		}
 	}
+}
+
+// failed is a future that fails with err.
+func failed(err error) tessera.IndexFuture {
+	return func() (tessera.Index, error) {
+		return tessera.Index{}, fmt.Errorf("deduplication index: %w", err)
+	}
+}
+
+// addShared is the decorator over a SharedDedupIndex: an indexed entry is
+// answered with its index; an entry this process now claims is appended
+// (the claim released again if that fails); a claim another live process
+// holds is waited for, until the entry is indexed or the claim can be
+// taken, bounded by ctx.
+func (d *dedup) addShared(ctx context.Context, sh SharedDedupIndex, e *tessera.Entry, next tessera.AddFn) tessera.IndexFuture {
+	f, held := d.tryShared(ctx, sh, e, next)
+	if !held {
+		return f
+	}
+	return func() (tessera.Index, error) {
+		t := time.NewTicker(claimPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return tessera.Index{}, fmt.Errorf("waiting for another process to append the same entry: %w", ctx.Err())
+			case <-t.C:
+			}
+			if f, held := d.tryShared(ctx, sh, e, next); !held {
+				return f()
+			}
+		}
+	}
+}
+
+// tryShared makes one attempt of addShared; held reports a claim held by
+// a live process (f is nil then).
+func (d *dedup) tryShared(ctx context.Context, sh SharedDedupIndex, e *tessera.Entry, next tessera.AddFn) (f tessera.IndexFuture, held bool) {
+	h := e.Identity()
+	c, i, err := sh.Claim(ctx, h)
+	if err != nil {
+		return failed(err), false
+	}
+	switch c {
+	case ClaimHeld:
+		return nil, true
+	case ClaimTakenOver:
+		// The process that held the claim is gone, perhaps right after
+		// its entry was integrated: index what the log holds first.
+		var ok bool
+		err := d.catchUpReader(ctx)
+		if err == nil {
+			i, ok, err = sh.Lookup(ctx, h)
+		}
+		if err != nil || ok {
+			_ = sh.Unclaim(context.WithoutCancel(ctx), h)
+		}
+		if err != nil {
+			return failed(err), false
+		}
+		if ok {
+			c = ClaimIndexed
+		}
+	}
+	if c == ClaimIndexed {
+		return func() (tessera.Index, error) { return tessera.Index{Index: i, IsDup: true}, nil }, false
+	}
+	nf := next(ctx, e)
+	return func() (tessera.Index, error) {
+		idx, err := nf()
+		if err != nil {
+			_ = sh.Unclaim(context.WithoutCancel(ctx), h)
+		}
+		return idx, err
+	}, false
+}
+
+// catchUpReader is catchUp with the appender's log reader.
+func (d *dedup) catchUpReader(ctx context.Context) error {
+	d.mu.Lock()
+	lr := d.reader
+	d.mu.Unlock()
+	if lr == nil {
+		return errors.New("tlog: dedup index not open yet")
+	}
+	return d.catchUp(ctx, lr)
 }
 
 // Follower returns the follower that fills the index; Tessera gives it the

@@ -235,22 +235,18 @@ func (l *Log) proof(ctx context.Context, index uint64) (*Proof, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.proofAt(ctx, cp, index, l.store.ReadTile, l.store.ReadEntryBundle)
+	return l.proofAt(ctx, cp, index, newNodeCache(), l.store.ReadTile, l.store.ReadEntryBundle)
 }
 
 // proofAt builds the proof of the entry at index against cp, a published,
-// authenticated checkpoint.
-func (l *Log) proofAt(ctx context.Context, cp *signednote.Checkpoint, index uint64,
+// authenticated checkpoint, with the tree's nodes from nodes.
+func (l *Log) proofAt(ctx context.Context, cp *signednote.Checkpoint, index uint64, nodes *nodeCache,
 	readTile func(context.Context, uint64, uint64, uint8) ([]byte, error),
 	readBundle func(context.Context, uint64, uint8) ([]byte, error)) (*Proof, error) {
 	if index >= cp.Size {
 		return nil, fmt.Errorf("%w: index %d, checkpoint size %d", ErrIndex, index, cp.Size)
 	}
-	pb, err := client.NewProofBuilder(ctx, cp.Size, readTile)
-	if err != nil {
-		return nil, fmt.Errorf("tlog: proof builder: %w", err)
-	}
-	hashes, err := pb.InclusionProof(ctx, index)
+	hashes, err := nodes.inclusion(ctx, index, cp.Size, readTile)
 	if err != nil {
 		return nil, fmt.Errorf("tlog: inclusion proof of entry %d in tree size %d: %w", index, cp.Size, err)
 	}

@@ -39,6 +39,14 @@ const (
 	serveMemoryHeadroom = 128 << 20
 	// maxServeMemoryMiB bounds --max-memory (1 TiB).
 	maxServeMemoryMiB = 1 << 20
+	// serveGCPercent is log serve's GOGC unless $GOGC is set. The memory
+	// limit bounds the process; below it, collecting each time the heap
+	// doubles (GOGC 100) spent a quarter of the server's CPU at 512
+	// clients, much of it scanning the stacks of the goroutines waiting
+	// for their checkpoint: at 400 a submission costs 0.7 ms of CPU
+	// instead of 1 ms, and the peak resident set at 512 clients is 170 MB
+	// instead of 81 MB (the bound stays --max-memory + 128 MiB).
+	serveGCPercent = 400
 )
 
 const logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
@@ -68,8 +76,10 @@ answered 503 with Retry-After at once, and a body past its first 64 KiB may
 use only three quarters of the budget, so small submissions go through
 while large ones wait their turn. Unless $GOMEMLIMIT is set, the Go
 runtime's memory limit is --max-memory + 128 MiB, and the process stays
-under that (32 bodies of 16 MiB at once: 131 MiB at the default, where
-they took 0.7 to 1.1 GiB before the budget).
+under that (32 bodies of 16 MiB at once: 176 MiB at the default, where
+they took 0.7 to 1.1 GiB before the budget); within it the collector runs
+when the heap has grown fourfold (GOGC 400 unless $GOGC is set), which
+costs less CPU than at each doubling.
 
 Concurrency: a body is read completely before the submission takes one of
 the --max-concurrent slots, so a slow client holds no slot (and only the
@@ -154,9 +164,12 @@ func (a *app) logServeCommand() *cobra.Command {
 				return cli.Failf("listening on %s: %v", listen, err)
 			}
 			if os.Getenv("GOMEMLIMIT") == "" {
-				// The collector keeps the process near what is live
-				// instead of letting the heap grow to twice it.
+				// The bound the process stays under: the collector
+				// works harder as the heap nears it.
 				debug.SetMemoryLimit(int64(maxMemoryMiB)<<20 + serveMemoryHeadroom)
+			}
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(serveGCPercent)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()

@@ -124,6 +124,8 @@ func TestCLILogServe(t *testing.T) {
 	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("local.ref.json"))
 	writeTestFile(t, e.dir, "token", []byte("test-only-token\n"), 0o600)
 	srv := startServe(t, bin, "--dir", dir, "--key", e.p("log.key"), "--token-file", e.p("token"))
+	// A second server on the directory refuses to start, at once.
+	e.fail(exitInput, "is served by another process", "log", "serve", "--dir", dir, "--key", e.p("log.key"), "--listen", "127.0.0.1:0")
 
 	_, stderr := e.run("log", "add", "--server", srv.url, "--token-file", e.p("token"), "--log-key", e.p("log.vkey"), b1, "-o", e.p("srv.ref.json"))
 	local, _ := os.ReadFile(e.p("local.ref.json"))

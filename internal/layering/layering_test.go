@@ -63,6 +63,7 @@ var layout = []row{
 	{"oci/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "oci/..."}, "OCI registries (oras-go): attach, discover, pull; links net/http, so no verification package imports it"},
 	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
+	{"bench/...", []string{"..."}, "the measurement tool (go run ./bench) and its floor programs: may use everything, and no command links them"},
 }
 
 // exceptions are imports the table does not allow but the tree still has,

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -32,6 +33,7 @@ const (
 	MaxDuration = 5 * time.Minute
 	MaxRequests = 1_000_000
 	MaxClients  = 4096
+	MaxPrepare  = 100_000
 )
 
 // Config describes a run.
@@ -48,8 +50,16 @@ type Config struct {
 	Duration time.Duration
 	Requests int
 	// Body returns the i-th submission (distinct bodies, so that each is
-	// a new entry). It is called by the clients, outside the timing.
+	// a new entry). It is called by the clients, outside the timing of
+	// each submission but on the same CPUs as the server.
 	Body func(i int) ([]byte, error)
+	// Prepare is how many submissions (the first ones, at most
+	// MaxPrepare) are made before the run starts, on all cores, and held
+	// in memory: making a bundle costs about half what the server spends
+	// on it, and a load generator that shares the server's cores should
+	// not take that CPU from it during the run. The rest are made as they
+	// are sent.
+	Prepare int
 }
 
 // Result is what a run measured.
@@ -112,6 +122,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if n <= 0 {
 		n = MaxRequests
 	}
+	prepared, err := prepare(cfg.Body, min(max(cfg.Prepare, 0), MaxPrepare, n))
+	if err != nil {
+		return Result{}, fmt.Errorf("loadgen: making a submission: %w", err)
+	}
+	body := func(i int) ([]byte, error) {
+		if i < len(prepared) {
+			b := prepared[i]
+			prepared[i] = nil // sent once: let it go
+			return b, nil
+		}
+		return cfg.Body(i)
+	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, IdleConnTimeout: time.Minute}
@@ -137,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				if i >= n {
 					return
 				}
-				body, err := cfg.Body(i)
+				body, err := body(i)
 				if err != nil {
 					mu.Lock()
 					bodyErr = err
@@ -173,6 +195,38 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		r.P50, r.P99, r.Max = quantile(lat, 0.50), quantile(lat, 0.99), lat[len(lat)-1]
 	}
 	return r, nil
+}
+
+// prepare makes the first n bodies on all cores.
+func prepare(body func(int) ([]byte, error), n int) ([][]byte, error) {
+	out := make([][]byte, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				b, err := body(i)
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					next.Store(int64(n)) // stop the others
+					return
+				}
+				out[i] = b
+			}
+		})
+	}
+	wg.Wait()
+	return out, first
 }
 
 // quantile returns the q-quantile of sorted (nearest rank).

@@ -3,9 +3,11 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,5 +90,48 @@ func TestRunNoRedirects(t *testing.T) {
 	}
 	if r.OK != 0 || r.Failed[http.StatusTemporaryRedirect] != 3 || other.Load() != 0 {
 		t.Fatalf("%+v; the redirect target got %d requests", r, other.Load())
+	}
+}
+
+// TestRunPrepares: the prepared submissions are all made before the first
+// is sent, and sent first, in order; the rest are made as they are sent.
+func TestRunPrepares(t *testing.T) {
+	var seen atomic.Int32
+	var order []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		order = append(order, string(b))
+		mu.Unlock()
+		w.Write([]byte("{}"))
+	}))
+	defer srv.Close()
+	var early, late atomic.Int32
+	r, err := Run(context.Background(), Config{URL: srv.URL, Clients: 1, Requests: 30, Prepare: 20, Duration: time.Minute,
+		Body: func(i int) ([]byte, error) {
+			if seen.Load() == 0 {
+				early.Add(1)
+			} else {
+				late.Add(1)
+			}
+			return fmt.Appendf(nil, "body %d", i), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK != 30 || early.Load() != 20 || late.Load() != 10 {
+		t.Fatalf("%d answered; %d bodies made before the first request, %d during, want 20 and 10", r.OK, early.Load(), late.Load())
+	}
+	for i, b := range order {
+		if b != fmt.Sprintf("body %d", i) {
+			t.Fatalf("request %d sent %q", i, b)
+		}
+	}
+	// A body that cannot be made fails the run before anything is sent.
+	if _, err := Run(context.Background(), Config{URL: srv.URL, Requests: 5, Prepare: 5, Duration: time.Minute,
+		Body: func(int) ([]byte, error) { return nil, fmt.Errorf("no bundle") }}); err == nil || seen.Load() != 30 {
+		t.Fatalf("a failing preparation: %v, %d requests", err, seen.Load())
 	}
 }

@@ -23,6 +23,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -55,8 +56,9 @@ const minBatchMaxAge = 250 * time.Millisecond
 
 // Storage is a log in a database. It implements tlog.Storage.
 type Storage struct {
-	db *sql.DB
-	ts *tmysql.Storage
+	db     *sql.DB
+	ts     *tmysql.Storage
+	dbName string // the database's name (the witnessing lock is per database)
 }
 
 var (
@@ -137,7 +139,12 @@ func Open(ctx context.Context, dsn string) (*Storage, error) {
 		db.Close()
 		return nil, fmt.Errorf("mysql: %w", err)
 	}
-	return &Storage{db: db, ts: ts}, nil
+	var name sql.NullString
+	if err := db.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&name); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	return &Storage{db: db, ts: ts, dbName: name.String}, nil
 }
 
 // Close closes the database connections.
@@ -161,18 +168,19 @@ func (s *Storage) Driver(ctx context.Context) (tessera.Driver, error) { return s
 // ReadCheckpoint reads the published checkpoint (fs.ErrNotExist if none):
 // Tessera's checkpoint row, or, while that row holds the tree a
 // ReplaceCheckpoint attached cosignatures to, the cosigned note.
+//
+// It is one query (the log service's awaiter runs it every 20 ms).
 func (s *Storage) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	row, err := s.ts.ReadCheckpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var cosigned []byte
-	err = s.db.QueryRowContext(ctx, "SELECT `note` FROM `mcpresCosigned` WHERE `id` = 0").Scan(&cosigned)
+	var row, cosigned []byte
+	err := s.db.QueryRowContext(ctx, "SELECT c.`note`, m.`note` FROM `Checkpoint` c LEFT JOIN `mcpresCosigned` m ON m.`id` = 0 WHERE c.`id` = 0").Scan(&row, &cosigned)
 	if errors.Is(err, sql.ErrNoRows) {
-		return row, nil
+		return nil, fs.ErrNotExist
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the cosigned checkpoint: %w", err)
+		return nil, fmt.Errorf("reading the checkpoint: %w", err)
+	}
+	if cosigned == nil {
+		return row, nil
 	}
 	return effective(row, cosigned), nil
 }
@@ -261,61 +269,4 @@ func (s *Storage) RecordedKey(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	return vkey, err
-}
-
-// OpenDedup returns the deduplication index in the database. Several
-// servers may share it: Put is one transaction on the index state row.
-func (s *Storage) OpenDedup(ctx context.Context) (tlog.DedupIndex, error) {
-	return dedup{s.db}, nil
-}
-
-type dedup struct{ db *sql.DB }
-
-func (d dedup) Close() error { return nil }
-
-func (d dedup) Lookup(ctx context.Context, h []byte) (uint64, bool, error) {
-	var idx uint64
-	err := d.db.QueryRowContext(ctx, "SELECT `idx` FROM `mcpresDedup` WHERE `h` = ?", h).Scan(&idx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	return idx, true, nil
-}
-
-func (d dedup) Next(ctx context.Context) (uint64, error) {
-	var next uint64
-	err := d.db.QueryRowContext(ctx, "SELECT `next` FROM `mcpresDedupState` WHERE `id` = 0").Scan(&next)
-	return next, err
-}
-
-func (d dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var next uint64
-	if err := tx.QueryRowContext(ctx, "SELECT `next` FROM `mcpresDedupState` WHERE `id` = 0 FOR UPDATE").Scan(&next); err != nil {
-		return err
-	}
-	if next != from {
-		return fmt.Errorf("index is at %d, not %d", next, from)
-	}
-	if len(hashes) > 0 {
-		q := "INSERT IGNORE INTO `mcpresDedup` (`h`, `idx`) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?), ", len(hashes)), ", ")
-		args := make([]any, 0, 2*len(hashes))
-		for i, h := range hashes {
-			args = append(args, h, from+uint64(i))
-		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE `mcpresDedupState` SET `next` = ? WHERE `id` = 0", from+uint64(len(hashes))); err != nil {
-		return err
-	}
-	return tx.Commit()
 }

@@ -111,3 +111,25 @@ CREATE TABLE IF NOT EXISTS `mcpresCosigned` (
   `note` MEDIUMBLOB NOT NULL,
   PRIMARY KEY(`id`)
 );
+
+-- mcpres: the entries being appended, each claimed by the process
+-- appending it (tlog.SharedDedupIndex), so that the same entry sent to two
+-- frontends at once is appended once. owner names the process: it holds
+-- the named lock 'mcpres-frontend-OWNER' (GET_LOCK) while it runs, so a
+-- claim whose owner is gone is taken over at once. A row lives until
+-- mcpresDedup records its entry (Put deletes it) or its append fails.
+CREATE TABLE IF NOT EXISTS `mcpresClaim` (
+  `h`     BINARY(32) NOT NULL,
+  `owner` CHAR(32) CHARACTER SET ascii NOT NULL,
+  `at`    TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  PRIMARY KEY(`h`)
+);
+
+-- mcpres: the largest checkpoint size a witnessing round ran for, in any
+-- of the processes serving the log (tlog.WitnessRounds): the witnesses are
+-- asked once per checkpoint, not once per frontend.
+CREATE TABLE IF NOT EXISTS `mcpresWitnessed` (
+  `id`   TINYINT UNSIGNED NOT NULL,
+  `size` BIGINT UNSIGNED NOT NULL,
+  PRIMARY KEY(`id`)
+);

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
+	"github.com/mcpres/mcpres/internal/filelock"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/transparency-dev/tessera"
@@ -182,4 +183,30 @@ func (s *Storage) RecordedKey(context.Context) (string, error) {
 		return "", fmt.Errorf("%s: not a key (one line holding one key)", p)
 	}
 	return k, nil
+}
+
+// serveLock is the lock a serving process holds on its log directory,
+// relative to it (tlog.ServeLocker).
+const serveLock = ".state/mcpres-serve.lock"
+
+var _ tlog.ServeLocker = (*Storage)(nil)
+
+// LockServing takes the directory's serving lock (an OS lock on
+// .state/mcpres-serve.lock, released when the process exits, even when it
+// is killed), or fails at once with an error matching tlog.ErrServed when
+// another process serves the directory. One process at a time may serve a
+// log directory: its deduplication index is held in that process's memory
+// and lock, and a second server would wait for it.
+func (s *Storage) LockServing() (func() error, error) {
+	if err := os.MkdirAll(filepath.Join(s.dir, ".state"), 0o755); err != nil {
+		return nil, err
+	}
+	l, err := filelock.Acquire(filepath.Join(s.dir, serveLock), 0)
+	if errors.Is(err, filelock.ErrLocked) {
+		return nil, fmt.Errorf("%s is %w (it holds %s): a log directory is served by one process at a time; several frontends need a database (--mysql)", s.dir, tlog.ErrServed, serveLock)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l.Release, nil
 }

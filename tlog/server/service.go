@@ -34,6 +34,11 @@ const (
 	// a submission may wait for the witnessing of the checkpoint before its
 	// own, then of its own, within DefaultAddTimeout.
 	MaxWitnessTimeout = DefaultAddTimeout / 3
+	// witnessRoundMargin is what a round takes beyond its witnesses'
+	// deadline (the consistency proofs, attaching the cosignatures): on
+	// storage shared by several processes, a process waits that long for
+	// another's round.
+	witnessRoundMargin = 5 * time.Second
 )
 
 // AdmitEvidence is the admission of POST /add in the log service: the rule
@@ -116,6 +121,13 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 			return ErrNoWitnessing
 		}
 	}
+	if sl, ok := s.Storage.(tlog.ServeLocker); ok {
+		release, err := sl.LockServing()
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	key := s.Signer.Verifier()
 	lg := tlog.Open(s.Storage, key)
 	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
@@ -137,17 +149,34 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 			case <-ctx.Done():
 				return
 			}
-			wcp, res, err := s.Witnesses.WitnessLog(ctx, ap, key, s.Storage.ReadTile)
+			round := func(ctx context.Context) (uint64, error) {
+				wcp, res, err := s.Witnesses.WitnessLog(ctx, ap, key, s.Storage.ReadTile)
+				if err != nil {
+					// A newer checkpoint was published meanwhile: its
+					// own turn comes next.
+					return cp.Size, err
+				}
+				for _, f := range res.Failures {
+					s.logf("warning: %v", f)
+				}
+				s.logf("%s", res.Summary(wcp))
+				return wcp.Size, nil
+			}
+			var err error
+			if wr, ok := s.Storage.(tlog.WitnessRounds); ok {
+				// Other processes serve this log too: one round per
+				// checkpoint, in whichever gets there first.
+				var ran bool
+				ran, err = wr.WitnessRound(ctx, cp.Size, MaxWitnessTimeout+witnessRoundMargin, round)
+				if !ran && err == nil {
+					s.logf("checkpoint at size %d: witnessed by another process serving the log", cp.Size)
+				}
+			} else {
+				_, err = round(ctx)
+			}
 			if err != nil {
-				// A newer checkpoint was published meanwhile: its own
-				// turn comes next.
 				s.logf("warning: checkpoint at size %d: %v", cp.Size, err)
-				return
 			}
-			for _, f := range res.Failures {
-				s.logf("warning: %v", f)
-			}
-			s.logf("%s", res.Summary(wcp))
 		}
 	}
 	health := NewKeyHealth(s.Signer, lg.Origin())

@@ -95,6 +95,18 @@ func TestService(t *testing.T) {
 	if _, err := offline.VerifyClaimed(proof, offline.EntryFor(b), offline.Claim{LogID: ref.LogID, EntryUUID: ref.EntryUUID}, trust); err != nil {
 		t.Errorf("the answer does not verify: %v", err)
 	}
+	// A second service on the same directory refuses to start: one
+	// process serves a log directory.
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	err = (&server.Service{Storage: posix.New(store.Dir()), Signer: s}).Run(context.Background(), ln2)
+	ln2.Close()
+	if !errors.Is(err, tlog.ErrServed) || !strings.Contains(err.Error(), "--mysql") {
+		t.Errorf("a second service on the directory: %v, want tlog.ErrServed naming the way out", err)
+	}
 	cancel()
 	select {
 	case err := <-done:

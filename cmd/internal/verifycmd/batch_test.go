@@ -32,7 +32,8 @@ func (c *lineCounter) printed() int {
 }
 
 // Run prints in input order however the evaluations finish, and never
-// holds more than the window of reports evaluated but not yet printed.
+// holds more than the window of reports evaluated but not yet rendered,
+// nor more than a window of rendered results not yet written.
 func TestRunBatchBoundedWindowInOrder(t *testing.T) {
 	const n = 500
 	paths := make([]string, n)
@@ -68,8 +69,8 @@ func TestRunBatchBoundedWindowInOrder(t *testing.T) {
 	if lines[n] != "500 files: 500 valid" {
 		t.Errorf("summary %q", lines[n])
 	}
-	if maxAhead > window {
-		t.Errorf("%d reports evaluated ahead of the printer, want at most the window %d", maxAhead, window)
+	if maxAhead > 2*window {
+		t.Errorf("%d reports evaluated ahead of the output, want at most the window %d and a window of results buffered", maxAhead, window)
 	}
 	t.Logf("window %d, at most %d ahead", window, maxAhead)
 }
@@ -82,3 +83,44 @@ func pathInputs(paths []string, many bool) Inputs {
 	}
 	return in
 }
+
+// Run's output buffer keeps Stdout and Stderr in order: a report's hints
+// (Stderr) come after the results printed before it, however the two are
+// buffered, and the batch's output is written in a few writes, not one a
+// file.
+func TestRunBatchOutputOrder(t *testing.T) {
+	const n = 40
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("f%03d.json", i)
+	}
+	both := &lineCounter{}
+	writes := 0
+	stdout := writerFunc(func(p []byte) (int, error) { writes++; return both.Write(p) })
+	a := &Printer{Stdout: stdout, Stderr: both, Prog: "mcpres"}
+	a.Run(pathInputs(paths, true), "text", false, func(p string) Report {
+		r := Report{Path: p, Outcome: OutcomeValid, Text: []string{p}}
+		if p[3] == '7' {
+			r.Hints = []string{"about " + p}
+		}
+		return r
+	})
+	var want []string
+	for _, p := range paths {
+		if p[3] == '7' {
+			want = append(want, "mcpres: hint: about "+p)
+		}
+		want = append(want, p)
+	}
+	want = append(want, "40 files: 40 valid", "")
+	if got := strings.Split(both.buf.String(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("output:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if writes > n/2 {
+		t.Errorf("%d writes to Stdout for %d results", writes, n)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

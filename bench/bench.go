@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// bench holds what the workloads share: the built binaries, the
+// fixtures, the rows printed so far.
+type bench struct {
+	c       config
+	tmp     string
+	bin     map[string]string // program name → built binary
+	root    string            // the module's root
+	timeBin string            // /usr/bin/time, when present
+	invalid int               // rows measured at a load above the cores
+	rows    int
+}
+
+// programs built for the workloads: the module's commands and the floors.
+var programs = map[string]string{
+	"mcpres":         "./cmd/mcpres",
+	"mcpres-loadgen": "./cmd/mcpres-loadgen",
+	"floor":          "./bench/floor",
+	"tesseraposix":   "./bench/tesseraposix",
+}
+
+func newBench(c config) (*bench, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "mcpres-bench-")
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{c: c, tmp: tmp, root: root, bin: map[string]string{}}
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		b.timeBin = "/usr/bin/time"
+	}
+	fmt.Fprintf(os.Stderr, "bench: building into %s\n", tmp)
+	args := []string{"build", "-o", filepath.Join(tmp, "bin") + string(filepath.Separator)}
+	for name, pkg := range programs {
+		args = append(args, pkg)
+		b.bin[name] = filepath.Join(tmp, "bin", name)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.close()
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return b, nil
+}
+
+// moduleRoot is the directory of the go.mod of this checkout.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("run bench inside the mcpres checkout (go run ./bench)")
+	}
+	return filepath.Dir(mod), nil
+}
+
+func (b *bench) close() {
+	if b.c.keep {
+		fmt.Fprintf(os.Stderr, "bench: kept %s\n", b.tmp)
+		return
+	}
+	os.RemoveAll(b.tmp)
+}
+
+// path returns a path in the temporary directory.
+func (b *bench) path(elem ...string) string {
+	return filepath.Join(append([]string{b.tmp}, elem...)...)
+}
+
+// src returns a path in the checkout.
+func (b *bench) src(rel string) string { return filepath.Join(b.root, rel) }
+
+func (b *bench) header() {
+	rev := "unknown"
+	if out, err := exec.Command("git", "-C", b.root, "rev-parse", "--short", "HEAD").Output(); err == nil {
+		rev = strings.TrimSpace(string(out))
+		if st, err := exec.Command("git", "-C", b.root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+			rev += " (modified)"
+		}
+	}
+	mode := fmt.Sprintf("%d runs each, interleaved", b.c.runs)
+	if b.c.quick {
+		mode = "--quick: tiny sizes, one run each: a smoke check, these are not measurements"
+	}
+	fmt.Printf("mcpres bench, %s, commit %s, %s %s/%s, %d cores; %s; load average now %s (1, 5, 15 min)\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), rev, runtime.Version(), runtime.GOOS, runtime.GOARCH, cores(), mode, loadText())
+	fmt.Println("| workload | measured | floor / anchor (same run) | ratio | goal | load average |")
+	fmt.Println("|---|---|---|---|---|---|")
+}
+
+func (b *bench) footer() {
+	fmt.Println()
+	if b.invalid > 0 {
+		fmt.Printf("%d of %d figures were measured at a load average above the %d cores (other work shared the CPUs): they are marked not valid; measure again on a quiet machine.\n", b.invalid, b.rows, cores())
+	} else if b.rows > 0 {
+		fmt.Printf("Every figure was measured at a load average at or below the %d cores.\n", cores())
+	}
+}
+
+// row prints one table row; load is the highest load average sampled
+// before the runs of the figure.
+func (b *bench) row(workload, measured, anchor, ratio, goal string, load float64) {
+	b.rows++
+	l := fmt.Sprintf("%.1f", load)
+	if load > float64(cores()) {
+		b.invalid++
+		l = fmt.Sprintf("**%.1f > %d cores: not valid**", load, cores())
+	}
+	if b.c.quick {
+		l += " (quick)"
+	}
+	fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", workload, measured, anchor, ratio, goal, l)
+}
+
+// loadavg returns the 1-minute load average (0 where unknown).
+func loadavg() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+func loadText() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], ", ")
+}
+
+// A sample is one run of a process.
+type sample struct {
+	cpu, wall time.Duration
+	rss       int64 // peak resident set, KiB
+	stdout    []byte
+}
+
+// run runs name (a built program) with args to completion and measures
+// it; a non-zero exit is an error unless ok allows the code.
+func (b *bench) run(name string, args []string, ok ...int) (sample, error) {
+	rssFile := b.path("rss")
+	prog, pargs := b.bin[name], args
+	if b.timeBin != "" {
+		prog, pargs = b.timeBin, append([]string{"-f", "%M", "-o", rssFile, b.bin[name]}, args...)
+	}
+	cmd := exec.Command(prog, pargs...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Dir = b.tmp
+	start := time.Now()
+	err := cmd.Run()
+	s := sample{wall: time.Since(start), stdout: stdout.Bytes()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && slices.Contains(ok, ee.ExitCode()) {
+		err = nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail(stderr.String()))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		s.rss = ru.Maxrss
+	}
+	if b.timeBin != "" {
+		data, err := os.ReadFile(rssFile)
+		if err != nil {
+			return s, err
+		}
+		lines := strings.Fields(string(data))
+		if len(lines) == 0 {
+			return s, fmt.Errorf("/usr/bin/time wrote %q", data)
+		}
+		if s.rss, err = strconv.ParseInt(lines[len(lines)-1], 10, 64); err != nil {
+			return s, fmt.Errorf("/usr/bin/time wrote %q", data)
+		}
+	}
+	return s, nil
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}
+
+// A series is the samples of one program over the runs.
+type series []sample
+
+func (s series) cpus() []time.Duration {
+	out := make([]time.Duration, len(s))
+	for i, x := range s {
+		out[i] = x.cpu
+	}
+	return out
+}
+
+func (s series) walls() []time.Duration {
+	out := make([]time.Duration, len(s))
+	for i, x := range s {
+		out[i] = x.wall
+	}
+	return out
+}
+
+func (s series) maxRSS() int64 {
+	var m int64
+	for _, x := range s {
+		m = max(m, x.rss)
+	}
+	return m
+}
+
+// best and median of durations.
+func best(ds []time.Duration) time.Duration { return slices.Min(ds) }
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// pair runs a and then b, runs times, interleaved, and returns their
+// samples and the highest load average seen before a run.
+func (b *bench) pair(runs int, a, f func() (sample, error)) (series, series, float64, error) {
+	var sa, sf series
+	load := 0.0
+	for range runs {
+		for _, x := range []struct {
+			fn  func() (sample, error)
+			out *series
+		}{{a, &sa}, {f, &sf}} {
+			if x.fn == nil {
+				continue
+			}
+			load = max(load, loadavg())
+			s, err := x.fn()
+			if err != nil {
+				return nil, nil, load, err
+			}
+			*x.out = append(*x.out, s)
+		}
+	}
+	return sa, sf, load, nil
+}
+
+// seconds formats a duration for the table.
+func seconds(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= 10*time.Millisecond:
+		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+func bestMedian(ds []time.Duration) string {
+	if len(ds) == 1 {
+		return seconds(ds[0])
+	}
+	return fmt.Sprintf("best %s, median %s", seconds(best(ds)), seconds(median(ds)))
+}
+
+func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+// Command bench measures mcpres as its users run it — whole processes,
+// built from this checkout — and prints each figure beside its floor or
+// anchor, measured in the same run, as the README's performance table:
+//
+//	go run ./bench                 # every workload (a few minutes)
+//	go run ./bench --quick         # tiny sizes, one run each (CI's smoke check)
+//	go run ./bench --only batch,validate
+//
+// A workload and its floor are run as pairs, interleaved (workload, floor,
+// workload, floor, …, --runs times), and reported as the best and the
+// median of the runs. CPU time is user + system of the process and its
+// threads (the garbage collector's included), which a shared machine
+// disturbs far less than wall time; peak memory is the process's maximum
+// resident set (through /usr/bin/time when present: a child's own rusage
+// on Linux includes its parent's peak). The log workloads run the server,
+// the load generator (mcpres-loadgen) and, for MySQL, MariaDB on the same
+// machine.
+//
+// The machine's load average is printed with every figure. A figure
+// measured while the load average (before any of its runs) was above the
+// number of cores is marked "not valid": other work shared the CPUs, and
+// the figure says more about it than about mcpres.
+//
+// The workloads: batch verification (attest verify of a directory of
+// witnessed bundles) against the floor program (bench/floor: read,
+// json.Valid, 4× SHA-256, 2× Ed25519 per file); its peak memory at two
+// sizes; validate of a small bundle and of the limit-sized one; attest
+// verify of one witnessed bundle; report of the limit-sized bundle; log
+// serve --dir against Tessera's POSIX driver alone with the same entries
+// and concurrency (bench/tesseraposix); log serve --mysql when
+// $MCPRES_TEST_MYSQL_DSN names a MariaDB/MySQL server; witness serve's
+// cosignatures per second. Every server listens on 127.0.0.1 and every run
+// is bounded in time.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// config is the command line.
+type config struct {
+	runs     int
+	files    int
+	duration time.Duration
+	posixC   int // log serve --dir clients
+	mysqlC   int // log serve --mysql clients
+	quick    bool
+	only     map[string]bool
+	dsn      string
+	keep     bool
+}
+
+// workloads, in the order they run and print.
+var workloads = []struct {
+	name string
+	run  func(*bench) error
+}{
+	{"batch", (*bench).batch},
+	{"memory", (*bench).batchMemory},
+	{"validate", (*bench).validate},
+	{"verify", (*bench).verifyOne},
+	{"report", (*bench).report},
+	{"posix", (*bench).logPOSIX},
+	{"mysql", (*bench).logMySQL},
+	{"witness", (*bench).witness},
+}
+
+func main() {
+	var c config
+	var only string
+	flag.IntVar(&c.runs, "runs", 5, "runs of each workload and of its floor, interleaved")
+	flag.IntVar(&c.files, "files", 1000, "witnessed bundles in the batch")
+	flag.DurationVar(&c.duration, "duration", 20*time.Second, "how long each log service run lasts")
+	flag.IntVar(&c.posixC, "posix-clients", 512, "concurrent clients of log serve --dir (and of Tessera alone)")
+	flag.IntVar(&c.mysqlC, "mysql-clients", 1024, "concurrent clients of log serve --mysql")
+	flag.BoolVar(&c.quick, "quick", false, "tiny sizes and one run of each: a smoke check, not a measurement")
+	flag.StringVar(&only, "only", "", "run only these workloads (comma-separated: "+names()+")")
+	flag.StringVar(&c.dsn, "mysql", os.Getenv("MCPRES_TEST_MYSQL_DSN"), "a MariaDB/MySQL server (DSN without a database, on 127.0.0.1) for log serve --mysql; default $MCPRES_TEST_MYSQL_DSN")
+	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "bench: no arguments are taken; see -help")
+		os.Exit(2)
+	}
+	if c.quick {
+		c.runs, c.files, c.duration, c.posixC, c.mysqlC = 1, 20, 2*time.Second, 16, 16
+	}
+	if c.runs < 1 || c.files < 2 || c.duration <= 0 || c.posixC < 1 || c.mysqlC < 1 {
+		fmt.Fprintln(os.Stderr, "bench: --runs, --duration and the client counts must be positive, --files at least 2")
+		os.Exit(2)
+	}
+	if only != "" {
+		c.only = map[string]bool{}
+		for _, n := range strings.Split(only, ",") {
+			if !strings.Contains(","+names()+",", ","+n+",") {
+				fmt.Fprintf(os.Stderr, "bench: no workload %q (%s)\n", n, names())
+				os.Exit(2)
+			}
+			c.only[n] = true
+		}
+	}
+	b, err := newBench(c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	defer b.close()
+	b.header()
+	failed := false
+	for _, w := range workloads {
+		if c.only != nil && !c.only[w.name] {
+			continue
+		}
+		if err := w.run(b); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", w.name, err)
+			failed = true
+		}
+	}
+	b.footer()
+	if failed {
+		b.close()
+		os.Exit(1)
+	}
+}
+
+func names() string {
+	var ns []string
+	for _, w := range workloads {
+		ns = append(ns, w.name)
+	}
+	return strings.Join(ns, ",")
+}
+
+// cores is the number of CPUs the figures are judged against.
+func cores() int { return runtime.NumCPU() }
