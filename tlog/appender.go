@@ -339,7 +339,7 @@ func (a *Appender) Proof(ctx context.Context, index uint64) (*Proof, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tlog: the published checkpoint: %w", err)
 	}
-	return a.l.proofAt(ctx, cp, index, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
+	return a.l.proofAt(ctx, cp, index, a.nodes, a.cache.tile(a.l.store), a.cache.bundle(a.l.store))
 }
 
 // checkpoint authenticates a published checkpoint note, caching the last.
