@@ -134,6 +134,28 @@ func (b *bench) row(workload, measured, anchor, ratio, goal string, load float64
 	fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", workload, measured, anchor, ratio, goal, l)
 }
 
+// settledLoad waits, at most --settle, for the 1-minute load average to
+// fall to the number of cores, and returns it. The bench's own runs raise
+// the load average (a log service run keeps both cores busy for its
+// whole duration, and the average decays over a minute), so that without
+// waiting the figure after a heavy one would be marked not valid for the
+// load the bench made itself; a load that does not fall in that time is
+// other work, and the figure is marked.
+func (b *bench) settledLoad() float64 {
+	l := loadavg()
+	if l <= float64(cores()) || b.c.settle <= 0 {
+		return l
+	}
+	fmt.Fprintf(os.Stderr, "bench: load average %.1f > %d cores: waiting at most %v for it to fall\n", l, cores(), b.c.settle)
+	for deadline := time.Now().Add(b.c.settle); time.Now().Before(deadline); {
+		time.Sleep(2 * time.Second)
+		if l = loadavg(); l <= float64(cores()) {
+			break
+		}
+	}
+	return l
+}
+
 // loadavg returns the 1-minute load average (0 where unknown).
 func loadavg() float64 {
 	data, err := os.ReadFile("/proc/loadavg")
@@ -268,7 +290,7 @@ func (b *bench) pair(runs int, a, f func() (sample, error)) (series, series, flo
 			if x.fn == nil {
 				continue
 			}
-			load = max(load, loadavg())
+			load = max(load, b.settledLoad())
 			s, err := x.fn()
 			if err != nil {
 				return nil, nil, load, err

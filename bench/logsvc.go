@@ -226,7 +226,7 @@ func (b *bench) logPOSIX() error {
 	for range b.logRuns() {
 		n++
 		dir := b.path(fmt.Sprintf("posix-%d", n))
-		loadMax = max(loadMax, loadavg())
+		loadMax = max(loadMax, b.settledLoad())
 		if _, err := b.run("mcpres", []string{"log", "init", "--dir", dir, "--key", key}); err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ func (b *bench) logPOSIX() error {
 		serve = append(serve, l)
 		os.RemoveAll(dir)
 
-		loadMax = max(loadMax, loadavg())
+		loadMax = max(loadMax, b.settledLoad())
 		adir := b.path(fmt.Sprintf("tessera-%d", n))
 		s, err := b.run("tesseraposix", []string{"--dir", adir, "--clients", strconv.Itoa(b.c.posixC), "--duration", b.c.duration.String(), "--entry-size", strconv.Itoa(size)})
 		if err != nil {
@@ -357,7 +357,7 @@ func (b *bench) mysqlRun(cfg *mysql.Config, name, key string, loadMax *float64) 
 	c := *cfg
 	c.DBName = name
 	env := []string{"MCPRES_BENCH_DSN=" + c.FormatDSN()}
-	*loadMax = max(*loadMax, loadavg())
+	*loadMax = max(*loadMax, b.settledLoad())
 	cmd := exec.Command(b.bin["mcpres"], "log", "init", "--mysql", "env:MCPRES_BENCH_DSN", "--key", key)
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {

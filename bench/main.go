@@ -16,10 +16,12 @@
 // the load generator (mcpres-loadgen) and, for MySQL, MariaDB on the same
 // machine.
 //
-// The machine's load average is printed with every figure. A figure
-// measured while the load average (before any of its runs) was above the
-// number of cores is marked "not valid": other work shared the CPUs, and
-// the figure says more about it than about mcpres.
+// The machine's load average is printed with every figure. Before each
+// run the bench waits (at most --settle, 90 s) for the 1-minute load
+// average to fall to the number of cores, since its own runs raise it. A
+// figure measured while the load average (before any of its runs) was
+// still above the number of cores is marked "not valid": other work
+// shared the CPUs, and the figure says more about it than about mcpres.
 //
 // The workloads: batch verification (attest verify of a directory of
 // witnessed bundles) against the floor program (bench/floor: read,
@@ -53,6 +55,7 @@ type config struct {
 	only     map[string]bool
 	dsn      string
 	keep     bool
+	settle   time.Duration // how long to wait for the load average to fall
 }
 
 // workloads, in the order they run and print.
@@ -81,6 +84,7 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "tiny sizes and one run of each: a smoke check, not a measurement")
 	flag.StringVar(&only, "only", "", "run only these workloads (comma-separated: "+names()+")")
 	flag.StringVar(&c.dsn, "mysql", os.Getenv("MCPRES_TEST_MYSQL_DSN"), "a MariaDB/MySQL server (DSN without a database, on 127.0.0.1) for log serve --mysql; default $MCPRES_TEST_MYSQL_DSN")
+	flag.DurationVar(&c.settle, "settle", 90*time.Second, "before each run, wait at most this long for the 1-minute load average to fall to the number of cores (the bench's own runs raise it)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -88,9 +92,9 @@ func main() {
 		os.Exit(2)
 	}
 	if c.quick {
-		c.runs, c.files, c.duration, c.posixC, c.mysqlC = 1, 20, 2*time.Second, 16, 16
+		c.runs, c.files, c.duration, c.posixC, c.mysqlC, c.settle = 1, 20, 2*time.Second, 16, 16, 0
 	}
-	if c.runs < 1 || c.files < 2 || c.duration <= 0 || c.posixC < 1 || c.mysqlC < 1 {
+	if c.runs < 1 || c.files < 2 || c.duration <= 0 || c.settle < 0 || c.posixC < 1 || c.mysqlC < 1 {
 		fmt.Fprintln(os.Stderr, "bench: --runs, --duration and the client counts must be positive, --files at least 2")
 		os.Exit(2)
 	}

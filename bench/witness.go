@@ -40,7 +40,7 @@ func (b *bench) witness() error {
 	var cpus []time.Duration
 	loadMax := 0.0
 	for i := range b.logRuns() {
-		loadMax = max(loadMax, loadavg())
+		loadMax = max(loadMax, b.settledLoad())
 		state := b.path(fmt.Sprintf("witness-state-%d", i))
 		srv, err := b.start("mcpres", []string{"witness", "serve", "--key", b.path("witness.key"), "--state", state, "--log", b.path("log.vkey"), "--listen", "127.0.0.1:0"}, nil, witnessLine)
 		if err != nil {
