@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,6 +20,27 @@ import (
 // MaxBytes is the largest checkpoint note accepted: a body and up to 100
 // signature lines (note.Open's own limit) fit with room to spare.
 const MaxBytes = 64 << 10
+
+// UnverifiedSize reads the tree size line (the second line) of a
+// checkpoint note whose signatures have not been verified. It is a hint
+// for what may be decided before verification — refusing a size that could
+// never be recorded, or comparing a storage's own rows — and never
+// establishes anything: [Open] parses a note once its signature verifies.
+func UnverifiedSize(note []byte) (uint64, bool) {
+	_, rest, ok := bytes.Cut(note, []byte("\n"))
+	if !ok {
+		return 0, false
+	}
+	line, _, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(line), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
 
 // MaxSignatures is the most signature lines a note may carry (sumdb/note's
 // limit).

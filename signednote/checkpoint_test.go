@@ -239,3 +239,29 @@ func FuzzVerifyLine(f *testing.F) {
 		}
 	})
 }
+
+func TestUnverifiedSize(t *testing.T) {
+	for _, c := range []struct {
+		note string
+		size uint64
+		ok   bool
+	}{
+		{"example.org/log\n42\nAAAA\n\n— sig\n", 42, true},
+		{"example.org/log\n0\nAAAA\n", 0, true},
+		{"example.org/log\n18446744073709551615\nAAAA\n", 1<<64 - 1, true},
+		// Controls: what is not a size line reads as no size at all.
+		{"example.org/log\n18446744073709551616\nAAAA\n", 0, false}, // overflows
+		{"example.org/log\n-1\nAAAA\n", 0, false},
+		{"example.org/log\n+1\nAAAA\n", 0, false},
+		{"example.org/log\n 1\nAAAA\n", 0, false},
+		{"example.org/log\n\nAAAA\n", 0, false},
+		{"example.org/log\n42", 0, false}, // no end of line after the size
+		{"example.org/log", 0, false},
+		{"", 0, false},
+	} {
+		size, ok := signednote.UnverifiedSize([]byte(c.note))
+		if size != c.size || ok != c.ok {
+			t.Errorf("UnverifiedSize(%q) = %d, %v; want %d, %v", c.note, size, ok, c.size, c.ok)
+		}
+	}
+}

@@ -115,29 +115,13 @@ func ParseAddRequest(body []byte) (*AddRequest, error) {
 	if size == 0 && len(req.Proof) > 0 {
 		return nil, fmt.Errorf("%w: a consistency proof from size 0 must be empty", ErrMalformedRequest)
 	}
-	if n, ok := checkpointSizeLine(rest); ok && n > MaxTreeSize {
+	if n, ok := signednote.UnverifiedSize(rest); ok && n > MaxTreeSize {
 		return nil, fmt.Errorf("%w: checkpoint size %d is larger than %d, the largest a witness records", ErrMalformedRequest, n, uint64(MaxTreeSize))
 	}
 	req.Checkpoint = bytes.Clone(rest)
 	return req, nil
 }
 
-// checkpointSizeLine reads the size line (the second line) of a checkpoint
-// note not yet verified, so that a size this witness could never record is
-// refused before any state is read. Nothing else is decided on it:
-// [AddCheckpoint] parses the note once its signature verifies.
-func checkpointSizeLine(cp []byte) (uint64, bool) {
-	_, rest, ok := bytes.Cut(cp, []byte("\n"))
-	if !ok {
-		return 0, false
-	}
-	line, _, ok := bytes.Cut(rest, []byte("\n"))
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(line), 10, 64)
-	return n, err == nil
-}
 
 // Marshal encodes the request body.
 func (r *AddRequest) Marshal() []byte {

@@ -1,14 +1,13 @@
 package mysql
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/transparency-dev/tessera"
 )
 
@@ -67,7 +66,7 @@ func (s *Storage) publishIfDue(ctx context.Context, interval time.Duration, sign
 	if err != nil {
 		return 0, err
 	}
-	if cs, ok := checkpointSize(note); ok && size <= cs {
+	if cs, ok := signednote.UnverifiedSize(note); ok && size <= cs {
 		return publishPoll, nil
 	}
 	if since := time.Since(time.UnixMilli(at)); since < interval {
@@ -88,7 +87,7 @@ func (s *Storage) publishIfDue(ctx context.Context, interval time.Duration, sign
 	if err := tx.QueryRowContext(ctx, "SELECT `size`, `root` FROM `TreeState` WHERE `id` = 0 FOR UPDATE").Scan(&size, &root); err != nil {
 		return 0, err
 	}
-	if cs, ok := checkpointSize(note); ok && size <= cs {
+	if cs, ok := signednote.UnverifiedSize(note); ok && size <= cs {
 		return publishPoll, nil
 	}
 	cp, err := sign(ctx, size, root)
@@ -104,18 +103,3 @@ func (s *Storage) publishIfDue(ctx context.Context, interval time.Duration, sign
 	return interval + publishMargin, nil
 }
 
-// checkpointSize reads the tree size of a checkpoint note (its second
-// line). The note is the driver's own row: it is only compared, never
-// trusted (readers authenticate every checkpoint).
-func checkpointSize(note []byte) (uint64, bool) {
-	_, rest, ok := bytes.Cut(note, []byte("\n"))
-	if !ok {
-		return 0, false
-	}
-	line, _, ok := bytes.Cut(rest, []byte("\n"))
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(line), 10, 64)
-	return n, err == nil
-}
