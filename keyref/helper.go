@@ -235,7 +235,7 @@ func FindHelperOpener(lookupEnv func(string) (string, bool)) PKCS11Opener {
 	return func(req *PKCS11Request) (Holder, error) {
 		path, err := FindHelper(lookupEnv)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", req.URI, err)
+			return nil, err
 		}
 		return HelperOpener(path)(req)
 	}

@@ -15,5 +15,5 @@ const Supported = false
 // Open refuses: PKCS#11 modules are C libraries, loaded through cgo, and
 // this build has none.
 func Open(req *keyref.PKCS11Request) (keyref.Holder, error) {
-	return nil, fmt.Errorf("%s: %w: this build was made without cgo (CGO_ENABLED=0); build it with a C compiler: CGO_ENABLED=1 go install ./cmd/...", req.URI, keyref.ErrNoPKCS11)
+	return nil, fmt.Errorf("%w: this build was made without cgo (CGO_ENABLED=0); build it with a C compiler: CGO_ENABLED=1 go install ./cmd/...", keyref.ErrNoPKCS11)
 }
