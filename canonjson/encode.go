@@ -161,6 +161,11 @@ type encoder struct {
 	sink    hash.Hash // when set, output is flushed here in chunks
 	written int       // bytes flushed to sink: the offset of the buffer's first byte
 
+	// shapes holds the canonical orders of the small objects sorted
+	// last, nextShape the entry to replace next.
+	shapes    [shapeCacheSize]objectShape
+	nextShape int
+
 	// scratch holds the sorted copies of the objects being encoded, as a
 	// stack: one allocation for the whole encoding.
 	scratch []Member
@@ -365,8 +370,13 @@ func (e *encoder) compositeBody(dst []byte, v *Value) ([]byte, error) {
 		members := v.Members
 		var small [smallObject]Member // sorted copy of a small object: no allocation
 		if e.sorted && len(members) <= smallObject && !sortedKeys(members) {
-			members = small[:copy(small[:], members)]
-			slices.SortFunc(members, func(a, b Member) int { return CompareKeys(a.Key, b.Key) })
+			// (v.Members, not members: e keeps what order is given, and
+			// members may point at small, which must stay on the stack.)
+			order := e.order(v.Members)
+			for i, j := range order {
+				small[i] = v.Members[j]
+			}
+			members = small[:len(order)]
 		} else if e.sorted && !sortedKeys(members) {
 			if e.scratch == nil {
 				e.scratch = make([]Member, 0, 64)
@@ -416,6 +426,58 @@ func (e *encoder) compositeBody(dst []byte, v *Value) ([]byte, error) {
 		return append(dst, '}'), nil
 	}
 	panic("canonjson: compositeBody of a scalar")
+}
+
+// An objectShape is the canonical order of a small object's members, for
+// the objects with the same keys in the same input order that follow it
+// (the observations of a bundle, its coverage surfaces).
+type objectShape struct {
+	members []Member // the object whose keys these are
+	order   [smallObject]uint8
+}
+
+// shapeCacheSize is how many recent shapes an encoder keeps.
+const shapeCacheSize = 8
+
+// order returns the canonical order of members (at most smallObject of
+// them, keys unique): order[i] is the index of the i-th member in
+// CompareKeys order. An object whose keys are, one by one, those of an
+// object sorted earlier in this encoding takes its order from the cache;
+// keys are compared as strings (interned keys compare by pointer), so the
+// order is the one sorting would give.
+func (e *encoder) order(members []Member) []uint8 {
+	n := len(members)
+	for i := range e.shapes {
+		s := &e.shapes[i]
+		if len(s.members) == n && sameKeys(s.members, members) {
+			return s.order[:n]
+		}
+	}
+	s := &e.shapes[e.nextShape]
+	e.nextShape = (e.nextShape + 1) % shapeCacheSize
+	s.members = members
+	for i := range n {
+		s.order[i] = uint8(i)
+	}
+	// Insertion sort: stable, and few comparisons for 16 members or fewer.
+	for i := 1; i < n; i++ {
+		x := s.order[i]
+		j := i
+		for ; j > 0 && CompareKeys(members[s.order[j-1]].Key, members[x].Key) > 0; j-- {
+			s.order[j] = s.order[j-1]
+		}
+		s.order[j] = x
+	}
+	return s.order[:n]
+}
+
+func sameKeys(a, b []Member) bool {
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			return false
+		}
+	}
+	return true
 }
 
 // capturing reports whether a part with an omitted member captures v.
