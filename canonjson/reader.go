@@ -167,6 +167,12 @@ type parser struct {
 	pos     int
 	nodes   int
 	slab    []Value
+	// memberSlab and itemSlab hold the exact-size member and item slices
+	// of the objects and arrays read so far, cut from one allocation as
+	// Values are from slab (an object is at most its own members: a
+	// slice's capacity is its length, so Set and append copy it).
+	memberSlab []Member
+	itemSlab   []*Value
 	lenient bool // ParseLenient: see its doc
 
 	// Scratch stacks: an array's items and an object's members are
@@ -233,6 +239,45 @@ func (p *parser) alloc() *Value {
 	v := &p.slab[0]
 	p.slab = p.slab[1:]
 	return v
+}
+
+// Slab sizing of members and items: MCP-RES documents take about 60
+// bytes a member and hundreds an item (arrays hold objects); an object or
+// array too large for a slab gets a slice of its own.
+const (
+	bytesPerMember = 56
+	bytesPerItem   = 256
+	maxMemberSlab  = 1024
+)
+
+// membersOf returns a copy of ms from memberSlab.
+func (p *parser) membersOf(ms []Member) []Member {
+	n := len(ms)
+	if n > maxMemberSlab {
+		return append(make([]Member, 0, n), ms...)
+	}
+	if len(p.memberSlab) < n {
+		p.memberSlab = make([]Member, min(max((len(p.data)-p.pos)/bytesPerMember+1, minSlab, n), maxMemberSlab))
+	}
+	out := p.memberSlab[:n:n]
+	copy(out, ms)
+	p.memberSlab = p.memberSlab[n:]
+	return out
+}
+
+// itemsOf returns a copy of items from itemSlab.
+func (p *parser) itemsOf(items []*Value) []*Value {
+	n := len(items)
+	if n > maxMemberSlab {
+		return append(make([]*Value, 0, n), items...)
+	}
+	if len(p.itemSlab) < n {
+		p.itemSlab = make([]*Value, min(max((len(p.data)-p.pos)/bytesPerItem+1, minSlab, n), maxMemberSlab))
+	}
+	out := p.itemSlab[:n:n]
+	copy(out, items)
+	p.itemSlab = p.itemSlab[n:]
+	return out
 }
 
 func (p *parser) count() error {
@@ -389,7 +434,7 @@ func (p *parser) array(depth int) (*Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			v.Items = append(make([]*Value, 0, len(p.items)-base), p.items[base:]...)
+			v.Items = p.itemsOf(p.items[base:])
 			return v, nil
 		default:
 			return nil, p.fail("expected ',' or ']' in array")
@@ -459,7 +504,7 @@ func (p *parser) object(depth int) (*Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			v.Members = append(make([]Member, 0, len(p.members)-base), p.members[base:]...)
+			v.Members = p.membersOf(p.members[base:])
 			return v, nil
 		default:
 			return nil, p.fail("expected ',' or '}' in object")
