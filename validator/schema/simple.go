@@ -23,6 +23,8 @@ type simplePattern struct {
 type atom struct {
 	set      asciiSet
 	min, max int // max < 0: unbounded
+	// in is set as a table: the matcher's inner loop is one load a byte.
+	in *[256]bool
 }
 
 // asciiSet is a bitmap of ASCII bytes.
@@ -36,16 +38,28 @@ func (p *simplePattern) MatchString(s string) bool {
 	pos := 0
 	for i := range p.atoms {
 		a := &p.atoms[i]
-		n := 0
-		for (a.max < 0 || n < a.max) && pos < len(s) && a.set.has(s[pos]) {
-			pos++
-			n++
+		end := len(s)
+		if a.max >= 0 && a.max < end-pos {
+			end = pos + a.max
 		}
-		if n < a.min {
+		start := pos
+		for pos < end && a.in[s[pos]] {
+			pos++
+		}
+		if pos-start < a.min {
 			return false
 		}
 	}
 	return pos == len(s)
+}
+
+// table returns set as a byte table.
+func (a asciiSet) table() *[256]bool {
+	var t [256]bool
+	for c := range 256 {
+		t[c] = a.has(byte(c))
+	}
+	return &t
 }
 
 // parseSimplePattern recognizes the simplePattern subset of ECMAScript
@@ -77,7 +91,7 @@ func parseSimplePattern(src string) (*simplePattern, bool) {
 		if n > 0 && i < len(body) && strings.IndexByte("?+*{", body[i]) >= 0 {
 			return nil, false // lazy or stacked quantifier
 		}
-		p.atoms = append(p.atoms, atom{set: set, min: lo, max: hi})
+		p.atoms = append(p.atoms, atom{set: set, min: lo, max: hi, in: set.table()})
 	}
 	if !p.unambiguous() {
 		return nil, false
