@@ -163,17 +163,17 @@ func readLimited(f io.Reader, size int64) ([]byte, error) {
 }
 
 type parser struct {
-	data    []byte
-	pos     int
-	nodes   int
-	slab    []Value
+	data  []byte
+	pos   int
+	nodes int
+	slab  []Value
 	// memberSlab and itemSlab hold the exact-size member and item slices
 	// of the objects and arrays read so far, cut from one allocation as
 	// Values are from slab (an object is at most its own members: a
 	// slice's capacity is its length, so Set and append copy it).
 	memberSlab []Member
 	itemSlab   []*Value
-	lenient bool // ParseLenient: see its doc
+	lenient    bool // ParseLenient: see its doc
 
 	// Scratch stacks: an array's items and an object's members are
 	// collected here and copied once into an exact-size slice, so large
