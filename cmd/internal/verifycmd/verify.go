@@ -3,6 +3,7 @@ package verifycmd
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -356,15 +357,18 @@ func AttestReport(path string, r attest.Result) Report {
 		policy = "a policy that was not evaluated (an earlier check decided)"
 	}
 	if ev.PolicyID != nil {
-		policy = fmt.Sprintf("policy %s version %s", *ev.PolicyID, *ev.PolicyVersion)
+		policy = "policy " + *ev.PolicyID + " version " + *ev.PolicyVersion
 	}
+	// The lines are built without fmt: every result of a batch builds
+	// them, whatever the format. Room for the gate's lines too.
+	rep.Text = make([]string, 0, 2+len(ev.Envelopes)+len(ev.Notes)+3)
 	if r.Valid {
 		rep.Code, rep.Outcome, rep.Level = ExitValid, OutcomeValid, r.Level.String()
 		class := ""
 		if r.EvidenceClass != "" {
 			class = ", evidence class " + r.EvidenceClass
 		}
-		rep.Text = append(rep.Text, fmt.Sprintf("%s: VALID %s%s", path, r.Level, class))
+		rep.Text = append(rep.Text, path+": VALID "+rep.Level+class)
 	} else {
 		rep.Code, rep.Outcome = ExitInvalid, OutcomeInvalid
 		rep.Text = append(rep.Text, fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail))
@@ -373,10 +377,10 @@ func AttestReport(path string, r attest.Result) Report {
 	if ev.DistinctKeys == 1 {
 		keys = "key"
 	}
-	rep.Text = append(rep.Text, fmt.Sprintf("  evaluated at %s with %s; %d distinct signing %s, counted by SPKI fingerprint", ev.EvaluatedAt, policy, ev.DistinctKeys, keys))
+	rep.Text = append(rep.Text, "  evaluated at "+ev.EvaluatedAt+" with "+policy+"; "+strconv.Itoa(ev.DistinctKeys)+" distinct signing "+keys+", counted by SPKI fingerprint")
 	for _, e := range ev.Envelopes {
-		rep.Text = append(rep.Text, fmt.Sprintf("  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s",
-			e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency))
+		rep.Text = append(rep.Text, "  envelope "+strconv.Itoa(e.Index)+": key "+e.KeyFingerprint+" identity "+strconv.Quote(e.SignerIdentity)+
+			" signature "+okText(e.SignatureValid)+", trusted "+strconv.FormatBool(e.Trusted)+", revoked "+strconv.FormatBool(e.Revoked)+", transparency "+e.Transparency)
 	}
 	for _, n := range ev.Notes {
 		rep.Text = append(rep.Text, "  note: "+n)

@@ -1,0 +1,66 @@
+package verifycmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/validator"
+)
+
+// AttestReport builds its text lines without fmt; they must read exactly
+// as the fmt verbs they replace (%s, %d, %q, %t) would write them, for
+// paths and identities that quote, escape or are not UTF-8.
+func TestAttestReportTextLines(t *testing.T) {
+	id, version := "mcp-res/test-policy", "1.0.0"
+	evs := []attest.EnvelopeEvaluation{
+		{Index: 0, KeyFingerprint: "06e3fd8f", SignerIdentity: "test://signer-one", SignatureValid: true, Trusted: true, Transparency: attest.TransparencyNone},
+		{Index: 1, KeyFingerprint: "deb2ded3", SignerIdentity: "a \"quoted\"\tname \xff é", Revoked: true, Transparency: attest.TransparencyDigestOnly},
+	}
+	results := []attest.Result{
+		{Result: validator.Pass(), Level: attest.Witnessed, EvidenceClass: "FIXTURE_BACKED_PROTOCOL",
+			Evaluation: attest.Evaluation{EvaluatedAt: "2026-08-27T18:05:00.000Z", PolicySupplied: true, PolicyID: &id, PolicyVersion: &version,
+				Envelopes: evs, DistinctKeys: 2, Notes: []string{"a note", "100% %d"}}},
+		{Result: validator.Pass(), Level: attest.Signed, Evaluation: attest.Evaluation{EvaluatedAt: "2026-08-27T18:05:00Z", Envelopes: evs[:1], DistinctKeys: 1}},
+		{Result: validator.Fail(attest.CodeSignatureInvalid, "envelope 0: bad"), Evaluation: attest.Evaluation{EvaluatedAt: "x", PolicySupplied: true, Envelopes: evs}},
+	}
+	for i, r := range results {
+		path := fmt.Sprintf("dir %%s/%d \xfe.json", i)
+		ev := r.Evaluation
+		// The lines as fmt wrote them.
+		policy := "no policy"
+		if ev.PolicySupplied {
+			policy = "a policy that was not evaluated (an earlier check decided)"
+		}
+		if ev.PolicyID != nil {
+			policy = fmt.Sprintf("policy %s version %s", *ev.PolicyID, *ev.PolicyVersion)
+		}
+		var want []string
+		if r.Valid {
+			class := ""
+			if r.EvidenceClass != "" {
+				class = ", evidence class " + r.EvidenceClass
+			}
+			want = append(want, fmt.Sprintf("%s: VALID %s%s", path, r.Level, class))
+		} else {
+			want = append(want, fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail))
+		}
+		keys := "keys"
+		if ev.DistinctKeys == 1 {
+			keys = "key"
+		}
+		want = append(want, fmt.Sprintf("  evaluated at %s with %s; %d distinct signing %s, counted by SPKI fingerprint", ev.EvaluatedAt, policy, ev.DistinctKeys, keys))
+		for _, e := range ev.Envelopes {
+			want = append(want, fmt.Sprintf("  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s",
+				e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency))
+		}
+		for _, n := range ev.Notes {
+			want = append(want, "  note: "+n)
+		}
+		if got := AttestReport(path, r).Text; !slices.Equal(got, want) {
+			t.Errorf("result %d: text\n%q\nwant\n%q", i, got, want)
+		}
+	}
+}
