@@ -561,7 +561,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if err != nil {
 		return v.fail(CodeSchemaInvalid, where+"payload is not JSON: "+err.Error())
 	}
-	canon, err := canonjson.Canonical(parsed)
+	canon, err := canonjson.AppendCanonical(make([]byte, 0, len(payload)), parsed)
 	if err != nil {
 		return &validator.InputError{Reason: where + "signed payload has no canonical form: " + err.Error()}
 	}

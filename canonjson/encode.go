@@ -139,8 +139,14 @@ func BytesDigest(b []byte) string {
 // the string escaping of §1.2 (REFERENCE §1.6, CLI result objects). It fails
 // only for values that have no JSON form (see Canonical).
 func Compact(v *Value) ([]byte, error) {
+	return AppendCompact(nil, v)
+}
+
+// AppendCompact appends the Compact encoding of v to dst; on error it
+// returns nil.
+func AppendCompact(dst []byte, v *Value) ([]byte, error) {
 	e := encoder{}
-	return e.value(nil, v)
+	return e.value(dst, v)
 }
 
 // Pretty returns v in the ECMAScript JSON.stringify(v, null, 2) layout plus

@@ -59,7 +59,8 @@ type Report struct {
 }
 
 // A Printer renders reports on Stdout and Stderr; Prog prefixes its
-// messages on Stderr ("mcpres", "mcpres-sigstore").
+// messages on Stderr ("mcpres", "mcpres-sigstore"). It is used by one
+// goroutine at a time (it keeps a line buffer).
 type Printer struct {
 	Stdout, Stderr io.Writer
 	Prog           string
@@ -70,6 +71,8 @@ type Printer struct {
 	IsTerminal func(io.Writer) bool
 	// Unit names the inputs in the summary ("files" when empty).
 	Unit string
+
+	line []byte // PrintJSON's buffer
 }
 
 // CheckFormat checks the --format of the batch commands; the error is the

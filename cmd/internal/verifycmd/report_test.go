@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -62,5 +63,32 @@ func TestAttestReportTextLines(t *testing.T) {
 		if got := AttestReport(path, r).Text; !slices.Equal(got, want) {
 			t.Errorf("result %d: text\n%q\nwant\n%q", i, got, want)
 		}
+	}
+}
+
+// PrintJSON reuses its line buffer: a shorter line after a longer one, a
+// line too long to keep, and a line with invalid UTF-8 after it each
+// print exactly their own bytes.
+func TestPrintJSONReusesItsBuffer(t *testing.T) {
+	var out strings.Builder
+	p := &Printer{Stdout: &out}
+	long := strings.Repeat("x", maxKeptLine)
+	objs := []*canonjson.Value{
+		canonjson.NewObject(canonjson.Member{Key: "valid", Value: canonjson.NewString("a longer first line")}),
+		canonjson.NewObject(canonjson.Member{Key: "v", Value: canonjson.NewBool(true)}),
+		canonjson.NewObject(canonjson.Member{Key: "long", Value: canonjson.NewString(long)}),
+		canonjson.NewObject(canonjson.Member{Key: "bad", Value: canonjson.NewString("\xff")}),
+		canonjson.NewObject(),
+	}
+	for _, o := range objs {
+		p.PrintJSON("f\xfe", o, true)
+	}
+	want := `{"file":"f` + "\ufffd" + `","valid":"a longer first line"}` + "\n" +
+		`{"file":"f` + "\ufffd" + `","v":true}` + "\n" +
+		`{"file":"f` + "\ufffd" + `","long":"` + long + `"}` + "\n" +
+		`{"file":"f` + "\ufffd" + `","bad":"` + "\ufffd" + `"}` + "\n" +
+		`{"file":"f` + "\ufffd" + `"}` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("printed %.300q\nwant %.300q", got, want)
 	}
 }
