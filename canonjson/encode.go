@@ -462,19 +462,54 @@ func (e *encoder) order(members []Member) []uint8 {
 	s := &e.shapes[e.nextShape]
 	e.nextShape = (e.nextShape + 1) % shapeCacheSize
 	s.members = members
+	// Keys are compared by their first eight bytes as one number when
+	// those are ASCII in both and differ (see keyPrefix), else by
+	// CompareKeys.
+	var prefix [smallObject]uint64
+	var ascii [smallObject]bool
 	for i := range n {
 		s.order[i] = uint8(i)
+		prefix[i], ascii[i] = keyPrefix(members[i].Key)
+	}
+	after := func(a, b uint8) bool {
+		if ascii[a] && ascii[b] && prefix[a] != prefix[b] {
+			return prefix[a] > prefix[b]
+		}
+		return CompareKeys(members[a].Key, members[b].Key) > 0
 	}
 	// Insertion sort: stable, and few comparisons for 16 members or fewer.
 	for i := 1; i < n; i++ {
 		x := s.order[i]
 		j := i
-		for ; j > 0 && CompareKeys(members[s.order[j-1]].Key, members[x].Key) > 0; j-- {
+		for ; j > 0 && after(s.order[j-1], x); j-- {
 			s.order[j] = s.order[j-1]
 		}
 		s.order[j] = x
 	}
 	return s.order[:n]
+}
+
+// keyPrefix returns the first eight bytes of k as a big-endian number,
+// zeros after its end, and whether those bytes are ASCII. Two keys whose
+// prefixes are ASCII and differ compare as their prefixes do: at the
+// first byte that differs both are ASCII or one key has ended (and is a
+// proper prefix of the other), where CompareKeys is byte order too. Equal
+// prefixes ("a" and "a\x00") say nothing.
+func keyPrefix(k string) (uint64, bool) {
+	var p uint64
+	if len(k) >= 8 {
+		// The compiler merges these into one 64-bit load.
+		p = uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+	} else {
+		for j := range 8 {
+			p <<= 8
+			if j < len(k) {
+				p |= uint64(k[j])
+			}
+		}
+	}
+	return p, p&0x8080808080808080 == 0
 }
 
 func sameKeys(a, b []Member) bool {

@@ -103,7 +103,8 @@ func TestCanonicalShapeCache(t *testing.T) {
 // Random documents of objects drawn from a few keys in random orders,
 // nested, of every size up to smallObject and a little beyond.
 func TestCanonicalShapeCacheRandom(t *testing.T) {
-	keys := []string{"", "a", "b", "ab", "ba", "z", "observationSha256", "id", "\uE000", "\U00010000", "é", "A", "a\x00", "aa", "b\u00e9", "zz", "k1", "k2", "k3", "k4"}
+	keys := []string{"", "a", "b", "ab", "ba", "z", "observationSha256", "id", "\uE000", "\U00010000", "é", "A", "a\x00", "aa", "b\u00e9", "zz", "k1", "k2", "k3", "k4",
+		"observationRefs", "abcdefgh", "abcdefghi", "abcdefg\x00", "abcdefg\u00e9", "abcdefgh\uE000", "abcdefgh\U00010000"}
 	r := rand.New(rand.NewPCG(26, 1))
 	var gen func(depth int) *Value
 	gen = func(depth int) *Value {
@@ -137,5 +138,34 @@ func TestCanonicalShapeCacheRandom(t *testing.T) {
 			items[i] = gen(0)
 		}
 		checkCanonical(t, NewArray(items...))
+	}
+}
+
+// keyPrefix orders two keys as CompareKeys does whenever it decides: both
+// prefixes ASCII and different.
+func TestKeyPrefixOrder(t *testing.T) {
+	keys := []string{"", "a", "a\x00", "a\x00\x00", "ab", "abcdefg", "abcdefg\x00", "abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefgi",
+		"abcdefg\x7f", "abcdefg\u00e9", "\x7f", "\u00e9", "\uE000", "\U00010000", "Z", "z", "observationSha256", "observationRefs"}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	decided := 0
+	for _, a := range keys {
+		for _, b := range keys {
+			pa, aa := keyPrefix(a)
+			pb, ab := keyPrefix(b)
+			if !aa || !ab || pa == pb {
+				continue
+			}
+			decided++
+			byPrefix := -1
+			if pa > pb {
+				byPrefix = 1
+			}
+			if want := sign(CompareKeys(a, b)); byPrefix != want {
+				t.Errorf("keyPrefix orders %q, %q as %d; CompareKeys: %d", a, b, byPrefix, want)
+			}
+		}
+	}
+	if decided < 200 {
+		t.Errorf("only %d pairs decided by prefix", decided)
 	}
 }
