@@ -89,12 +89,19 @@ var ErrNotRegular = errors.New("not a regular file")
 // parsing. A file that cannot be opened or read is a
 // *regularfile.ReadError ("cannot read PATH: no such file").
 func ReadFileBytes(path string) ([]byte, error) {
-	data, err := readFileBytes(path)
+	return ReadFileBytesInto(nil, path)
+}
+
+// ReadFileBytesInto is ReadFileBytes reading into buf's array when the
+// file fits in its capacity, as a batch that reads one file after another
+// does: the result then shares buf's array, and buf's contents are lost.
+func ReadFileBytesInto(buf []byte, path string) ([]byte, error) {
+	data, err := readFileBytes(buf, path)
 	return data, regularfile.AsReadError(err)
 }
 
-func readFileBytes(path string) ([]byte, error) {
-	data, ok, err := fastReadFile(path)
+func readFileBytes(buf []byte, path string) ([]byte, error) {
+	data, ok, err := fastReadFile(buf, path)
 	if ok {
 		if err == nil && len(data) > MaxInputBytes {
 			return nil, tooLarge()
@@ -125,7 +132,7 @@ func readFileBytes(path string) ([]byte, error) {
 	if !fst.Mode().IsRegular() || !os.SameFile(st, fst) {
 		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
 	}
-	data, err = readLimited(f, fst.Size())
+	data, err = readLimited(buf, f, fst.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -142,10 +149,11 @@ func tooLarge() error {
 
 // readLimited reads at most MaxInputBytes+1 bytes of f into a buffer sized
 // from the file's size (io.ReadAll's doubling would allocate about twice the
-// file), growing only if the file grew after the stat.
-func readLimited(f io.Reader, size int64) ([]byte, error) {
+// file), growing only if the file grew after the stat. The buffer is buf's
+// array when it is large enough.
+func readLimited(buf []byte, f io.Reader, size int64) ([]byte, error) {
 	size = min(max(size, 0), MaxInputBytes) + 1 // +1: see the end without another grow
-	data := make([]byte, 0, size)
+	data := readBuffer(buf, size)
 	r := io.LimitReader(f, MaxInputBytes+1)
 	for {
 		n, err := r.Read(data[len(data):cap(data)])
@@ -160,6 +168,15 @@ func readLimited(f io.Reader, size int64) ([]byte, error) {
 			data = append(data, 0)[:len(data)] // grow
 		}
 	}
+}
+
+// readBuffer returns buf emptied when it holds size bytes, else a new
+// buffer of that capacity.
+func readBuffer(buf []byte, size int64) []byte {
+	if int64(cap(buf)) >= size {
+		return buf[:0]
+	}
+	return make([]byte, 0, size)
 }
 
 type parser struct {
