@@ -2,11 +2,14 @@ package verifycmd
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
@@ -90,5 +93,40 @@ func TestPrintJSONReusesItsBuffer(t *testing.T) {
 		`{"file":"f` + "\ufffd" + `"}` + "\n"
 	if got := out.String(); got != want {
 		t.Errorf("printed %.300q\nwant %.300q", got, want)
+	}
+}
+
+// A batch reads each file into the buffer of an earlier one: every report
+// is the one VerifyReport gives, whichever file came before (larger,
+// smaller, unreadable, not JSON).
+func TestReadBuffersReportLikeVerifyReport(t *testing.T) {
+	signed, _ := signedExample(t)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	data, err := os.ReadFile(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := write("tampered.json", strings.Replace(string(data), `"sig": "`, `"sig": "AAAA`, 1))
+	paths := []string{signed, write("small.json", `[1]`), signed, write("text.json", "not json"), tampered, filepath.Join(dir, "missing.json"), signed, tampered}
+	outcomes := []string{OutcomeValid, OutcomeInvalid, OutcomeValid, OutcomeInputInvalid, OutcomeInvalid, OutcomeInputInvalid, OutcomeValid, OutcomeInvalid}
+	opts := attest.Options{EvaluatedAt: attesttest.EvaluatedAt}
+	var reads readBuffers
+	for i, p := range paths {
+		got, want := reads.verifyReport(p, PolicySource{}, opts, Gate{}), VerifyReport(p, PolicySource{}, opts, Gate{})
+		if got.Outcome != outcomes[i] {
+			t.Errorf("file %d (%s): %s, want %s", i, filepath.Base(p), got.Outcome, outcomes[i])
+		}
+		gj, _ := canonjson.Compact(got.Obj)
+		wj, _ := canonjson.Compact(want.Obj)
+		if got.Code != want.Code || got.Outcome != want.Outcome || !slices.Equal(got.Text, want.Text) || string(gj) != string(wj) {
+			t.Errorf("file %d (%s): %d %s %q %s\nwant %d %s %q %s", i, filepath.Base(p), got.Code, got.Outcome, got.Text, gj, want.Code, want.Outcome, want.Text, wj)
+		}
 	}
 }
