@@ -38,17 +38,26 @@ func (p *simplePattern) MatchString(s string) bool {
 	pos := 0
 	for i := range p.atoms {
 		a := &p.atoms[i]
-		end := len(s)
-		if a.max >= 0 && a.max < end-pos {
-			end = pos + a.max
+		run := s[pos:]
+		if a.max >= 0 && a.max < len(run) {
+			run = run[:a.max]
 		}
-		start := pos
-		for pos < end && a.in[s[pos]] {
-			pos++
+		in, n := a.in, 0
+		// Eight bytes a step while they are all in the set (digests
+		// are 64), then one at a time.
+		for ; n+8 <= len(run); n += 8 {
+			w := run[n : n+8]
+			if !(in[w[0]] && in[w[1]] && in[w[2]] && in[w[3]] && in[w[4]] && in[w[5]] && in[w[6]] && in[w[7]]) {
+				break
+			}
 		}
-		if pos-start < a.min {
+		for n < len(run) && in[run[n]] {
+			n++
+		}
+		if n < a.min {
 			return false
 		}
+		pos += n
 	}
 	return pos == len(s)
 }
