@@ -43,6 +43,11 @@ func TestDecodeStrictBase64(t *testing.T) {
 		{"trailing newline", "QUJD\n", "", false},
 		{"inner newline", "QUJD\nQUJD", "", false},
 		{"carriage return", "QUJD\r\nQUJD", "", false},
+		// Line breaks the standard decoder skips, in a length that is a
+		// multiple of 4 (the one-pass decode must not take them).
+		{"four line breaks", "QUJD\r\n\r\nQUJD", "", false},
+		{"four newlines before padding", "QUJDQQ\n\n\n\n==", "", false},
+		{"newlines in place of padding", "QUJDQQ\n\nQUJD", "", false},
 		{"tab", "\tQUJD", "", false},
 		{"non-ASCII", "QUJ\u00e9", "", false},
 		{"NUL", "QUJ\x00", "", false},
@@ -109,7 +114,7 @@ func TestDecodeStrictBase64AcceptsWhatStrictRejects(t *testing.T) {
 }
 
 func FuzzDecodeStrictBase64(f *testing.F) {
-	for _, s := range []string{"", "QUJD", "QQ==", "QUI=", "QR==", "QUJD=", "QUJD==", "Q===", "QUJ-", "QUJD\n", "QQ", testKeyOneSPKIB64} {
+	for _, s := range []string{"", "QUJD", "QQ==", "QUI=", "QR==", "QUJD=", "QUJD==", "Q===", "QUJ-", "QUJD\n", "QUJD\r\n\r\nQUJD", "QQ\n\n\n\n==", "QQ", testKeyOneSPKIB64} {
 		f.Add(s)
 	}
 	re := regexp.MustCompile(strictBase64Pattern)

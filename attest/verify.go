@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
@@ -127,11 +128,51 @@ func (r Result) Value() *canonjson.Value {
 		}
 	}
 	v.Set("evaluatedAt", canonjson.NewString(r.EvaluatedAt))
-	ev, err := canonjson.FromGo(r.Evaluation)
-	if err == nil {
-		v.Set("evaluation", ev)
-	}
+	v.Set("evaluation", r.Evaluation.value())
 	return v
+}
+
+// value is canonjson.FromGo(ev), built without reflection (a batch
+// builds one per file); TestEvaluationValue holds the two equal.
+func (ev Evaluation) value() *canonjson.Value {
+	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
+	optional := func(s *string) *canonjson.Value {
+		if s == nil {
+			return canonjson.NewNull()
+		}
+		return canonjson.NewString(*s)
+	}
+	envelopes := canonjson.NewNull()
+	if ev.Envelopes != nil {
+		items := make([]*canonjson.Value, len(ev.Envelopes))
+		for i, e := range ev.Envelopes {
+			items[i] = canonjson.NewObject(
+				m("index", canonjson.NewInt(int64(e.Index))),
+				m("keyFingerprint", canonjson.NewString(e.KeyFingerprint)),
+				m("signerIdentity", canonjson.NewString(e.SignerIdentity)),
+				m("signatureValid", canonjson.NewBool(e.SignatureValid)),
+				m("trusted", canonjson.NewBool(e.Trusted)),
+				m("revoked", canonjson.NewBool(e.Revoked)),
+				m("transparency", canonjson.NewString(e.Transparency)))
+		}
+		envelopes = canonjson.NewArray(items...)
+	}
+	notes := canonjson.NewNull()
+	if ev.Notes != nil {
+		items := make([]*canonjson.Value, len(ev.Notes))
+		for i, n := range ev.Notes {
+			items[i] = canonjson.NewString(n)
+		}
+		notes = canonjson.NewArray(items...)
+	}
+	return canonjson.NewObject(
+		m("evaluatedAt", canonjson.NewString(ev.EvaluatedAt)),
+		m("policySupplied", canonjson.NewBool(ev.PolicySupplied)),
+		m("policyId", optional(ev.PolicyID)),
+		m("policyVersion", optional(ev.PolicyVersion)),
+		m("envelopes", envelopes),
+		m("distinctKeys", canonjson.NewInt(int64(ev.DistinctKeys))),
+		m("notes", notes))
 }
 
 type predicate struct {
@@ -475,7 +516,7 @@ func prefixErrors(errs []schema.Error, doc string) []schema.Error {
 
 // envelope runs E1–E14 on envelope i (schema-valid at this point).
 func (v *verification) envelope(i int, env *canonjson.Value) error {
-	where := fmt.Sprintf("envelope %d: ", i)
+	where := "envelope " + strconv.Itoa(i) + ": "
 	sigs := env.Get("signatures").Items
 	if len(sigs) != 1 { // E1
 		return v.fail(CodeDuplicateSigner, where+fmt.Sprintf("%d signatures; each envelope carries exactly one", len(sigs)))
@@ -520,7 +561,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if err != nil {
 		return v.fail(CodeSchemaInvalid, where+"payload is not JSON: "+err.Error())
 	}
-	canon, err := canonjson.Canonical(parsed)
+	canon, err := canonjson.AppendCanonical(make([]byte, 0, len(payload)), parsed)
 	if err != nil {
 		return &validator.InputError{Reason: where + "signed payload has no canonical form: " + err.Error()}
 	}

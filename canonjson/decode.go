@@ -23,18 +23,55 @@ func Unmarshal(v *Value, dst any) error {
 	return d.decode(v, rv.Elem())
 }
 
-// structFieldCache maps a struct type to its member-name → field-index
-// table. It is a cache of a pure function of the type (as encoding/json
-// keeps one), filled on first use and never changed after: decoding every
-// document of a batch re-derived the same tables from the struct tags.
-var structFieldCache sync.Map // reflect.Type → map[string]int
+// structInfoCache maps a struct type to its *structInfo. It is a cache of
+// a pure function of the type (as encoding/json keeps one), filled on first
+// use and never changed after: decoding and building every document of a
+// batch re-derived the same tables from the struct tags.
+var structInfoCache sync.Map // reflect.Type → *structInfo
 
-func cachedStructFields(t reflect.Type) map[string]int {
-	if f, ok := structFieldCache.Load(t); ok {
-		return f.(map[string]int)
+// A structInfo is what Unmarshal and FromGo read from a struct type's
+// fields and tags.
+type structInfo struct {
+	fields []fieldInfo // FromGo's members, in field order
+	// Unmarshal's member names, unique, in field order; index[i] is the
+	// field that names[i] decodes into (of fields with the same name, the
+	// last), byName the position of a name in names.
+	names  []string
+	index  []int
+	byName map[string]int
+}
+
+func cachedStructInfo(t reflect.Type) *structInfo {
+	if f, ok := structInfoCache.Load(t); ok {
+		return f.(*structInfo)
 	}
-	f, _ := structFieldCache.LoadOrStore(t, structFields(t))
-	return f.(map[string]int)
+	f, _ := structInfoCache.LoadOrStore(t, newStructInfo(t))
+	return f.(*structInfo)
+}
+
+func newStructInfo(t reflect.Type) *structInfo {
+	s := &structInfo{fields: fieldList(t), byName: make(map[string]int, t.NumField())}
+	for _, f := range s.fields {
+		if i, ok := s.byName[f.name]; ok {
+			s.index[i] = f.index
+			continue
+		}
+		s.byName[f.name] = len(s.names)
+		s.names = append(s.names, f.name)
+		s.index = append(s.index, f.index)
+	}
+	return s
+}
+
+// member returns the position in names of key, a member of an object
+// being decoded whose previous member was at position next-1: documents
+// list their members in field order, so the name at next is tried first.
+func (s *structInfo) member(key string, next int) (int, bool) {
+	if next < len(s.names) && s.names[next] == key {
+		return next, true
+	}
+	i, ok := s.byName[key]
+	return i, ok
 }
 
 // A decoder keeps the JSON pointer to the value being decoded as a stack
@@ -131,14 +168,16 @@ func (d *decoder) decode(v *Value, rv reflect.Value) error {
 		if v.Kind != Object {
 			return mismatch()
 		}
-		fields := cachedStructFields(rv.Type())
+		info := cachedStructInfo(rv.Type())
+		next := 0
 		for _, m := range v.Members {
-			idx, ok := fields[m.Key]
+			i, ok := info.member(m.Key, next)
 			if !ok {
 				return fmt.Errorf("canonjson: %s: unknown member %q", d.pointer(), m.Key)
 			}
+			next = i + 1
 			d.path = append(d.path, pathStep{key: m.Key, index: -1})
-			if err := d.decode(m.Value, rv.Field(idx)); err != nil {
+			if err := d.decode(m.Value, rv.Field(info.index[i])); err != nil {
 				return err
 			}
 			d.path = d.path[:len(d.path)-1]
@@ -181,14 +220,6 @@ func fieldList(t reflect.Type) []fieldInfo {
 		out = append(out, fieldInfo{name: name, index: i, omitempty: opts == "omitempty"})
 	}
 	return out
-}
-
-func structFields(t reflect.Type) map[string]int {
-	m := make(map[string]int, t.NumField())
-	for _, f := range fieldList(t) {
-		m[f.name] = f.index
-	}
-	return m
 }
 
 // FromGo converts a Go value built from strings, booleans, integers,
@@ -241,7 +272,7 @@ func encodeGo(rv reflect.Value) (*Value, error) {
 		}
 		return NewArray(items...), nil
 	case reflect.Struct:
-		fields := fieldList(rv.Type())
+		fields := cachedStructInfo(rv.Type()).fields
 		members := make([]Member, 0, len(fields))
 		for _, f := range fields {
 			fv := rv.Field(f.index)

@@ -53,3 +53,38 @@ func TestUnmarshalErrorPointers(t *testing.T) {
 		t.Errorf("overflow error = %v", err)
 	}
 }
+
+// Unmarshal tries the field after the previous member's first: members
+// in field order, out of it, or some absent, must all land where their
+// names say.
+func TestUnmarshalMemberOrder(t *testing.T) {
+	type rec struct {
+		A string `json:"a"`
+		B int    `json:"b"`
+		C bool   `json:"c"`
+		D string `json:"d"`
+	}
+	tests := []struct {
+		in   string
+		want rec
+	}{
+		{`{"a":"x","b":1,"c":true,"d":"y"}`, rec{A: "x", B: 1, C: true, D: "y"}},
+		{`{"d":"y","c":true,"b":1,"a":"x"}`, rec{A: "x", B: 1, C: true, D: "y"}},
+		{`{"b":2,"a":"x","d":"y"}`, rec{A: "x", B: 2, D: "y"}},
+		{`{"c":true,"a":"x"}`, rec{A: "x", C: true}},
+		{`{}`, rec{}},
+	}
+	for _, tt := range tests {
+		v, err := Parse([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got rec
+		if err := Unmarshal(v, &got); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", tt.in, err)
+		}
+		if got != tt.want {
+			t.Errorf("Unmarshal(%s) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -139,8 +139,14 @@ func BytesDigest(b []byte) string {
 // the string escaping of §1.2 (REFERENCE §1.6, CLI result objects). It fails
 // only for values that have no JSON form (see Canonical).
 func Compact(v *Value) ([]byte, error) {
+	return AppendCompact(nil, v)
+}
+
+// AppendCompact appends the Compact encoding of v to dst; on error it
+// returns nil.
+func AppendCompact(dst []byte, v *Value) ([]byte, error) {
 	e := encoder{}
-	return e.value(nil, v)
+	return e.value(dst, v)
 }
 
 // Pretty returns v in the ECMAScript JSON.stringify(v, null, 2) layout plus
@@ -160,6 +166,11 @@ type encoder struct {
 	level   int
 	sink    hash.Hash // when set, output is flushed here in chunks
 	written int       // bytes flushed to sink: the offset of the buffer's first byte
+
+	// shapes holds the canonical orders of the small objects sorted
+	// last, nextShape the entry to replace next.
+	shapes    [shapeCacheSize]objectShape
+	nextShape int
 
 	// scratch holds the sorted copies of the objects being encoded, as a
 	// stack: one allocation for the whole encoding.
@@ -365,8 +376,13 @@ func (e *encoder) compositeBody(dst []byte, v *Value) ([]byte, error) {
 		members := v.Members
 		var small [smallObject]Member // sorted copy of a small object: no allocation
 		if e.sorted && len(members) <= smallObject && !sortedKeys(members) {
-			members = small[:copy(small[:], members)]
-			slices.SortFunc(members, func(a, b Member) int { return CompareKeys(a.Key, b.Key) })
+			// (v.Members, not members: e keeps what order is given, and
+			// members may point at small, which must stay on the stack.)
+			order := e.order(v.Members)
+			for i, j := range order {
+				small[i] = v.Members[j]
+			}
+			members = small[:len(order)]
 		} else if e.sorted && !sortedKeys(members) {
 			if e.scratch == nil {
 				e.scratch = make([]Member, 0, 64)
@@ -416,6 +432,93 @@ func (e *encoder) compositeBody(dst []byte, v *Value) ([]byte, error) {
 		return append(dst, '}'), nil
 	}
 	panic("canonjson: compositeBody of a scalar")
+}
+
+// An objectShape is the canonical order of a small object's members, for
+// the objects with the same keys in the same input order that follow it
+// (the observations of a bundle, its coverage surfaces).
+type objectShape struct {
+	members []Member // the object whose keys these are
+	order   [smallObject]uint8
+}
+
+// shapeCacheSize is how many recent shapes an encoder keeps.
+const shapeCacheSize = 8
+
+// order returns the canonical order of members (at most smallObject of
+// them, keys unique): order[i] is the index of the i-th member in
+// CompareKeys order. An object whose keys are, one by one, those of an
+// object sorted earlier in this encoding takes its order from the cache;
+// keys are compared as strings (interned keys compare by pointer), so the
+// order is the one sorting would give.
+func (e *encoder) order(members []Member) []uint8 {
+	n := len(members)
+	for i := range e.shapes {
+		s := &e.shapes[i]
+		if len(s.members) == n && sameKeys(s.members, members) {
+			return s.order[:n]
+		}
+	}
+	s := &e.shapes[e.nextShape]
+	e.nextShape = (e.nextShape + 1) % shapeCacheSize
+	s.members = members
+	// Keys are compared by their first eight bytes as one number when
+	// those are ASCII in both and differ (see keyPrefix), else by
+	// CompareKeys.
+	var prefix [smallObject]uint64
+	var ascii [smallObject]bool
+	for i := range n {
+		s.order[i] = uint8(i)
+		prefix[i], ascii[i] = keyPrefix(members[i].Key)
+	}
+	after := func(a, b uint8) bool {
+		if ascii[a] && ascii[b] && prefix[a] != prefix[b] {
+			return prefix[a] > prefix[b]
+		}
+		return CompareKeys(members[a].Key, members[b].Key) > 0
+	}
+	// Insertion sort: stable, and few comparisons for 16 members or fewer.
+	for i := 1; i < n; i++ {
+		x := s.order[i]
+		j := i
+		for ; j > 0 && after(s.order[j-1], x); j-- {
+			s.order[j] = s.order[j-1]
+		}
+		s.order[j] = x
+	}
+	return s.order[:n]
+}
+
+// keyPrefix returns the first eight bytes of k as a big-endian number,
+// zeros after its end, and whether those bytes are ASCII. Two keys whose
+// prefixes are ASCII and differ compare as their prefixes do: at the
+// first byte that differs both are ASCII or one key has ended (and is a
+// proper prefix of the other), where CompareKeys is byte order too. Equal
+// prefixes ("a" and "a\x00") say nothing.
+func keyPrefix(k string) (uint64, bool) {
+	var p uint64
+	if len(k) >= 8 {
+		// The compiler merges these into one 64-bit load.
+		p = uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+	} else {
+		for j := range 8 {
+			p <<= 8
+			if j < len(k) {
+				p |= uint64(k[j])
+			}
+		}
+	}
+	return p, p&0x8080808080808080 == 0
+}
+
+func sameKeys(a, b []Member) bool {
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			return false
+		}
+	}
+	return true
 }
 
 // capturing reports whether a part with an omitted member captures v.

@@ -89,12 +89,19 @@ var ErrNotRegular = errors.New("not a regular file")
 // parsing. A file that cannot be opened or read is a
 // *regularfile.ReadError ("cannot read PATH: no such file").
 func ReadFileBytes(path string) ([]byte, error) {
-	data, err := readFileBytes(path)
+	return ReadFileBytesInto(nil, path)
+}
+
+// ReadFileBytesInto is ReadFileBytes reading into buf's array when the
+// file fits in its capacity, as a batch that reads one file after another
+// does: the result then shares buf's array, and buf's contents are lost.
+func ReadFileBytesInto(buf []byte, path string) ([]byte, error) {
+	data, err := readFileBytes(buf, path)
 	return data, regularfile.AsReadError(err)
 }
 
-func readFileBytes(path string) ([]byte, error) {
-	data, ok, err := fastReadFile(path)
+func readFileBytes(buf []byte, path string) ([]byte, error) {
+	data, ok, err := fastReadFile(buf, path)
 	if ok {
 		if err == nil && len(data) > MaxInputBytes {
 			return nil, tooLarge()
@@ -125,7 +132,7 @@ func readFileBytes(path string) ([]byte, error) {
 	if !fst.Mode().IsRegular() || !os.SameFile(st, fst) {
 		return nil, fmt.Errorf("%s: %w (file changed while opening)", path, ErrNotRegular)
 	}
-	data, err = readLimited(f, fst.Size())
+	data, err = readLimited(buf, f, fst.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -142,10 +149,11 @@ func tooLarge() error {
 
 // readLimited reads at most MaxInputBytes+1 bytes of f into a buffer sized
 // from the file's size (io.ReadAll's doubling would allocate about twice the
-// file), growing only if the file grew after the stat.
-func readLimited(f io.Reader, size int64) ([]byte, error) {
+// file), growing only if the file grew after the stat. The buffer is buf's
+// array when it is large enough.
+func readLimited(buf []byte, f io.Reader, size int64) ([]byte, error) {
 	size = min(max(size, 0), MaxInputBytes) + 1 // +1: see the end without another grow
-	data := make([]byte, 0, size)
+	data := readBuffer(buf, size)
 	r := io.LimitReader(f, MaxInputBytes+1)
 	for {
 		n, err := r.Read(data[len(data):cap(data)])
@@ -162,12 +170,27 @@ func readLimited(f io.Reader, size int64) ([]byte, error) {
 	}
 }
 
+// readBuffer returns buf emptied when it holds size bytes, else a new
+// buffer of that capacity.
+func readBuffer(buf []byte, size int64) []byte {
+	if int64(cap(buf)) >= size {
+		return buf[:0]
+	}
+	return make([]byte, 0, size)
+}
+
 type parser struct {
-	data    []byte
-	pos     int
-	nodes   int
-	slab    []Value
-	lenient bool // ParseLenient: see its doc
+	data  []byte
+	pos   int
+	nodes int
+	slab  []Value
+	// memberSlab and itemSlab hold the exact-size member and item slices
+	// of the objects and arrays read so far, cut from one allocation as
+	// Values are from slab (an object is at most its own members: a
+	// slice's capacity is its length, so Set and append copy it).
+	memberSlab []Member
+	itemSlab   []*Value
+	lenient    bool // ParseLenient: see its doc
 
 	// Scratch stacks: an array's items and an object's members are
 	// collected here and copied once into an exact-size slice, so large
@@ -233,6 +256,45 @@ func (p *parser) alloc() *Value {
 	v := &p.slab[0]
 	p.slab = p.slab[1:]
 	return v
+}
+
+// Slab sizing of members and items: MCP-RES documents take about 60
+// bytes a member and hundreds an item (arrays hold objects); an object or
+// array too large for a slab gets a slice of its own.
+const (
+	bytesPerMember = 56
+	bytesPerItem   = 256
+	maxMemberSlab  = 1024
+)
+
+// membersOf returns a copy of ms from memberSlab.
+func (p *parser) membersOf(ms []Member) []Member {
+	n := len(ms)
+	if n > maxMemberSlab {
+		return append(make([]Member, 0, n), ms...)
+	}
+	if len(p.memberSlab) < n {
+		p.memberSlab = make([]Member, min(max((len(p.data)-p.pos)/bytesPerMember+1, minSlab, n), maxMemberSlab))
+	}
+	out := p.memberSlab[:n:n]
+	copy(out, ms)
+	p.memberSlab = p.memberSlab[n:]
+	return out
+}
+
+// itemsOf returns a copy of items from itemSlab.
+func (p *parser) itemsOf(items []*Value) []*Value {
+	n := len(items)
+	if n > maxMemberSlab {
+		return append(make([]*Value, 0, n), items...)
+	}
+	if len(p.itemSlab) < n {
+		p.itemSlab = make([]*Value, min(max((len(p.data)-p.pos)/bytesPerItem+1, minSlab, n), maxMemberSlab))
+	}
+	out := p.itemSlab[:n:n]
+	copy(out, items)
+	p.itemSlab = p.itemSlab[n:]
+	return out
 }
 
 func (p *parser) count() error {
@@ -389,7 +451,7 @@ func (p *parser) array(depth int) (*Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			v.Items = append(make([]*Value, 0, len(p.items)-base), p.items[base:]...)
+			v.Items = p.itemsOf(p.items[base:])
 			return v, nil
 		default:
 			return nil, p.fail("expected ',' or ']' in array")
@@ -459,7 +521,7 @@ func (p *parser) object(depth int) (*Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			v.Members = append(make([]Member, 0, len(p.members)-base), p.members[base:]...)
+			v.Members = p.membersOf(p.members[base:])
 			return v, nil
 		default:
 			return nil, p.fail("expected ',' or '}' in object")

@@ -330,3 +330,39 @@ func TestParseLenient(t *testing.T) {
 		})
 	}
 }
+
+// ReadFileBytesInto reads into the buffer it is given when the file fits
+// (one more byte than the file: the read that sees its end), else into a
+// new one, and returns exactly the file's bytes either way; its rules are
+// ReadFileBytes's.
+func TestReadFileBytesInto(t *testing.T) {
+	dir := t.TempDir()
+	long, short := filepath.Join(dir, "long.json"), filepath.Join(dir, "short.json")
+	if err := os.WriteFile(long, []byte(`{"a":"a longer file"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(short, []byte(`[1]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := ReadFileBytesInto(nil, long)
+	if err != nil || string(buf) != `{"a":"a longer file"}` {
+		t.Fatalf("ReadFileBytesInto(nil, long) = %q, %v", buf, err)
+	}
+	if cap(buf) < len(buf)+1 {
+		t.Fatalf("capacity %d for %d bytes", cap(buf), len(buf))
+	}
+	got, err := ReadFileBytesInto(buf, short)
+	if err != nil || string(got) != `[1]` {
+		t.Fatalf("ReadFileBytesInto(buf, short) = %q, %v", got, err)
+	}
+	if &got[:1][0] != &buf[:1][0] {
+		t.Error("a file that fits was not read into the buffer given")
+	}
+	small := make([]byte, 0, 3) // [1] needs 4: a new buffer
+	if got, err := ReadFileBytesInto(small, short); err != nil || string(got) != `[1]` || &got[:1][0] == &small[:1][0] {
+		t.Errorf("ReadFileBytesInto(3 bytes, short) = %q, %v, same array %t", got, err, err == nil && &got[:1][0] == &small[:1][0])
+	}
+	if _, err := ReadFileBytesInto(buf, dir); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFileBytesInto(buf, dir) error = %v, want ErrNotRegular", err)
+	}
+}

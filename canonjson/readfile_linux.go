@@ -14,7 +14,7 @@ import (
 // else (no such file, a link, a FIFO, a device, a directory, an open that
 // fails): readFileBytes then takes the careful path, which words the
 // error. Its size rule is readLimited's.
-func fastReadFile(path string) (data []byte, ok bool, err error) {
+func fastReadFile(buf []byte, path string) (data []byte, ok bool, err error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false, nil
@@ -25,7 +25,7 @@ func fastReadFile(path string) (data []byte, ok bool, err error) {
 		return nil, false, nil
 	}
 	limit := MaxInputBytes + 1 // read one byte more than the limit, never more
-	data = make([]byte, 0, min(max(st.Size, 0), MaxInputBytes)+1)
+	data = readBuffer(buf, min(max(st.Size, 0), MaxInputBytes)+1)
 	for len(data) < limit {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)] // the file grew after the stat

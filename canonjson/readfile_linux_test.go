@@ -19,7 +19,7 @@ func TestFastReadFile(t *testing.T) {
 	if err := os.WriteFile(regular, []byte(`{"a":1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if data, ok, err := fastReadFile(regular); !ok || err != nil || string(data) != `{"a":1}` {
+	if data, ok, err := fastReadFile(nil, regular); !ok || err != nil || string(data) != `{"a":1}` {
 		t.Fatalf("regular file: %q %v %v", data, ok, err)
 	}
 	link := filepath.Join(dir, "link.json")
@@ -29,7 +29,7 @@ func TestFastReadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{link, dir, fifo, "/dev/null", filepath.Join(dir, "missing.json")} {
-		if _, ok, _ := fastReadFile(p); ok {
+		if _, ok, _ := fastReadFile(nil, p); ok {
 			t.Errorf("%s: taken by the fast path", p)
 		}
 	}
@@ -37,7 +37,7 @@ func TestFastReadFile(t *testing.T) {
 	if err := os.WriteFile(over, bytes.Repeat([]byte(" "), MaxInputBytes+4096), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if data, ok, err := fastReadFile(over); !ok || err != nil || len(data) != MaxInputBytes+1 {
+	if data, ok, err := fastReadFile(nil, over); !ok || err != nil || len(data) != MaxInputBytes+1 {
 		t.Fatalf("file over the limit: %d bytes read, %v %v", len(data), ok, err)
 	}
 }

@@ -66,3 +66,29 @@ func TestParseSharedCollisions(t *testing.T) {
 		t.Errorf("colliding scalars read as %s, want %s", got, doc)
 	}
 }
+
+// Objects and arrays of one document share slabs for their members and
+// items: growing one (Set, append) must copy it, never write into its
+// neighbour's.
+func TestParseSlabSlicesAreExact(t *testing.T) {
+	v, err := Parse([]byte(`{"x":[{"a":1},{"b":2}],"y":[1],"z":[2]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := v.Get("x").Items
+	for i, m := range []*Value{objs[0], objs[1], v} {
+		if cap(m.Members) != len(m.Members) {
+			t.Errorf("object %d: members capacity %d, length %d", i, cap(m.Members), len(m.Members))
+		}
+	}
+	objs[0].Set("c", NewInt(3))
+	y := v.Get("y")
+	y.Items = append(y.Items, NewInt(9))
+	got, err := Compact(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"x":[{"a":1,"c":3},{"b":2}],"y":[1,9],"z":[2]}`; string(got) != want {
+		t.Errorf("after Set and append: %s, want %s", got, want)
+	}
+}

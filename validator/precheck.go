@@ -10,6 +10,16 @@ import (
 // evidence the JavaScript reference treats as a self-asserted claim.
 var selfAssertedNamesJS = [...]string{"actualRuntime", "protocolMessagesExchanged", "privacyScanPassed", "cleanupCompleted"}
 
+// minSelfAssertedJS is the length of the shortest of selfAssertedNamesJS:
+// a shorter key matches none.
+var minSelfAssertedJS = func() int {
+	n := len(selfAssertedNamesJS[0])
+	for _, name := range selfAssertedNamesJS {
+		n = min(n, len(name))
+	}
+	return n
+}()
+
 // selfAssertedExecutionPy are the evidence.execution members the Python
 // reference treats as self-asserted claims.
 var selfAssertedExecutionPy = [...]string{"actualRuntime", "protocolMessagesExchanged", "installationExecuted", "regressionExecuted"}
@@ -56,10 +66,12 @@ func selfAssertedKey(v *canonjson.Value) (string, bool) {
 			stack = append(stack, x.Items...)
 		case canonjson.Object:
 			for _, m := range x.Members {
-				for _, name := range selfAssertedNamesJS {
-					// m.Key == name, or m.Key ends in `"` + name.
-					if k := m.Key; strings.HasSuffix(k, name) && (len(k) == len(name) || k[len(k)-len(name)-1] == '"') {
-						return name, true
+				if k := m.Key; len(k) >= minSelfAssertedJS {
+					for _, name := range selfAssertedNamesJS {
+						// m.Key == name, or m.Key ends in `"` + name.
+						if strings.HasSuffix(k, name) && (len(k) == len(name) || k[len(k)-len(name)-1] == '"') {
+							return name, true
+						}
 					}
 				}
 				stack = append(stack, m.Value)

@@ -257,9 +257,16 @@ func (e *evaluator) object(n *node, v *canonjson.Value) bool {
 		if idx < 64 {
 			seen |= 1 << idx
 		}
-		e.push(segment{key: m.Key, pos: i, isKey: true})
+		// The path only names where an error is; without collecting,
+		// none is recorded.
+		tracked := e.collect
+		if tracked {
+			e.push(segment{key: m.Key, pos: i, isKey: true})
+		}
 		valid := e.eval(n.props[idx].node, m.Value)
-		e.pop()
+		if tracked {
+			e.pop()
+		}
 		if !valid {
 			if !e.collect {
 				return false
@@ -308,9 +315,14 @@ func (e *evaluator) array(n *node, v *canonjson.Value) bool {
 	}
 	if n.items != nil {
 		for i, it := range v.Items {
-			e.push(segment{pos: i})
+			tracked := e.collect
+			if tracked {
+				e.push(segment{pos: i})
+			}
 			valid := e.eval(n.items, it)
-			e.pop()
+			if tracked {
+				e.pop()
+			}
 			if !valid {
 				if !e.collect {
 					return false

@@ -246,3 +246,45 @@ func alphabetFor(p string) []rune {
 	slices.Sort(out)
 	return out
 }
+
+// The matcher takes runs of an atom eight bytes a step: runs of every
+// length up to past the longest bound, with one foreign byte at each
+// position, match as RE2 says.
+func TestSimplePatternLongRuns(t *testing.T) {
+	for _, c := range []struct{ pattern, fill string }{
+		{`^[a-f0-9]{64}$`, "0123456789abcdef"},
+		{`^[a-f0-9]{40}$`, "f0"},
+		{`^[A-Za-z0-9][A-Za-z0-9._/-]{0,255}$`, "aZ9._/-"},
+		{`^[A-Z][A-Z0-9_]{2,95}$`, "A_0"},
+		{`^x{2,4}y{0,2}z+$`, "z"},
+	} {
+		sp, ok := parseSimplePattern(c.pattern)
+		if !ok {
+			t.Fatalf("%q is not simple", c.pattern)
+		}
+		tr, err := translatePattern(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile(tr)
+		head := ""
+		if c.pattern == `^x{2,4}y{0,2}z+$` {
+			head = "xxy"
+		}
+		for n := 0; n <= 270; n++ {
+			b := []byte(head)
+			for i := range n {
+				b = append(b, c.fill[i%len(c.fill)])
+			}
+			for bad := -1; bad < len(b); bad++ {
+				s := []byte(string(b))
+				if bad >= 0 {
+					s[bad] = '!'
+				}
+				if got, want := sp.MatchString(string(s)), re.MatchString(string(s)); got != want {
+					t.Fatalf("%q on %q: simple %v, RE2 %v", c.pattern, s, got, want)
+				}
+			}
+		}
+	}
+}

@@ -210,6 +210,17 @@ func (sch *Schema) Validate(v *canonjson.Value) []Error { return sch.validate(v,
 
 // validate is Validate keeping at most max errors when max ≥ 1.
 func (sch *Schema) validate(v *canonjson.Value, max int) []Error {
+	// Most documents are valid: a first pass that stops at the first
+	// violation and tracks no path says so; only an invalid one is
+	// walked again to collect its errors.
+	if sch.Valid(v) {
+		return nil
+	}
+	return sch.collect(v, max)
+}
+
+// collect walks v collecting its errors, at most max when max ≥ 1.
+func (sch *Schema) collect(v *canonjson.Value, max int) []Error {
 	e := evaluator{collect: true, seed: sch.seed, max: max}
 	e.path = e.pathBuf[:0]
 	if e.eval(sch.root, v) {

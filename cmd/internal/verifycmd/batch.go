@@ -21,6 +21,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpres/mcpres/canonjson"
@@ -59,7 +60,8 @@ type Report struct {
 }
 
 // A Printer renders reports on Stdout and Stderr; Prog prefixes its
-// messages on Stderr ("mcpres", "mcpres-sigstore").
+// messages on Stderr ("mcpres", "mcpres-sigstore"). It is used by one
+// goroutine at a time (it keeps a line buffer).
 type Printer struct {
 	Stdout, Stderr io.Writer
 	Prog           string
@@ -70,6 +72,8 @@ type Printer struct {
 	IsTerminal func(io.Writer) bool
 	// Unit names the inputs in the summary ("files" when empty).
 	Unit string
+
+	line []byte // PrintJSON's buffer
 }
 
 // CheckFormat checks the --format of the batch commands; the error is the
@@ -253,31 +257,32 @@ func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path st
 	n := in.Len()
 	workers := min(runtime.GOMAXPROCS(0), n)
 	window := min(batchWindow*workers, n)
-	// Report i goes to slot i%window. A job is dispatched only after a
-	// token is taken, and the printer returns the token after printing,
-	// so slot i%window is free (report i-window printed) when job i runs.
+	// Report i goes to slot i%window. A worker takes a token before it
+	// claims the next job, and the printer returns a token after printing
+	// a report, so at most window jobs are claimed and not printed: when
+	// job i is claimed, jobs 0…i are, and report i-window has been printed,
+	// which frees slot i%window. (Workers claim jobs themselves, not from
+	// a dispatching goroutine: one hand-off fewer per file.)
 	slots := make([]chan Report, window)
 	for i := range slots {
 		slots[i] = make(chan Report, 1)
 	}
 	tokens := make(chan struct{}, window)
-	jobs := make(chan int)
+	var next atomic.Int64
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		defer close(jobs)
-		for i := range n {
-			select {
-			case tokens <- struct{}{}:
-			case <-stop:
-				return
-			}
-			jobs <- i
-		}
-	}()
 	for range workers {
 		go func() {
-			for i := range jobs {
+			for {
+				select {
+				case tokens <- struct{}{}:
+				case <-stop:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
 				slots[i%window] <- eval(in.Path(i))
 			}
 		}()

@@ -27,11 +27,21 @@ func (a *Printer) PrintJSON(path string, obj *canonjson.Value, withFile bool) {
 	if withFile {
 		obj = canonjson.NewObject(append([]canonjson.Member{{Key: "file", Value: canonjson.NewString(path)}}, obj.Members...)...)
 	}
-	out, err := canonjson.Compact(obj)
+	out, err := canonjson.AppendCompact(a.line[:0], obj)
 	if err != nil {
 		// A path (or an error message quoting one) that is not valid UTF-8
 		// has no JSON string form: print it with U+FFFD replacements.
-		out, _ = canonjson.Compact(canonjson.ValidUTF8(obj))
+		out, _ = canonjson.AppendCompact(a.line[:0], canonjson.ValidUTF8(obj))
 	}
-	a.Stdout.Write(append(out, '\n'))
+	out = append(out, '\n')
+	a.Stdout.Write(out)
+	// The buffer serves the next line (Write keeps nothing of it),
+	// unless an unusually long line made it large.
+	a.line = nil
+	if cap(out) <= maxKeptLine {
+		a.line = out
+	}
 }
+
+// maxKeptLine is the largest line buffer a Printer keeps for the next.
+const maxKeptLine = 64 << 10

@@ -1,0 +1,132 @@
+package verifycmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/validator"
+)
+
+// AttestReport builds its text lines without fmt; they must read exactly
+// as the fmt verbs they replace (%s, %d, %q, %t) would write them, for
+// paths and identities that quote, escape or are not UTF-8.
+func TestAttestReportTextLines(t *testing.T) {
+	id, version := "mcp-res/test-policy", "1.0.0"
+	evs := []attest.EnvelopeEvaluation{
+		{Index: 0, KeyFingerprint: "06e3fd8f", SignerIdentity: "test://signer-one", SignatureValid: true, Trusted: true, Transparency: attest.TransparencyNone},
+		{Index: 1, KeyFingerprint: "deb2ded3", SignerIdentity: "a \"quoted\"\tname \xff é", Revoked: true, Transparency: attest.TransparencyDigestOnly},
+	}
+	results := []attest.Result{
+		{Result: validator.Pass(), Level: attest.Witnessed, EvidenceClass: "FIXTURE_BACKED_PROTOCOL",
+			Evaluation: attest.Evaluation{EvaluatedAt: "2026-08-27T18:05:00.000Z", PolicySupplied: true, PolicyID: &id, PolicyVersion: &version,
+				Envelopes: evs, DistinctKeys: 2, Notes: []string{"a note", "100% %d"}}},
+		{Result: validator.Pass(), Level: attest.Signed, Evaluation: attest.Evaluation{EvaluatedAt: "2026-08-27T18:05:00Z", Envelopes: evs[:1], DistinctKeys: 1}},
+		{Result: validator.Fail(attest.CodeSignatureInvalid, "envelope 0: bad"), Evaluation: attest.Evaluation{EvaluatedAt: "x", PolicySupplied: true, Envelopes: evs}},
+	}
+	for i, r := range results {
+		path := fmt.Sprintf("dir %%s/%d \xfe.json", i)
+		ev := r.Evaluation
+		// The lines as fmt wrote them.
+		policy := "no policy"
+		if ev.PolicySupplied {
+			policy = "a policy that was not evaluated (an earlier check decided)"
+		}
+		if ev.PolicyID != nil {
+			policy = fmt.Sprintf("policy %s version %s", *ev.PolicyID, *ev.PolicyVersion)
+		}
+		var want []string
+		if r.Valid {
+			class := ""
+			if r.EvidenceClass != "" {
+				class = ", evidence class " + r.EvidenceClass
+			}
+			want = append(want, fmt.Sprintf("%s: VALID %s%s", path, r.Level, class))
+		} else {
+			want = append(want, fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail))
+		}
+		keys := "keys"
+		if ev.DistinctKeys == 1 {
+			keys = "key"
+		}
+		want = append(want, fmt.Sprintf("  evaluated at %s with %s; %d distinct signing %s, counted by SPKI fingerprint", ev.EvaluatedAt, policy, ev.DistinctKeys, keys))
+		for _, e := range ev.Envelopes {
+			want = append(want, fmt.Sprintf("  envelope %d: key %s identity %q signature %s, trusted %t, revoked %t, transparency %s",
+				e.Index, e.KeyFingerprint, e.SignerIdentity, okText(e.SignatureValid), e.Trusted, e.Revoked, e.Transparency))
+		}
+		for _, n := range ev.Notes {
+			want = append(want, "  note: "+n)
+		}
+		if got := AttestReport(path, r).Text; !slices.Equal(got, want) {
+			t.Errorf("result %d: text\n%q\nwant\n%q", i, got, want)
+		}
+	}
+}
+
+// PrintJSON reuses its line buffer: a shorter line after a longer one, a
+// line too long to keep, and a line with invalid UTF-8 after it each
+// print exactly their own bytes.
+func TestPrintJSONReusesItsBuffer(t *testing.T) {
+	var out strings.Builder
+	p := &Printer{Stdout: &out}
+	long := strings.Repeat("x", maxKeptLine)
+	objs := []*canonjson.Value{
+		canonjson.NewObject(canonjson.Member{Key: "valid", Value: canonjson.NewString("a longer first line")}),
+		canonjson.NewObject(canonjson.Member{Key: "v", Value: canonjson.NewBool(true)}),
+		canonjson.NewObject(canonjson.Member{Key: "long", Value: canonjson.NewString(long)}),
+		canonjson.NewObject(canonjson.Member{Key: "bad", Value: canonjson.NewString("\xff")}),
+		canonjson.NewObject(),
+	}
+	for _, o := range objs {
+		p.PrintJSON("f\xfe", o, true)
+	}
+	want := `{"file":"f` + "\ufffd" + `","valid":"a longer first line"}` + "\n" +
+		`{"file":"f` + "\ufffd" + `","v":true}` + "\n" +
+		`{"file":"f` + "\ufffd" + `","long":"` + long + `"}` + "\n" +
+		`{"file":"f` + "\ufffd" + `","bad":"` + "\ufffd" + `"}` + "\n" +
+		`{"file":"f` + "\ufffd" + `"}` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("printed %.300q\nwant %.300q", got, want)
+	}
+}
+
+// A batch reads each file into the buffer of an earlier one: every report
+// is the one VerifyReport gives, whichever file came before (larger,
+// smaller, unreadable, not JSON).
+func TestReadBuffersReportLikeVerifyReport(t *testing.T) {
+	signed, _ := signedExample(t)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	data, err := os.ReadFile(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := write("tampered.json", strings.Replace(string(data), `"sig": "`, `"sig": "AAAA`, 1))
+	paths := []string{signed, write("small.json", `[1]`), signed, write("text.json", "not json"), tampered, filepath.Join(dir, "missing.json"), signed, tampered}
+	outcomes := []string{OutcomeValid, OutcomeInvalid, OutcomeValid, OutcomeInputInvalid, OutcomeInvalid, OutcomeInputInvalid, OutcomeValid, OutcomeInvalid}
+	opts := attest.Options{EvaluatedAt: attesttest.EvaluatedAt}
+	var reads readBuffers
+	for i, p := range paths {
+		got, want := reads.verifyReport(p, PolicySource{}, opts, Gate{}), VerifyReport(p, PolicySource{}, opts, Gate{})
+		if got.Outcome != outcomes[i] {
+			t.Errorf("file %d (%s): %s, want %s", i, filepath.Base(p), got.Outcome, outcomes[i])
+		}
+		gj, _ := canonjson.Compact(got.Obj)
+		wj, _ := canonjson.Compact(want.Obj)
+		if got.Code != want.Code || got.Outcome != want.Outcome || !slices.Equal(got.Text, want.Text) || string(gj) != string(wj) {
+			t.Errorf("file %d (%s): %d %s %q %s\nwant %d %s %q %s", i, filepath.Base(p), got.Code, got.Outcome, got.Text, gj, want.Code, want.Outcome, want.Text, wj)
+		}
+	}
+}
