@@ -122,7 +122,6 @@ func ParseAddRequest(body []byte) (*AddRequest, error) {
 	return req, nil
 }
 
-
 // Marshal encodes the request body.
 func (r *AddRequest) Marshal() []byte {
 	var b bytes.Buffer

@@ -102,4 +102,3 @@ func (s *Storage) publishIfDue(ctx context.Context, interval time.Duration, sign
 	}
 	return interval + publishMargin, nil
 }
-
