@@ -31,6 +31,7 @@ type bench struct {
 var programs = map[string]string{
 	"mcpres":         "./cmd/mcpres",
 	"mcpres-loadgen": "./cmd/mcpres-loadgen",
+	"mcpres-pkcs11":  "./cmd/mcpres-pkcs11",
 	"floor":          "./bench/floor",
 	"tesseraposix":   "./bench/tesseraposix",
 }

@@ -29,8 +29,10 @@
 // sizes; validate of a small bundle and of the limit-sized one; attest
 // verify of one witnessed bundle; report of the limit-sized bundle; log
 // serve --dir against Tessera's POSIX driver alone with the same entries
-// and concurrency (bench/tesseraposix); log serve --mysql when
-// $MCPRES_TEST_MYSQL_DSN names a MariaDB/MySQL server; witness serve's
+// and concurrency (bench/tesseraposix); log serve --dir with its key in
+// a SoftHSM2 token against a key file (when SoftHSM2 is installed); log
+// serve --mysql when $MCPRES_TEST_MYSQL_DSN names a MariaDB/MySQL server;
+// witness serve's
 // cosignatures per second. Every server listens on 127.0.0.1 and every run
 // is bounded in time.
 package main
@@ -69,6 +71,7 @@ var workloads = []struct {
 	{"verify", (*bench).verifyOne},
 	{"report", (*bench).report},
 	{"posix", (*bench).logPOSIX},
+	{"token", (*bench).logToken},
 	{"mysql", (*bench).logMySQL},
 	{"witness", (*bench).witness},
 }
