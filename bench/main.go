@@ -32,8 +32,7 @@
 // and concurrency (bench/tesseraposix); log serve --dir with its key in
 // a SoftHSM2 token against a key file (when SoftHSM2 is installed); log
 // serve --mysql when $MCPRES_TEST_MYSQL_DSN names a MariaDB/MySQL server;
-// witness serve's
-// cosignatures per second. Every server listens on 127.0.0.1 and every run
+// witness serve's cosignatures per second. Every server listens on 127.0.0.1 and every run
 // is bounded in time.
 package main
 
