@@ -1,7 +1,6 @@
-// Package jsontest holds helpers for tests that build and edit JSON
+// Package canonjsontest holds helpers for tests that build and edit JSON
 // documents: parsing with the strict reader, JSON-pointer edits, and
-// corpus checks. It must only be imported by tests. Like every package
-// under internal/, it imports no non-internal package of the module.
+// corpus checks. It must only be imported by tests.
 package canonjsontest
 
 import (
