@@ -37,7 +37,6 @@ var (
 	reread           = validatortest.Reread
 	pretty           = validatortest.Pretty
 	upstreamV01Valid = validatortest.UpstreamV01Valid
-	one              = func(code string) []string { return []string{code} }
 )
 
 func syncFile(t *testing.T, path string, want []byte) {

@@ -29,7 +29,6 @@ var (
 	all         = validatortest.All
 	pretty      = validatortest.Pretty
 	loadCatalog = validatortest.LoadCatalog
-	one         = func(code string) []string { return []string{code} }
 )
 
 func syncFile(t *testing.T, path string, want []byte) {
