@@ -269,7 +269,8 @@ func (s series) maxRSS() int64 {
 // best and median of durations.
 func best(ds []time.Duration) time.Duration { return slices.Min(ds) }
 
-func median(ds []time.Duration) time.Duration {
+// median is the median of ds (durations or rates).
+func median[T time.Duration | float64](ds []T) T {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	if len(s)%2 == 1 {
