@@ -1,43 +1,30 @@
-// Command floor is the floor of batch verification: on the *.json files of
-// a directory, on all cores, only the work that verifying them cannot
-// avoid. Per file: open and read it as mcpres's strict reader does (a
-// non-regular file refused), scan its syntax once (encoding/json.Valid),
-// hash it four times with SHA-256 and verify two Ed25519 signatures. The
-// signatures are those of the first file's first two DSSE envelopes,
-// prepared once (the bench gives it copies of one bundle), so the floor
-// pays neither base64 nor a parse per file.
+// Command floor is the floor of batch verification (package
+// internal/floor) on the *.json files of a directory, on all cores: per
+// file, open and read it as mcpres's strict reader does (a non-regular
+// file refused), scan its syntax once (encoding/json.Valid), hash it four
+// times with SHA-256 and verify two Ed25519 signatures, those of the first
+// file's first two DSSE envelopes (the bench gives it copies of one
+// bundle).
 //
 //	floor DIR
 //
 // It prints the number of files checked. It links only the standard
-// library: its start-up is Go's own.
+// library and internal/floor: its start-up is Go's own.
 package main
 
 import (
-	"crypto/ed25519"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
+
+	"github.com/mcpres/mcpres/internal/floor"
 )
 
 // maxInput is the strict reader's input limit (canonjson.MaxInputBytes).
 const maxInput = 16 << 20
-
-type signature struct {
-	pub      ed25519.PublicKey
-	pae, sig []byte
-}
 
 func main() {
 	if len(os.Args) != 2 {
@@ -71,55 +58,14 @@ func run(dir string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	sigs, err := signatures(first)
+	sigs, err := floor.Signatures(first)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %v", paths[0], err)
 	}
-	jobs := make(chan string)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for p := range jobs {
-				if err := check(p, sigs); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-		})
-	}
-	for _, p := range paths {
-		jobs <- p
-	}
-	close(jobs)
-	wg.Wait()
-	select {
-	case err := <-errs:
+	if err := floor.Run(paths, sigs, readFile); err != nil {
 		return 0, err
-	default:
 	}
 	return len(paths), nil
-}
-
-func check(path string, sigs []signature) error {
-	data, err := readFile(path)
-	if err != nil {
-		return err
-	}
-	if !json.Valid(data) {
-		return fmt.Errorf("%s: not JSON", path)
-	}
-	for range 4 {
-		sha256.Sum256(data)
-	}
-	for _, s := range sigs {
-		if !ed25519.Verify(s.pub, s.pae, s.sig) {
-			return fmt.Errorf("%s: signature does not verify", path)
-		}
-	}
-	return nil
 }
 
 // readFile reads path as mcpres's strict reader does on Linux
@@ -161,61 +107,4 @@ func readFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxInput)
 	}
 	return data, nil
-}
-
-// signatures extracts the first two envelopes' signature checks (public
-// key, DSSE pre-authentication encoding, signature) of an attested bundle
-// and checks that they verify.
-func signatures(src []byte) ([]signature, error) {
-	var doc struct {
-		Authenticity struct {
-			Envelopes []struct {
-				Payload     string `json:"payload"`
-				PayloadType string `json:"payloadType"`
-				Signatures  []struct {
-					Key string `json:"publicKeySpkiBase64"`
-					Sig string `json:"sig"`
-				} `json:"signatures"`
-			} `json:"envelopes"`
-		} `json:"authenticity"`
-	}
-	if err := json.Unmarshal(src, &doc); err != nil {
-		return nil, err
-	}
-	var out []signature
-	for _, env := range doc.Authenticity.Envelopes {
-		if len(env.Signatures) == 0 {
-			continue
-		}
-		payload, err := base64.StdEncoding.DecodeString(env.Payload)
-		if err != nil {
-			return nil, err
-		}
-		der, err := base64.StdEncoding.DecodeString(env.Signatures[0].Key)
-		if err != nil {
-			return nil, err
-		}
-		key, err := x509.ParsePKIXPublicKey(der)
-		if err != nil {
-			return nil, err
-		}
-		pub, ok := key.(ed25519.PublicKey)
-		if !ok {
-			return nil, errors.New("not an Ed25519 key")
-		}
-		sig, err := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
-		if err != nil {
-			return nil, err
-		}
-		typ := env.PayloadType
-		pae := []byte("DSSEv1 " + strconv.Itoa(len(typ)) + " " + typ + " " + strconv.Itoa(len(payload)) + " " + string(payload))
-		if !ed25519.Verify(pub, pae, sig) {
-			return nil, errors.New("an envelope's signature does not verify")
-		}
-		out = append(out, signature{pub: pub, pae: pae, sig: sig})
-		if len(out) == 2 {
-			return out, nil
-		}
-	}
-	return nil, fmt.Errorf("%d signed envelopes, want 2", len(out))
 }

@@ -2,23 +2,16 @@ package main
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/floor"
 )
 
 // batchFiles is how many copies of the witnessed fixture the batch
@@ -80,54 +73,6 @@ func BenchmarkBatchVerify1000(b *testing.B) {
 	reportCPU(b, start)
 }
 
-// floorSignature is one envelope's signature check, prepared once.
-type floorSignature struct {
-	pub      ed25519.PublicKey
-	pae, sig []byte
-}
-
-// floorSignatures extracts the fixture's envelopes (public key, DSSE
-// pre-authentication encoding of the payload, signature) with the
-// standard library only, and checks that they verify.
-func floorSignatures(b *testing.B, src []byte) []floorSignature {
-	b.Helper()
-	doc, err := canonjson.Parse(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var out []floorSignature
-	for _, env := range doc.Path("authenticity", "envelopes").Items {
-		payload, err := base64.StdEncoding.DecodeString(env.Get("payload").Str)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s := env.Get("signatures").Items[0]
-		der, err := base64.StdEncoding.DecodeString(s.Get("publicKeySpkiBase64").Str)
-		if err != nil {
-			b.Fatal(err)
-		}
-		key, err := x509.ParsePKIXPublicKey(der)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sig, err := base64.StdEncoding.DecodeString(s.Get("sig").Str)
-		if err != nil {
-			b.Fatal(err)
-		}
-		typ := env.Get("payloadType").Str
-		pae := []byte("DSSEv1 " + strconv.Itoa(len(typ)) + " " + typ + " " + strconv.Itoa(len(payload)) + " " + string(payload))
-		fs := floorSignature{pub: key.(ed25519.PublicKey), pae: pae, sig: sig}
-		if !ed25519.Verify(fs.pub, fs.pae, fs.sig) {
-			b.Fatal("fixture signature does not verify")
-		}
-		out = append(out, fs)
-	}
-	if len(out) != 2 {
-		b.Fatalf("fixture has %d envelopes, want 2", len(out))
-	}
-	return out
-}
-
 // BenchmarkFloor does, on the same 1,000 files and on all cores, only the
 // work that verifying them cannot avoid: read each file (with the strict
 // reader's file rules), scan its syntax once (encoding/json.Valid), hash it
@@ -137,53 +82,16 @@ func floorSignatures(b *testing.B, src []byte) []floorSignature {
 //	go test -run '^$' -bench 'BatchVerify1000|Floor' -benchmem ./cmd/mcpres
 func BenchmarkFloor(b *testing.B) {
 	paths, src := witnessedDir(b)
-	sigs := floorSignatures(b, src)
-	work := func(path string) error {
-		data, err := canonjson.ReadFileBytes(path)
-		if err != nil {
-			return err
-		}
-		if !json.Valid(data) {
-			return fmt.Errorf("%s: not JSON", path)
-		}
-		for range 4 {
-			sha256.Sum256(data)
-		}
-		for _, s := range sigs {
-			if !ed25519.Verify(s.pub, s.pae, s.sig) {
-				return fmt.Errorf("%s: signature does not verify", path)
-			}
-		}
-		return nil
+	sigs, err := floor.Signatures(src)
+	if err != nil {
+		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := processCPU()
 	for b.Loop() {
-		jobs := make(chan string)
-		errs := make(chan error, 1)
-		var wg sync.WaitGroup
-		for range runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for p := range jobs {
-					if err := work(p); err != nil {
-						select {
-						case errs <- err:
-						default:
-						}
-					}
-				}
-			})
-		}
-		for _, p := range paths {
-			jobs <- p
-		}
-		close(jobs)
-		wg.Wait()
-		select {
-		case err := <-errs:
+		if err := floor.Run(paths, sigs, canonjson.ReadFileBytes); err != nil {
 			b.Fatal(err)
-		default:
 		}
 	}
 	reportCPU(b, start)
