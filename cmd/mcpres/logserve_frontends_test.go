@@ -6,8 +6,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,19 +18,13 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
-	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"
 	"github.com/mcpres/mcpres/witness"
 	flog "github.com/transparency-dev/formats/log"
 	fnote "github.com/transparency-dev/formats/note"
 	"github.com/transparency-dev/formats/proof"
-	mproof "github.com/transparency-dev/merkle/proof"
-	"github.com/transparency-dev/merkle/rfc6962"
-	"github.com/transparency-dev/tessera/client"
-	"github.com/transparency-dev/tessera/fsck"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -319,71 +315,17 @@ func TestCLILogServeFrontendsMySQL(t *testing.T) {
 
 	// The one log: every bundle once, every acknowledged entry at its
 	// index, every checkpoint consistent with the final one.
-	ctx := context.Background()
-	st, err := mysql.Open(ctx, dsn)
+	if len(acks) != len(bodies) {
+		t.Fatalf("%d of %d bundles acknowledged", len(acks), len(bodies))
+	}
+	st, err := mysql.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lg := tlog.Open(st, v)
-	final, err := lg.Checkpoint(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(acks) != len(bodies) {
-		t.Fatalf("%d of %d bundles acknowledged", len(acks), len(bodies))
-	}
+	final := checkLogHolds(t, st, v, slices.Collect(maps.Values(acks)), checkpoints)
 	if final.Size != uint64(len(bodies)) {
 		t.Fatalf("log size %d for %d distinct bundles: a bundle was appended twice, or an entry was lost", final.Size, len(bodies))
-	}
-	trust := offline.Trust{Logs: []offline.Log{{Origin: v.Name(), Key: v}}}
-	seen := map[string]bool{}
-	for i, a := range acks {
-		doc, _ := canonjson.Parse(a.body)
-		want := offline.EntryFor(doc)
-		if _, err := offline.VerifyClaimed(a.proof, want, offline.Claim{LogID: v.Name(), EntryUUID: a.index}, trust); err != nil {
-			t.Fatalf("bundle %d, acknowledged proof of entry %s: %v", i, a.index, err)
-		}
-		var idx uint64
-		fmt.Sscan(a.index, &idx)
-		fp, err := lg.Proof(ctx, idx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := offline.VerifyClaimed(fp.Marshal(), want, offline.Claim{LogID: v.Name(), EntryUUID: a.index}, trust); err != nil {
-			t.Fatalf("bundle %d, entry %s in the final log: %v", i, a.index, err)
-		}
-		if seen[a.index] {
-			t.Fatalf("entry %s acknowledged for two bundles", a.index)
-		}
-		seen[a.index] = true
-	}
-	pb, err := client.NewProofBuilder(ctx, final.Size, st.ReadTile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, data := range checkpoints {
-		cp, err := signednote.Open(data, v)
-		if err != nil {
-			t.Fatalf("a served checkpoint: %v", err)
-		}
-		if cp.Size == final.Size {
-			if cp.Hash != final.Hash {
-				t.Fatalf("two trees of size %d", cp.Size)
-			}
-			continue
-		}
-		cproof, err := pb.ConsistencyProof(ctx, cp.Size, final.Size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := mproof.VerifyConsistency(rfc6962.DefaultHasher, cp.Size, final.Size, cproof, cp.Hash[:], final.Hash[:]); err != nil {
-			t.Fatalf("checkpoint of size %d is not consistent with size %d: %v", cp.Size, final.Size, err)
-		}
-	}
-	f := fsck.New(v.Name(), v, st, leafHashes, fsck.Opts{N: 2})
-	if err := f.Check(ctx); err != nil {
-		t.Fatalf("fsck: %v\n%s", err, f.Status())
 	}
 }
 
