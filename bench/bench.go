@@ -34,6 +34,7 @@ var programs = map[string]string{
 	"mcpres-pkcs11":  "./cmd/mcpres-pkcs11",
 	"floor":          "./bench/floor",
 	"tesseraposix":   "./bench/tesseraposix",
+	"noadmit":        "./bench/noadmit",
 }
 
 func newBench(c config) (*bench, error) {

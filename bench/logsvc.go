@@ -210,7 +210,9 @@ func (b *bench) entrySize() (int, error) {
 func (b *bench) logRuns() int { return min(b.c.runs, 3) }
 
 // logPOSIX: log serve --dir against Tessera's POSIX driver alone with the
-// same entries, concurrency and duration.
+// same entries, concurrency and duration, and between them the same
+// server without admission (bench/noadmit): what HTTP, proofs and the
+// load generator cost on these cores.
 func (b *bench) logPOSIX() error {
 	key, err := b.logKeys()
 	if err != nil {
@@ -220,29 +222,29 @@ func (b *bench) logPOSIX() error {
 	if err != nil {
 		return err
 	}
-	n := 0
-	var serve, alone []load
+	var serve, bare, alone []load
 	loadMax := 0.0
-	for range b.logRuns() {
-		n++
+	for n := range b.logRuns() {
 		dir := b.path(fmt.Sprintf("posix-%d", n))
 		loadMax = max(loadMax, b.settledLoad())
 		if _, err := b.run("mcpres", []string{"log", "init", "--dir", dir, "--key", key}); err != nil {
 			return err
 		}
-		srv, err := b.start("mcpres", []string{"log", "serve", "--dir", dir, "--key", key, "--listen", "127.0.0.1:0"}, nil, servingLine)
+		l, err := b.serveLoad("mcpres", []string{"log", "serve", "--dir", dir, "--key", key, "--listen", "127.0.0.1:0"}, nil, b.c.posixC, posixPrepare)
 		if err != nil {
-			return err
-		}
-		l, err := b.loadgen(srv.url, b.c.posixC, posixPrepare)
-		if serr := srv.stop(); err == nil && serr != nil {
-			err = fmt.Errorf("log serve: %v", serr)
-		}
-		if err != nil {
-			return err
+			return fmt.Errorf("log serve: %v", err)
 		}
 		serve = append(serve, l)
 		os.RemoveAll(dir)
+
+		loadMax = max(loadMax, b.settledLoad())
+		ndir := b.path(fmt.Sprintf("noadmit-%d", n))
+		l, err = b.serveLoad("noadmit", []string{"--dir", ndir, "--entry-size", strconv.Itoa(size)}, nil, b.c.posixC, posixPrepare)
+		if err != nil {
+			return fmt.Errorf("noadmit: %v", err)
+		}
+		bare = append(bare, l)
+		os.RemoveAll(ndir)
 
 		loadMax = max(loadMax, b.settledLoad())
 		adir := b.path(fmt.Sprintf("tessera-%d", n))
@@ -257,16 +259,33 @@ func (b *bench) logPOSIX() error {
 		alone = append(alone, a)
 		os.RemoveAll(adir)
 	}
-	bs, ba := bestLoad(serve), bestLoad(alone)
+	bs, bb, ba := bestLoad(serve), bestLoad(bare), bestLoad(alone)
 	ratio := bs.rate / ba.rate
 	ok := "met"
 	if ratio < posixGoal {
 		ok = "not met"
 	}
+	anchor := fmt.Sprintf("Tessera's POSIX driver alone (`bench/tesseraposix`), %d in flight, the same entries: %s", b.c.posixC, loadText2(alone))
 	b.row(fmt.Sprintf("`mcpres log serve --dir`, %d clients, %v, 16 KB bundles (entries of %d B)", b.c.posixC, b.c.duration, size),
-		loadText2(serve), fmt.Sprintf("Tessera's POSIX driver alone (`bench/tesseraposix`), %d in flight, the same entries: %s", b.c.posixC, loadText2(alone)),
-		fmt.Sprintf("**%.2f×**", ratio), fmt.Sprintf("≥ %.1f× (%s)", posixGoal, ok), loadMax)
+		loadText2(serve), anchor, fmt.Sprintf("**%.2f×**", ratio), fmt.Sprintf("≥ %.1f× (%s)", posixGoal, ok), loadMax)
+	b.row(fmt.Sprintf("the same server without admission (`bench/noadmit`: the body's hash as its entry), %d clients, %v", b.c.posixC, b.c.duration),
+		loadText2(bare), "the same Tessera runs", fmt.Sprintf("%.2f× (log serve: %.2f× of it)", bb.rate/ba.rate, bs.rate/bb.rate), "–", loadMax)
 	return nil
+}
+
+// serveLoad starts a log server (name with args, env added to the
+// environment), drives it with the load generator (loadgen's clients and
+// perSecond) and stops it.
+func (b *bench) serveLoad(name string, args, env []string, clients, perSecond int) (load, error) {
+	srv, err := b.start(name, args, env, servingLine)
+	if err != nil {
+		return load{}, err
+	}
+	l, err := b.loadgen(srv.url, clients, perSecond)
+	if serr := srv.stop(); err == nil && serr != nil {
+		err = serr
+	}
+	return l, err
 }
 
 // bestLoad is the run with the highest rate.
@@ -363,13 +382,9 @@ func (b *bench) mysqlRun(cfg *mysql.Config, name, key string, loadMax *float64) 
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return load{}, fmt.Errorf("log init --mysql: %v\n%s", err, out)
 	}
-	srv, err := b.start("mcpres", []string{"log", "serve", "--mysql", "env:MCPRES_BENCH_DSN", "--key", key, "--listen", "127.0.0.1:0"}, env, servingLine)
+	l, err := b.serveLoad("mcpres", []string{"log", "serve", "--mysql", "env:MCPRES_BENCH_DSN", "--key", key, "--listen", "127.0.0.1:0"}, env, b.c.mysqlC, mysqlPrepare)
 	if err != nil {
-		return load{}, err
+		return load{}, fmt.Errorf("log serve --mysql: %v", err)
 	}
-	l, err := b.loadgen(srv.url, b.c.mysqlC, mysqlPrepare)
-	if serr := srv.stop(); err == nil && serr != nil {
-		err = fmt.Errorf("log serve --mysql: %v", serr)
-	}
-	return l, err
+	return l, nil
 }

@@ -78,16 +78,9 @@ func (b *bench) logToken() error {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return fmt.Errorf("log init (%s key): %v\n%s", k.name, err, out)
 			}
-			srv, err := b.start("mcpres", append([]string{"log", "serve", "--dir", ldir, "--listen", "127.0.0.1:0"}, k.args...), env, servingLine)
+			l, err := b.serveLoad("mcpres", append([]string{"log", "serve", "--dir", ldir, "--listen", "127.0.0.1:0"}, k.args...), env, b.c.posixC, posixPrepare)
 			if err != nil {
-				return err
-			}
-			l, err := b.loadgen(srv.url, b.c.posixC, posixPrepare)
-			if serr := srv.stop(); err == nil && serr != nil {
-				err = fmt.Errorf("log serve (%s key): %v", k.name, serr)
-			}
-			if err != nil {
-				return err
+				return fmt.Errorf("log serve (%s key): %v", k.name, err)
 			}
 			runs[k.name] = append(runs[k.name], l)
 			os.RemoveAll(ldir)
