@@ -29,7 +29,8 @@
 // sizes; validate of a small bundle and of the limit-sized one; attest
 // verify of one witnessed bundle; report of the limit-sized bundle; log
 // serve --dir against Tessera's POSIX driver alone with the same entries
-// and concurrency (bench/tesseraposix); log serve --dir with its key in
+// and concurrency (bench/tesseraposix), and the same server without
+// admission (bench/noadmit) against both; log serve --dir with its key in
 // a SoftHSM2 token against a key file (when SoftHSM2 is installed); log
 // serve --mysql when $MCPRES_TEST_MYSQL_DSN names a MariaDB/MySQL server;
 // witness serve's cosignatures per second. Every server listens on 127.0.0.1 and every run
