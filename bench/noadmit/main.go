@@ -80,8 +80,7 @@ func run(ctx context.Context, dir string, size int) error {
 	if _, err := lg.Init(ctx, signer); err != nil {
 		return err
 	}
-	// The log service's tuning (tlog/server.Service.Run).
-	ap, err := lg.NewAppender(ctx, signer, tlog.AppenderOptions{BatchSize: server.BatchSize, BatchMaxAge: server.BatchMaxAge, GCInterval: server.GCInterval})
+	ap, err := lg.NewAppender(ctx, signer, server.AppenderOptions())
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,13 @@ const (
 	witnessRoundMargin = 5 * time.Second
 )
 
+// AppenderOptions is a Service's appender tuning (the constants above),
+// before the witnessing hook is added: what anything that measures or
+// mimics the log service opens its appender with.
+func AppenderOptions() tlog.AppenderOptions {
+	return tlog.AppenderOptions{BatchSize: BatchSize, BatchMaxAge: BatchMaxAge, GCInterval: GCInterval}
+}
+
 // AdmitEvidence is the admission of POST /add in the log service: the rule
 // of tlog/admit, which `mcpres log add` applies to a file, with one
 // Admitter (its compiled schemas) for every submission. An attested
@@ -135,7 +142,7 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 	if err := tlog.CheckKey(octx, s.Storage, key); err != nil {
 		return err
 	}
-	opts := tlog.AppenderOptions{BatchSize: BatchSize, BatchMaxAge: BatchMaxAge, GCInterval: GCInterval}
+	opts := AppenderOptions()
 	var ap *tlog.Appender
 	ready := make(chan struct{})
 	if s.Witnesses != nil {

@@ -32,7 +32,7 @@ func BenchmarkServeAdd(b *testing.B) {
 	if _, err := lg.Init(ctx, s); err != nil {
 		b.Fatal(err)
 	}
-	ap, err := lg.NewAppender(ctx, s, tlog.AppenderOptions{BatchSize: server.BatchSize, BatchMaxAge: server.BatchMaxAge, GCInterval: server.GCInterval})
+	ap, err := lg.NewAppender(ctx, s, server.AppenderOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
