@@ -70,12 +70,13 @@ func run(dir string, clients int, d time.Duration, size int) error {
 		return err
 	}
 	// log serve's tuning (tlog/server and tlog's appender options).
+	tuning := server.AppenderOptions()
 	opts := tessera.NewAppendOptions().
 		WithCheckpointSigner(signer).
-		WithBatching(server.BatchSize, server.BatchMaxAge).
+		WithBatching(tuning.BatchSize, tuning.BatchMaxAge).
 		WithCheckpointInterval(tlog.CheckpointInterval).
 		WithCheckpointRepublishInterval(0).
-		WithGarbageCollectionInterval(server.GCInterval)
+		WithGarbageCollectionInterval(tuning.GCInterval)
 	app, shutdown, reader, err := tessera.NewAppender(ctx, drv, opts)
 	if err != nil {
 		return err
