@@ -65,9 +65,12 @@
 // (signednote.CountedCosignature), a repeated cosignature line counts
 // once, and a Trust that lists one key twice is refused. Nothing reads a
 // clock: witness timestamps are reported, and judged only against the
-// Trust's EvaluatedAt and MaxCosignatureAge (a cosignature dated later, or
-// older than the maximum age, is not counted and is listed as a
-// signednote.UncountedCosignature).
+// Trust's EvaluatedAt and MaxCosignatureAge by signednote.JudgeCosignature,
+// the time rule a log applies when it collects cosignatures too (a
+// cosignature dated later, or older than the maximum age, is not counted
+// and is listed as a signednote.UncountedCosignature). [Witnessed], which
+// judges a quorum before a reference is written or signed, requires the
+// evaluation time.
 //
 // [CheckBinding] is the signing-time check (no keys needed): the proof
 // parses, its entry binds the bundle, and its inclusion proof leads to the

@@ -23,7 +23,8 @@ type Trust struct {
 	// "none" requires no cosignature.
 	Quorum string
 	// EvaluatedAt, when not zero, is the evaluation time: a cosignature
-	// dated after it is not counted (see cosigtime.go).
+	// dated after it is not counted (signednote.JudgeCosignature). Verify
+	// judges no time without it; Witnessed requires it.
 	EvaluatedAt time.Time
 	// MaxCosignatureAge, when not zero, is the oldest a counted
 	// cosignature may be at EvaluatedAt (which it then requires).

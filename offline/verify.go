@@ -326,12 +326,13 @@ func (s *trustSet) openCheckpoint(signed, text []byte, lines []signednote.SigLin
 		if byFP[fp] { // unreachable: sumdb/note drops repeats and keys are distinct
 			continue
 		}
-		if nc := s.times.judge(w.Name, cosignatureTime(sig)); nc != nil {
+		c := signednote.CountedCosignature{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)}
+		if nc := s.times.judge(c); nc != nil {
 			cp.NotCounted = append(cp.NotCounted, *nc)
 			continue
 		}
 		byFP[fp], counted[w.Name] = true, true
-		cp.Witnesses = append(cp.Witnesses, signednote.CountedCosignature{Name: w.Name, Fingerprint: fp, Time: cosignatureTime(sig)})
+		cp.Witnesses = append(cp.Witnesses, c)
 	}
 	seen := map[string]int{}
 	for _, l := range lines {

@@ -66,7 +66,16 @@ func (w *Witnessing) String() string {
 // checkpoint, with the quorum's verdict in Unmet. Every other failure is
 // Verify's error (an untrusted log, a proof that does not bind want, a
 // cosignature by a witness key that does not verify).
+//
+// trust.EvaluatedAt is required (a *[TrustError] without it): a
+// cosignature counts only under the time rule consumers verify with
+// (signednote.JudgeCosignature), so one dated after the evaluation time
+// (the caller's clock, when it writes or signs a reference) is in
+// NotCounted and does not satisfy the quorum.
 func Witnessed(proofBytes []byte, want Entry, trust Trust) (*Witnessing, error) {
+	if trust.EvaluatedAt.IsZero() {
+		return nil, &TrustError{Msg: "counting cosignatures toward a quorum needs an evaluation time"}
+	}
 	s, err := trust.check()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
@@ -17,7 +18,14 @@ import (
 func TestWitnessed(t *testing.T) {
 	f := newFixture(t)
 	p := f.proof(f.wa, f.wb).Marshal()
-	w, err := offline.Witnessed(p, f.want, f.trust(3, f.wa, f.wb, f.wc))
+	// The fixture's cosignatures are dated 2026-01-01T00:00:0xZ.
+	at := time.Date(2026, 8, 27, 18, 5, 0, 0, time.UTC)
+	trust := func(threshold int, members ...*offlinetest.Witness) offline.Trust {
+		tr := f.trust(threshold, members...)
+		tr.EvaluatedAt = at
+		return tr
+	}
+	w, err := offline.Witnessed(p, f.want, trust(3, f.wa, f.wb, f.wc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,25 +35,78 @@ func TestWitnessed(t *testing.T) {
 	if got, want := w.String(), "cosigned by 2 of 3: WA, WB; missing: WC; quorum witnesses not satisfied: cosignatures: 2 of 3 required (WC missing)"; got != want {
 		t.Errorf("String:\n%s\nwant\n%s", got, want)
 	}
-	w, err = offline.Witnessed(p, f.want, f.trust(2, f.wa, f.wb, f.wc))
+	w, err = offline.Witnessed(p, f.want, trust(2, f.wa, f.wb, f.wc))
 	if err != nil || !w.Satisfied() || w.String() != "cosigned by 2 of 3: WA, WB; missing: WC; quorum witnesses satisfied" {
 		t.Errorf("2 of 3: %v %v", w, err)
 	}
 	// No cosignature at all, and no quorum.
 	none := offlinetest.Trust([]*offlinetest.Log{f.log}, []*offlinetest.Witness{f.wa}, nil, "none")
+	none.EvaluatedAt = at
 	w, err = offline.Witnessed(f.proof().Marshal(), f.want, none)
 	if err != nil || !w.Satisfied() || w.String() != "cosigned by 0 of 1; missing: WA; quorum none satisfied" {
 		t.Errorf("none: %v %v", w, err)
 	}
 	// Other faults fail as Verify does.
 	var be *offline.BindingError
-	if _, err := offline.Witnessed(p, f.other, f.trust(3, f.wa, f.wb, f.wc)); !errors.As(err, &be) {
+	if _, err := offline.Witnessed(p, f.other, trust(3, f.wa, f.wb, f.wc)); !errors.As(err, &be) {
 		t.Errorf("another entry: %v", err)
 	}
 	var ue *offline.UnknownLogError
 	other := offlinetest.NewLog(testOrigin, "another log")
-	if _, err := offline.Witnessed(p, f.want, offlinetest.Trust([]*offlinetest.Log{other}, nil, nil, "none")); !errors.As(err, &ue) {
+	otherTrust := offlinetest.Trust([]*offlinetest.Log{other}, nil, nil, "none")
+	otherTrust.EvaluatedAt = at
+	if _, err := offline.Witnessed(p, f.want, otherTrust); !errors.As(err, &ue) {
 		t.Errorf("another log: %v", err)
+	}
+}
+
+// TestWitnessedTimeRule: Witnessed counts under the verifier's time rule.
+// A correctly signed cosignature dated a year after the evaluation time
+// does not count (NotCounted, naming the witness and why) and leaves a
+// quorum that needs it unmet; the same proof evaluated a year later, and
+// a cosignature in the same second as the evaluation time, count
+// (controls); without an evaluation time Witnessed refuses to count at
+// all (the hole through which such a cosignature once counted at logging
+// and signing time), and a bad signature dated in the future is refused
+// for its signature, not its time.
+func TestWitnessedTimeRule(t *testing.T) {
+	f := newFixture(t)
+	at := time.Date(2026, 8, 27, 18, 5, 0, 0, time.UTC)
+	future := uint64(at.AddDate(1, 0, 0).Unix())
+	p := f.proof(f.wa, f.wb.At(future)).Marshal()
+	trust := func(at time.Time) offline.Trust {
+		tr := f.trust(2, f.wa, f.wb)
+		tr.EvaluatedAt = at
+		return tr
+	}
+	w, err := offline.Witnessed(p, f.want, trust(at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Satisfied() || len(w.Cosigned) != 1 || len(w.NotCounted) != 1 || w.NotCounted[0].Name != "WB" ||
+		!strings.Contains(w.String(), "not counted: WB (cosigned 2027-08-27T18:05:00Z: dated after the evaluation time 2026-08-27T18:05:00Z)") ||
+		!strings.Contains(w.String(), "quorum witnesses not satisfied: cosignatures: 1 of 2 required (WB missing)") {
+		t.Fatalf("a cosignature a year ahead: %v", w)
+	}
+	// Controls: a year later it counts; so does one in the same second.
+	if w, err := offline.Witnessed(p, f.want, trust(time.Unix(int64(future), 999e6))); err != nil || !w.Satisfied() {
+		t.Errorf("evaluated at the cosignature's second: %v %v", w, err)
+	}
+	now := f.proof(f.wa, f.wb.At(uint64(at.Unix()))).Marshal()
+	if w, err := offline.Witnessed(now, f.want, trust(at)); err != nil || !w.Satisfied() {
+		t.Errorf("a cosignature dated at the evaluation time: %v %v", w, err)
+	}
+	var te *offline.TrustError
+	if _, err := offline.Witnessed(p, f.want, f.trust(2, f.wa, f.wb)); !errors.As(err, &te) || !strings.Contains(err.Error(), "needs an evaluation time") {
+		t.Errorf("no evaluation time: %v", err)
+	}
+	// A cosignature by WB's key that does not verify, dated in the future:
+	// the signature is the fault.
+	bad := f.proof(f.wa, f.wb.At(future))
+	bad.Checkpoint = flipSignature(t, bad.Checkpoint, 2)
+	var se *offline.SignatureError
+	if _, err := offline.Witnessed(bad.Marshal(), f.want, trust(at)); !errors.As(err, &se) || !strings.Contains(err.Error(), `witness "WB"`) {
+		t.Errorf("a bad signature dated in the future: %v", err)
 	}
 }
 
