@@ -32,10 +32,11 @@ type BundleSignOptions struct {
 	// and witnesses consumers verify references with) whose quorum the
 	// transparency reference of the new envelope (SignOptions.Transparency)
 	// must satisfy: it is verified with offline.Witnessed (the log's
-	// signature, the binding to the bundle, each witness's cosignature)
-	// and a reference that does not satisfy the quorum, or is not a
-	// c2sp.org/tlog-proof, is refused (RefusedQuorum). Without a reference
-	// it is ignored.
+	// signature, the binding to the bundle, each witness's cosignature,
+	// counted under the verifier's time rule at its EvaluatedAt, which is
+	// required: the signer's clock) and a reference that does not satisfy
+	// the quorum, or is not a c2sp.org/tlog-proof, is refused
+	// (RefusedQuorum). Without a reference it is ignored.
 	RequireQuorum *offline.Trust
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
@@ -116,9 +117,11 @@ func TestSignRequireQuorum(t *testing.T) {
 	w1 := offlinetest.NewWitness("w1", "witness-1.example.org", "quorum w1", 1767225600)
 	w2 := offlinetest.NewWitness("w2", "witness-2.example.org", "quorum w2", 1767225600)
 	w3 := offlinetest.NewWitness("w3", "witness-3.example.org", "quorum w3", 1767225600)
+	at := time.Date(2026, 8, 27, 18, 5, 0, 0, time.UTC) // the signer's clock
 	trust := func(k int) *offline.Trust {
 		tr := offlinetest.Trust([]*offlinetest.Log{lg}, []*offlinetest.Witness{w1, w2, w3},
 			[]offline.Group{{Name: "all", Threshold: k, Members: []string{"w1", "w2", "w3"}}}, "all")
+		tr.EvaluatedAt = at
 		return &tr
 	}
 	two := attest.NewTransparencyReference(lg.Origin, "0", lg.Proof(0, w1, w2).Marshal())
@@ -147,8 +150,26 @@ func TestSignRequireQuorum(t *testing.T) {
 	// A reference the trust does not trust (another log) is refused too.
 	other := offlinetest.NewLog("example.org/quorum-log", "another quorum log")
 	alien := offlinetest.Trust([]*offlinetest.Log{other}, []*offlinetest.Witness{w1}, nil, "w1")
-	if _, err := sign(two, &alien, attest.TransparencyRecorded); !errors.As(err, &se) || se.Refusal != attest.RefusedQuorum {
+	alien.EvaluatedAt = at
+	var ue *offline.UnknownLogError
+	if _, err := sign(two, &alien, attest.TransparencyRecorded); !errors.As(err, &se) || se.Refusal != attest.RefusedQuorum || !errors.As(err, &ue) {
 		t.Errorf("another log's trust: %v", err)
+	}
+	// A quorum without an evaluation time counts nothing: refused.
+	untimed := *trust(2)
+	untimed.EvaluatedAt = time.Time{}
+	if _, err := sign(three, &untimed, attest.TransparencyRecorded); !errors.As(err, &se) || se.Refusal != attest.RefusedQuorum || !strings.Contains(err.Error(), "needs an evaluation time") {
+		t.Errorf("no evaluation time: %v", err)
+	}
+	// w3's correctly signed cosignature dated a year after the signer's
+	// clock does not count (every consumer would reject it until then):
+	// refused, naming it; the same reference with w3 dated now is signed
+	// (control above: three).
+	ahead := attest.NewTransparencyReference(lg.Origin, "0", lg.Proof(0, w1, w2, w3.At(uint64(at.AddDate(1, 0, 0).Unix()))).Marshal())
+	if _, err := sign(ahead, trust(3), attest.TransparencyRecorded); !errors.As(err, &se) || se.Refusal != attest.RefusedQuorum ||
+		!strings.Contains(err.Error(), "not counted: w3 (cosigned 2027-08-27T18:05:00Z: dated after the evaluation time 2026-08-27T18:05:00Z)") ||
+		!strings.Contains(err.Error(), "(w3 missing)") {
+		t.Errorf("w3 a year ahead: %v", err)
 	}
 	// Opaque proof bytes cannot be counted.
 	o := attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne), RequireQuorum: trust(1)}

@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
@@ -138,6 +139,9 @@ func (a *app) attestSignCommand() *cobra.Command {
 				return err
 			}
 			defer key.Close()
+			if quorum != nil {
+				quorum.EvaluatedAt = time.Now() // the cosignatures count under the verifier's time rule, now
+			}
 			s, err := a.sign(args[0], transparency, doc, key, opts, claimLevel, quorum)
 			if err != nil {
 				return err

@@ -111,7 +111,8 @@ func (a *app) loadQuorumTrust(path string) (*offline.Trust, error) {
 // reportWitnessing says on stderr how many cosignatures the reference for
 // path (proof bytes binding entry) carries and from whom. With trust (the
 // --require-quorum tlog policy) the cosignatures are verified and counted
-// against its witnesses, and an unmet quorum, or a log the policy does not
+// against its witnesses at the current time (one dated later does not
+// count: offline.Witnessed), and an unmet quorum, or a log the policy does not
 // trust, is exit 1: the caller writes nothing. Without it the
 // cosignature lines are named, unverified. again says how to get a
 // re-witnessed reference.
@@ -129,7 +130,9 @@ func (a *app) reportWitnessing(path string, proof []byte, entry offline.Entry, t
 		}
 		return nil
 	}
-	w, err := offline.Witnessed(proof, entry, *trust)
+	judged := *trust
+	judged.EvaluatedAt = time.Now() // the cosignatures count under the verifier's time rule, now
+	w, err := offline.Witnessed(proof, entry, judged)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "mcpres: error: %s: the reference does not verify against the tlog policy %s (a consumer using it would reject it): %v; nothing written\n", path, policyPath, err)
 		return cli.Exit(exitInvalid)

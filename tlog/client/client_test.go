@@ -374,8 +374,10 @@ func TestWitnessing(t *testing.T) {
 			t.Errorf("cosignatures %v", lines)
 		}
 		trust := func(k int) offline.Trust {
-			return offlinetest.Trust([]*offlinetest.Log{l.Log}, []*offlinetest.Witness{w1, w2, w3},
+			tr := offlinetest.Trust([]*offlinetest.Log{l.Log}, []*offlinetest.Witness{w1, w2, w3},
 				[]offline.Group{{Name: "every", Threshold: k, Members: []string{"w1", "w2", "w3"}}}, "every")
+			tr.EvaluatedAt = time.Unix(2000000000, 0) // after the witnesses' timestamps
+			return tr
 		}
 		if w, err := offline.Witnessed(ref.Proof, ref.Verified.Entry, trust(3)); err != nil || w.Satisfied() || w.String() != "cosigned by 2 of 3: w1, w2; missing: w3; quorum every not satisfied: cosignatures: 2 of 3 required (w3 missing)" {
 			t.Errorf("3 of 3: %v %v", w, err)
