@@ -66,12 +66,14 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 	if len(ws) == 0 {
 		return nil, cli.Failf("witness policy %s has no witness with a URL to ask", w.policy)
 	}
-	return witnessclient.New(ws, witnessclient.Options{Timeout: w.timeout})
+	return witnessclient.New(ws, witnessclient.Options{Timeout: w.timeout, Now: time.Now})
 }
 
 // collectCosignatures asks the witnesses to cosign the published checkpoint
-// of lg (readTile reads its tiles) and attaches what they give; a witness
-// that fails is a warning, never an error: the verifier's quorum decides.
+// of lg (readTile reads its tiles) and attaches what they give that counts
+// now (a cosignature dated later is not attached: witnessclient); a
+// witness that fails is a warning, never an error: the verifier's quorum
+// decides.
 func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, readTile client.TileFetcherFunc, lg witnessclient.Log, logKey *signednote.Verifier) (*signednote.Checkpoint, error) {
 	cp, res, err := c.WitnessLog(ctx, lg, logKey, readTile)
 	if err != nil {

@@ -15,7 +15,15 @@
 //
 // Every cosignature line a witness returns is ignored unless it is by that
 // witness's key and verifies against the checkpoint (C2SP tlog-witness:
-// the client MUST ignore cosignatures from unknown keys).
+// the client MUST ignore cosignatures from unknown keys). A cosignature
+// that verifies must also count when the answer arrives, under the time
+// rule every verifier applies (signednote.JudgeCosignature at
+// [Options.Now], no maximum age): one dated after that (a witness whose
+// clock runs ahead, or that lies) is not attached, and the witness is a
+// [Failure] whose error is the *signednote.UncountedCosignature, naming
+// the witness, the cosignature's date and the time it was judged at. It
+// would otherwise be counted by nobody until its date, and its presence
+// would keep the witness from being asked again.
 //
 // Tessera v1.0.4 has a witness client too (tessera.WithWitnesses and
 // tessera.NewWitnessGroupFromPolicy, over its internal witness gateway).
@@ -91,6 +99,9 @@ type Options struct {
 	// Timeout is the deadline of each witness per checkpoint; 0:
 	// DefaultTimeout.
 	Timeout time.Duration
+	// Now is the clock a cosignature is judged by when it arrives; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // A Client asks witnesses for cosignatures. It remembers, per witness, the
@@ -100,6 +111,7 @@ type Options struct {
 type Client struct {
 	http    *http.Client
 	timeout time.Duration
+	now     func() time.Time
 	remotes []*remote
 }
 
@@ -114,7 +126,10 @@ type remote struct {
 // New returns a client for ws. Every witness needs a key of type
 // cosignature/v1, an http or https URL, and a name of its own.
 func New(ws []Witness, opts Options) (*Client, error) {
-	c := &Client{http: opts.HTTPClient, timeout: opts.Timeout}
+	c := &Client{http: opts.HTTPClient, timeout: opts.Timeout, now: opts.Now}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
@@ -159,14 +174,23 @@ func (c *Client) Hint(size uint64) {
 	}
 }
 
-// A Failure is a witness that gave no cosignature.
+// A Failure is a witness that gave no cosignature that counts. Err is a
+// *signednote.UncountedCosignature when the witness's cosignature
+// verified but does not count (it is not attached).
 type Failure struct {
 	Name string
 	Err  error
 }
 
-// String says which witness gave no cosignature, and why.
+// String says which witness gave no cosignature, and why: "witness NAME
+// gave no cosignature: ERR", or for one that does not count "witness NAME
+// gave a cosignature that does not count, not attached: cosignature of
+// NAME dated T is not counted: dated after the evaluation time AT".
 func (f Failure) String() string {
+	var u *signednote.UncountedCosignature
+	if errors.As(f.Err, &u) {
+		return fmt.Sprintf("witness %s gave a cosignature that does not count, not attached: %v", f.Name, f.Err)
+	}
 	return fmt.Sprintf("witness %s gave no cosignature: %v", f.Name, f.Err)
 }
 
@@ -303,11 +327,14 @@ func (c *Client) ask(ctx context.Context, r *remote, ck *signednote.Checkpoint, 
 		}
 		switch status {
 		case http.StatusOK:
-			line, err := cosignatureLine(body, r.Key, ck)
+			line, ts, err := cosignatureLine(body, r.Key, ck)
 			if err != nil {
 				return nil, err
 			}
-			r.size, r.known = ck.Size, true
+			r.size, r.known = ck.Size, true // it cosigned, counted or not
+			if u := signednote.JudgeCosignature(signednote.CountedCosignature{Name: r.Name, Fingerprint: r.Key.Fingerprint(), Time: ts}, c.now(), 0); u != nil {
+				return nil, u
+			}
 			return line, nil
 		case http.StatusConflict:
 			size, err := parseSize(ctype, body)
@@ -351,28 +378,34 @@ func (c *Client) post(ctx context.Context, u string, body []byte) (int, string, 
 }
 
 // cosignatureLine picks from a 200 answer the line by key and verifies it
-// against the checkpoint body; lines by other keys are ignored.
-func cosignatureLine(body []byte, key *signednote.Verifier, ck *signednote.Checkpoint) ([]byte, error) {
+// against the checkpoint body; lines by other keys are ignored. It returns
+// the line and its timestamp.
+func cosignatureLine(body []byte, key *signednote.Verifier, ck *signednote.Checkpoint) ([]byte, uint64, error) {
 	if len(body) == 0 || body[len(body)-1] != '\n' {
-		return nil, errors.New("200 answer is not signature lines ending in a newline")
+		return nil, 0, errors.New("200 answer is not signature lines ending in a newline")
 	}
 	for line := range bytes.SplitAfterSeq(body, []byte("\n")) {
 		if len(line) == 0 {
 			continue
 		}
 		if !bytes.HasPrefix(line, []byte("— ")) {
-			return nil, errors.New("200 answer has a line that is not a signature line")
+			return nil, 0, errors.New("200 answer has a line that is not a signature line")
 		}
-		if _, _, err := ck.VerifyLine(line, key); err != nil {
+		sig, _, err := ck.VerifyLine(line, key)
+		if err != nil {
 			var unk *note.UnknownVerifierError
 			if errors.As(err, &unk) {
 				continue // another key's cosignature
 			}
-			return nil, fmt.Errorf("cosignature does not verify against the checkpoint: %v", err)
+			return nil, 0, fmt.Errorf("cosignature does not verify against the checkpoint: %v", err)
 		}
-		return bytes.Clone(line), nil
+		ts, err := signednote.CosignatureTimestamp(sig)
+		if err != nil { // unreachable: a type 0x04 key verified it
+			return nil, 0, err
+		}
+		return bytes.Clone(line), ts, nil
 	}
-	return nil, fmt.Errorf("200 answer has no cosignature by %s+%08x", key.Name(), key.KeyHash())
+	return nil, 0, fmt.Errorf("200 answer has no cosignature by %s+%08x", key.Name(), key.KeyHash())
 }
 
 // parseSize reads a text/x.tlog.size body: a decimal size and a newline.

@@ -3,6 +3,7 @@ package witnessclient_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
@@ -327,5 +328,87 @@ func TestAsksOnlyMissing(t *testing.T) {
 	again, res := witnessLog(t, c, f)
 	if len(res.Cosignatures)+len(res.Failures) != 0 || strings.Join(res.Present, ",") != "w1,w2" || posts1.Load() != 1 || posts2.Load() != 2 || !bytes.Equal(again.Note, cp.Note) {
 		t.Fatalf("fully cosigned: %+v; requests w1 %d, w2 %d", res, posts1.Load(), posts2.Load())
+	}
+}
+
+// startWitnessAt serves an mcpres witness of f's log on 127.0.0.1 whose
+// clock reads now(): it signs correctly, with that date.
+func startWitnessAt(t testing.TB, f *fixture, c *signednote.WitnessSigner, now func() time.Time) *httptest.Server {
+	t.Helper()
+	s, err := witnesshttp.New(c, []*signednote.Verifier{f.logKey}, t.TempDir(), now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.HTTPServer("").Handler)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCosignatureTimeRule: a cosignature is attached only if it counts
+// when it arrives, under the verifier's rule (signednote.JudgeCosignature
+// at Options.Now). A witness that signs correctly but dates its
+// cosignature a year ahead is a Failure naming it, its date and the time
+// it was judged at, its cosignature is not attached, and it stays missing
+// (asked again next round); a witness dated in the same second and one a
+// second in the past count (controls); a cosignature by a known key dated
+// a year ahead that does not verify fails for its signature, not its
+// time.
+func TestCosignatureTimeRule(t *testing.T) {
+	f := newLog(t)
+	f.add(t, "a")
+	wNow, wNowV := cosigner(t, testOnlyWitnessSeed, "example.org/now")
+	wPast, wPastV := cosigner(t, testOnlyWitness2Seed, "example.org/past")
+	wAhead, wAheadV := cosigner(t, signednotetest.Seed(0x54), "example.org/ahead")
+	_, wBadV := cosigner(t, signednotetest.Seed(0x55), "example.org/bad")
+	year := testNow.AddDate(1, 0, 0)
+	// A line by wBad's key, dated a year ahead, whose signature is broken.
+	badLine := func() string {
+		wBad, _ := cosigner(t, signednotetest.Seed(0x55), "example.org/bad")
+		cp, _ := f.log.Checkpoint(ctx(t))
+		c, err := witness.AddCheckpoint(&witness.AddRequest{Checkpoint: cp.Note}, f.logKey, wBad, nil, year)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, b64, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(string(c.Line), "— "), "\n"), " ")
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[len(raw)-1] ^= 1 // the Ed25519 signature, not the timestamp
+		return "— " + name + " " + base64.StdEncoding.EncodeToString(raw) + "\n"
+	}()
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, badLine) }))
+	t.Cleanup(bad.Close)
+	ws := []witnessclient.Witness{
+		{Name: "now", Key: wNowV, URL: startWitnessAt(t, f, wNow, func() time.Time { return testNow.Add(999 * time.Millisecond) }).URL},
+		{Name: "past", Key: wPastV, URL: startWitnessAt(t, f, wPast, func() time.Time { return testNow.Add(-time.Second) }).URL},
+		{Name: "ahead", Key: wAheadV, URL: startWitnessAt(t, f, wAhead, func() time.Time { return year }).URL},
+		{Name: "bad", Key: wBadV, URL: bad.URL},
+	}
+	c, err := witnessclient.New(ws, witnessclient.Options{Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, res := witnessLog(t, c, f)
+	if got := cosigners(t, f, cp, wNowV, wPastV, wAheadV, wBadV); strings.Join(got, ",") != "example.org/now,example.org/past" {
+		t.Errorf("attached: %v", got)
+	}
+	if len(res.Failures) != 2 {
+		t.Fatalf("failures: %+v", res.Failures)
+	}
+	ahead, badF := res.Failures[0], res.Failures[1]
+	var u *signednote.UncountedCosignature
+	if ahead.Name != "ahead" || !errors.As(ahead.Err, &u) || u.Name != "ahead" ||
+		ahead.String() != "witness ahead gave a cosignature that does not count, not attached: cosignature of ahead dated 2027-08-27T18:05:00Z is not counted: dated after the evaluation time 2026-08-27T18:05:00Z" {
+		t.Errorf("ahead: %v", ahead)
+	}
+	if badF.Name != "bad" || errors.As(badF.Err, &u) || !strings.Contains(badF.String(), "witness bad gave no cosignature: cosignature does not verify against the checkpoint") {
+		t.Errorf("bad: %v", badF)
+	}
+	if got := c.Missing(cp, f.logKey); strings.Join(got, ",") != "ahead,bad" {
+		t.Errorf("missing after the round: %v", got)
+	}
+	if !strings.Contains(res.Summary(cp), "cosigned by 2 of 4 witness(es) asked (now, past)") {
+		t.Errorf("summary: %s", res.Summary(cp))
 	}
 }
