@@ -114,6 +114,11 @@ type Result struct {
 	Evaluation    Evaluation
 	// Subject is what the attested bundle is about; set only when Valid.
 	Subject Subject
+	// StatementResult is bundle.statement.result (PASS, FAIL or
+	// INCOMPLETE): the reliability result the evidence records, which no
+	// signature changes (MCPRES-AUTHN-001); set only when Valid. It is not
+	// part of the upstream result object: a [Gate] judges it.
+	StatementResult string
 }
 
 // Value renders the result object: the upstream members
@@ -367,6 +372,8 @@ func (v *verification) checks() error {
 		if claim == UnsignedIntegrityOnly {
 			v.res.Result = validator.Pass()
 			v.res.Level = UnsignedIntegrityOnly
+			v.res.Subject = BundleSubject(v.bundle)
+			v.res.StatementResult = v.bundle.Path("statement", "result").Str
 			return errDone
 		}
 		return v.fail(CodeSignatureMissing, "claim "+claim.String()+" without any envelope")
@@ -673,6 +680,7 @@ func (v *verification) decide(claim Level, n int) error {
 	v.res.Result = validator.Pass()
 	v.res.Level = d.Level
 	v.res.Subject = BundleSubject(v.bundle)
+	v.res.StatementResult = v.bundle.Path("statement", "result").Str
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone
 }

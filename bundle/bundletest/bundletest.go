@@ -72,6 +72,19 @@ func ExampleAbout(t testing.TB, name, version, artifactSha256 string) *canonjson
 	return v
 }
 
+// ExampleWithResult returns the example bundle whose statement records
+// result (PASS, FAIL or INCOMPLETE) instead of PASS, sealed: valid
+// evidence of a run that did not pass, for the gates that must refuse it.
+func ExampleWithResult(t testing.TB, result string) *canonjson.Value {
+	t.Helper()
+	v := Draft(t)
+	v.Get("statement").Set("result", canonjson.NewString(result))
+	if err := bundle.Seal(v); err != nil {
+		t.Fatalf("bundletest: sealing the example draft with result %s: %v", result, err)
+	}
+	return v
+}
+
 // MaxLargeOps is the largest nOps for which the Pretty serialization of
 // Large(t, nOps) still passes the strict reader (canonjson.MaxNodes values
 // and keys); Large(t, MaxLargeOps+1) exceeds it. TestMaxLargeOps keeps it
