@@ -27,6 +27,7 @@ func TestParseTLogPolicyDraft(t *testing.T) {
 		"unknown quorum":       {draft + "quorum nobody\n", "unknown witness or group"},
 		"second quorum":        {draft + "quorum W1\nquorum W2\n", "already defined on line"},
 		"bad URL":              {"witness W1 " + testW1 + " ftp://x/\n", "not an absolute http or https URL"},
+		"witness endpoint URL": {"witness W1 " + testW1 + " http://127.0.0.1:7380/add-checkpoint\n", `give the witness's base URL "http://127.0.0.1:7380/"`},
 		"CR (whole-text rule)": {"witness W1 " + testW1 + "\r\n", "carriage return"},
 	} {
 		if _, errs := ParseTLogPolicyDraft(tc.text); len(errs) == 0 || !strings.Contains(errs[0].Error(), tc.want) {

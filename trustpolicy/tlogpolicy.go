@@ -3,6 +3,7 @@ package trustpolicy
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,7 +105,10 @@ func isReserved(name string) bool {
 //     a type byte and a 32-byte Ed25519 key that passes the rules of
 //     REFERENCE §6.7 (no small-order or non-canonical key), or the canonical
 //     DER of a P-256 key, and HASH must be the key's hash;
-//   - a URL, if given, is an absolute http or https URL;
+//   - a URL, if given, is an absolute http or https URL; a witness's URL
+//     is its base URL (C2SP tlog-witness: a log POSTs to URL/add-checkpoint),
+//     so one whose last path segment is add-checkpoint is refused, naming
+//     the base URL to write instead;
 //   - K is a decimal number without leading zeros, any (1) or all (the
 //     number of members), and must lie in 1..number of members;
 //   - a group member must be defined on an earlier line (so there are no
@@ -278,7 +282,10 @@ func (p *tlogParser) witness(n int, f []string) {
 	ok = p.claimKey(n, what, key) && ok
 	u := ""
 	if len(f) == 4 {
-		if u, err = checkURL(f[3]); err != nil {
+		if u, err = checkURL(f[3]); err == nil {
+			err = checkWitnessBaseURL(u)
+		}
+		if err != nil {
 			p.errorf(n, "%s: %v", what, err)
 			ok = false
 		}
@@ -444,4 +451,29 @@ func checkURL(s string) (string, error) {
 		return "", fmt.Errorf("URL %q is not an absolute http or https URL", truncate.String(s, 128))
 	}
 	return s, nil
+}
+
+// witnessEndpoint is the path segment a log appends to a witness's URL to
+// submit a checkpoint (C2SP tlog-witness: POST URL/add-checkpoint).
+const witnessEndpoint = "add-checkpoint"
+
+// checkWitnessBaseURL refuses a witness URL that names the endpoint rather
+// than the witness: a log would POST to .../add-checkpoint/add-checkpoint,
+// be answered 404, and never get that witness's cosignature, a loss no
+// verifier would see until a quorum failed. The URL is refused, not
+// rewritten: a policy means what its text says, and the error gives the
+// text to write.
+func checkWitnessBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err // checkURL parsed it
+	}
+	dir, last := path.Split(strings.TrimRight(u.Path, "/"))
+	if last != witnessEndpoint {
+		return nil
+	}
+	base := *u
+	base.Path, base.RawPath = dir, ""
+	return fmt.Errorf("URL %q ends in /%s, the submission endpoint: give the witness's base URL %q (a log POSTs to URL/%s)",
+		truncate.String(s, 128), witnessEndpoint, truncate.String(base.String(), 128), witnessEndpoint)
 }

@@ -8,6 +8,8 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"fmt"
+	"net/url"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +88,11 @@ func TestParseTLogPolicyValid(t *testing.T) {
 		"quorum g\nlog " + testLogVKey + "\nwitness W1 " + testW1 + "\ngroup g any W1",                                            // quorum before its group
 		"log " + testLogVKey + "\nwitness W1 " + testW1 + "\nwitness W2 " + testW2 + "\ngroup a all W1 W2\ngroup b 1 a\nquorum b", // nested groups
 		"log " + testLogVKey + "\nwitness W1 " + testW1 + "\nwitness W2 " + testW2 + "\ngroup a 1 W1\ngroup b 1 W2\ngroup g 2 a b\nquorum g",
+		// Controls of the endpoint refusal: base URLs, a segment that only
+		// contains the word, and a log URL (the rule is the witnesses').
+		"log " + testLogVKey + "\nwitness W1 " + testW1 + " http://127.0.0.1:7380\nwitness W2 " + testW2 + " https://w2.example/tlog/\nquorum W1",
+		"log " + testLogVKey + "\nwitness W1 " + testW1 + " https://w1.example/add-checkpoints/\nwitness W2 " + testW2 + " https://w2.example/my-add-checkpoint\nquorum W1",
+		"log " + testLogVKey + " https://log.example/add-checkpoint\nquorum none",
 	} {
 		if _, errs := ParseTLogPolicy(text); errs != nil {
 			t.Errorf("%q: %v", text, errs)
@@ -185,6 +192,12 @@ func TestParseTLogPolicyErrors(t *testing.T) {
 		{"small-order key", head + "witness W3 " + smallOrder + "\nquorum W1", []string{`line 4: witness "W3": vkey "bad": ed25519: public key is a small-order point`}},
 		{"bad URL", head + "witness W3 " + testW3 + " ftp://w3.example/\nquorum W1", []string{`line 4: witness "W3": URL "ftp://w3.example/" is not an absolute http or https URL`}},
 		{"relative URL", head + "witness W3 " + testW3 + " /add\nquorum W1", []string{`line 4: witness "W3": URL "/add" is not an absolute http or https URL`}},
+		// The endpoint instead of the witness's base URL (what 'witness
+		// serve' used to print): refused, naming the URL to write.
+		{"witness endpoint URL", head + "witness W3 " + testW3 + " http://127.0.0.1:7380/add-checkpoint\nquorum W1",
+			[]string{`line 4: witness "W3": URL "http://127.0.0.1:7380/add-checkpoint" ends in /add-checkpoint, the submission endpoint: give the witness's base URL "http://127.0.0.1:7380/" (a log POSTs to URL/add-checkpoint)`}},
+		{"witness endpoint URL under a prefix", head + "witness W3 " + testW3 + " https://w3.example/tlog/add-checkpoint/\nquorum W1",
+			[]string{`line 4: witness "W3": URL "https://w3.example/tlog/add-checkpoint/" ends in /add-checkpoint, the submission endpoint: give the witness's base URL "https://w3.example/tlog/" (a log POSTs to URL/add-checkpoint)`}},
 		{"CRLF", strings.ReplaceAll(head+"quorum W1\n", "\n", "\r\n"), []string{
 			"line 1: carriage return (CR): lines end with LF only", "line 2: carriage return (CR): lines end with LF only",
 			"line 3: carriage return (CR): lines end with LF only", "line 4: carriage return (CR): lines end with LF only"}},
@@ -228,6 +241,8 @@ func FuzzParseTLogPolicy(f *testing.F) {
 	f.Add(testTLogText)
 	f.Add("log " + testLogVKey + "\nwitness W1 " + testW1 + "\ngroup g 2 W1 W1\nquorum g\n")
 	f.Add("log " + testLogVKey + "\nquorum none")
+	f.Add("log " + testLogVKey + "\nwitness W1 " + testW1 + " http://127.0.0.1:7380/add-checkpoint\nquorum W1\n")
+	f.Add("log " + testLogVKey + "\nwitness W1 " + testW1 + " http://127.0.0.1:7380/a/%61dd-checkpoint/\nquorum W1\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		p, errs := ParseTLogPolicy(text)
 		if (p == nil) == (errs == nil) {
@@ -246,6 +261,9 @@ func FuzzParseTLogPolicy(f *testing.F) {
 		for _, w := range p.Witnesses {
 			if keys[w.Key.Fingerprint()] {
 				t.Fatal("key twice")
+			}
+			if u, err := url.Parse(w.URL); err == nil && path.Base(strings.TrimRight(u.Path, "/")) == "add-checkpoint" {
+				t.Fatalf("witness %s: endpoint URL %q accepted", w.Name, w.URL)
 			}
 			keys[w.Key.Fingerprint()] = true
 		}
