@@ -298,38 +298,99 @@ func (d *Description) document(doc *canonjson.Value) error {
 	}
 	switch {
 	case document.Detect(doc) == document.Bundle:
-		d.Kind, d.Bundle = KindBundle, describeBundle(doc)
+		d.Kind, d.Bundle = KindBundle, d.bundle(doc, "")
 	case document.Detect(doc) == document.AttestedBundle:
 		d.Kind = KindAttested
-		d.Bundle = describeBundle(doc.Get("bundle"))
-		d.Attestation = d.attestation(doc.Get("authenticity"))
+		d.Bundle = d.bundle(d.need(doc, "", "bundle", canonjson.Object), "/bundle")
+		d.Attestation = d.attestation(d.need(doc, "", "authenticity", canonjson.Object), "/authenticity")
 	case sv.Is(canonjson.String) && (sv.Str == trustpolicy.SchemaVersionPolicy || sv.Str == bundle.SchemaVersionTrustPolicy):
 		d.Kind, d.Policy = KindTrustPolicy, d.policy(doc)
 	case document.Detect(doc) != document.Unknown:
 		d.Kind = KindOtherMCPRES
 	case doc.Is(canonjson.Object) && doc.Get("inclusionProofBase64") != nil:
-		d.Kind = KindReference
-		ref, err := describeReference(doc)
-		d.Reference = ref
-		switch {
-		case err != nil:
-			d.problem("%v", err)
-		case ref.ProofKind == offline.KindTLogProof.String() && ref.Proof == nil:
-			d.problem("the proof is not a strict tlog-proof")
-		}
+		d.Kind, d.Reference = KindReference, d.reference(doc, "")
 	default:
 		return fmt.Errorf("%w: a JSON document without an MCP-RES or mcpres schemaVersion, and not a transparency reference", ErrUnknown)
 	}
 	return nil
 }
 
-// str is v as a string, or "" when it is not one.
-func str(v *canonjson.Value) string {
-	if v.Is(canonjson.String) {
+// The readers of a JSON document's members. Each reads one member as the
+// type its kind says: a member present with another type (null, a number
+// for a string, an object for an array) reads as the zero value and is a
+// Problem named by its JSON pointer, and so is an absent member that
+// makes up the kind (need: an attested bundle's authenticity and
+// envelopes, a policy's signers). A partial document is described as far
+// as it goes; no member is read through a value of another kind.
+
+// member returns obj's member key when it has kind k; nil when obj is not
+// an object, key is absent, or its value has another kind (a problem).
+func (d *Description) member(obj *canonjson.Value, at, key string, k canonjson.Kind) *canonjson.Value {
+	return d.typed(obj.Get(key), at+"/"+canonjson.EscapePointer(key), k)
+}
+
+// need is member for a member the kind is made of: absent from an object,
+// it is a problem too (when obj itself is absent or no object, that is
+// the problem of obj's reader).
+func (d *Description) need(obj *canonjson.Value, at, key string, k canonjson.Kind) *canonjson.Value {
+	v := obj.Get(key)
+	if v == nil {
+		if obj.Is(canonjson.Object) {
+			d.problem("%s/%s is missing (%s)", at, canonjson.EscapePointer(key), aKind(k))
+		}
+		return nil
+	}
+	return d.member(obj, at, key, k)
+}
+
+// typed returns v when it has kind k; nil when v is absent, and nil and a
+// problem when v has another kind.
+func (d *Description) typed(v *canonjson.Value, at string, k canonjson.Kind) *canonjson.Value {
+	if v == nil || v.Is(k) {
+		return v
+	}
+	d.problem("%s is %s, not %s", at, aKind(v.Kind), aKind(k))
+	return nil
+}
+
+func aKind(k canonjson.Kind) string {
+	switch k {
+	case canonjson.Null:
+		return "null"
+	case canonjson.Array, canonjson.Object, canonjson.Int:
+		return "an " + k.String()
+	}
+	return "a " + k.String()
+}
+
+// str reads obj's member key as a string.
+func (d *Description) str(obj *canonjson.Value, at, key string) string {
+	if v := d.member(obj, at, key, canonjson.String); v != nil {
 		return v.Str
 	}
 	return ""
 }
+
+// object reads obj's member key as an object (nil when it is none).
+func (d *Description) object(obj *canonjson.Value, at, key string) *canonjson.Value {
+	return d.member(obj, at, key, canonjson.Object)
+}
+
+// items reads obj's member key as an array.
+func (d *Description) items(obj *canonjson.Value, at, key string) []*canonjson.Value {
+	return itemsOf(d.member(obj, at, key, canonjson.Array))
+}
+
+// itemsOf is the items of an array that may be absent.
+func itemsOf(v *canonjson.Value) []*canonjson.Value {
+	if v == nil {
+		return nil
+	}
+	return v.Items
+}
+
+// itemAt is the JSON pointer of item i of the array at.
+func itemAt(at string, i int) string { return at + "/" + strconv.Itoa(i) }
 
 func digest(hexDigest string) string {
 	if hexDigest == "" {
@@ -338,96 +399,117 @@ func digest(hexDigest string) string {
 	return "sha256:" + hexDigest
 }
 
-func describeBundle(b *canonjson.Value) *Bundle {
-	ev := b.Get("evidence")
-	s := ev.Get("subject")
-	prof := ev.Get("profile")
-	profile := str(prof.Get("id"))
-	if v := str(prof.Get("version")); v != "" {
+// bundle describes the conformance bundle b (at, its JSON pointer).
+func (d *Description) bundle(b *canonjson.Value, at string) *Bundle {
+	ev := d.need(b, at, "evidence", canonjson.Object)
+	evAt := at + "/evidence"
+	s := d.object(ev, evAt, "subject")
+	sAt := evAt + "/subject"
+	prof := d.object(ev, evAt, "profile")
+	profile := d.str(prof, evAt+"/profile", "id")
+	if v := d.str(prof, evAt+"/profile", "version"); v != "" {
 		profile += "@" + v
 	}
-	val := b.Path("statement", "validator")
+	st := d.need(b, at, "statement", canonjson.Object)
+	stAt := at + "/statement"
+	val := d.object(st, stAt, "validator")
 	return &Bundle{
-		Subject:                 Subject{Type: str(s.Get("subjectType")), Name: str(s.Get("name")), Version: str(s.Get("version")), Digest: digest(str(s.Get("artifactSha256")))},
+		Subject: Subject{Type: d.str(s, sAt, "subjectType"), Name: d.str(s, sAt, "name"), Version: d.str(s, sAt, "version"),
+			Digest: digest(d.str(s, sAt, "artifactSha256"))},
 		Profile:                 profile,
-		ScenarioFingerprint:     str(ev.Path("scenario", "fingerprint")),
-		ExecutionInstanceDigest: str(b.Path("statement", "executionInstanceDigest")),
-		BundleDigest:            str(b.Path("integrity", "bundleDigest")),
-		EvidenceClass:           str(b.Path("statement", "evidenceClass")),
-		Result:                  str(b.Path("statement", "result")),
-		Validator:               strings.TrimSpace(str(val.Get("name")) + " " + str(val.Get("version"))),
+		ScenarioFingerprint:     d.str(d.object(ev, evAt, "scenario"), evAt+"/scenario", "fingerprint"),
+		ExecutionInstanceDigest: d.str(st, stAt, "executionInstanceDigest"),
+		BundleDigest:            d.str(d.need(b, at, "integrity", canonjson.Object), at+"/integrity", "bundleDigest"),
+		EvidenceClass:           d.str(st, stAt, "evidenceClass"),
+		Result:                  d.str(st, stAt, "result"),
+		Validator:               strings.TrimSpace(d.str(val, stAt+"/validator", "name") + " " + d.str(val, stAt+"/validator", "version")),
 	}
 }
 
-func (d *Description) attestation(auth *canonjson.Value) *Attestation {
-	a := &Attestation{ClaimedClassification: str(auth.Get("claimedClassification")), Envelopes: []Envelope{}}
-	for i, env := range auth.Get("envelopes").Items {
-		e := Envelope{Index: i, PayloadType: str(env.Get("payloadType"))}
-		sigs := env.Get("signatures").Items
-		if len(sigs) != 1 {
+// attestation describes an attested bundle's authenticity object.
+func (d *Description) attestation(auth *canonjson.Value, at string) *Attestation {
+	a := &Attestation{ClaimedClassification: d.str(auth, at, "claimedClassification"), Envelopes: []Envelope{}}
+	for i, item := range itemsOf(d.need(auth, at, "envelopes", canonjson.Array)) {
+		envAt := itemAt(at+"/envelopes", i)
+		env := d.typed(item, envAt, canonjson.Object)
+		e := Envelope{Index: i, PayloadType: d.str(env, envAt, "payloadType")}
+		sigArray := d.need(env, envAt, "signatures", canonjson.Array)
+		sigs := itemsOf(sigArray)
+		if sigArray != nil && len(sigs) != 1 {
 			d.problem("envelope %d has %d signatures, not one", i, len(sigs))
 		}
 		if len(sigs) > 0 {
-			sig := sigs[0]
-			e.KeyID, e.SignerIdentity, e.Algorithm = str(sig.Get("keyid")), str(sig.Get("signerIdentity")), str(sig.Get("algorithm"))
-			if der, err := attest.DecodeStrictBase64(str(sig.Get("publicKeySpkiBase64"))); err == nil {
+			sigAt := envAt + "/signatures/0"
+			sig := d.typed(sigs[0], sigAt, canonjson.Object)
+			e.KeyID, e.SignerIdentity, e.Algorithm = d.str(sig, sigAt, "keyid"), d.str(sig, sigAt, "signerIdentity"), d.str(sig, sigAt, "algorithm")
+			if der, err := attest.DecodeStrictBase64(d.str(sig, sigAt, "publicKeySpkiBase64")); err == nil {
 				e.KeyFingerprint = ed25519strict.SPKIFingerprint(der)
 			} else {
 				d.problem("envelope %d: publicKeySpkiBase64: %v", i, err)
 			}
 		}
-		payload, err := attest.DecodeStrictBase64(str(env.Get("payload")))
-		if err != nil {
-			d.problem("envelope %d: payload: %v", i, err)
-		} else if st, err := canonjson.Parse(payload); err != nil {
-			d.problem("envelope %d: the payload is not a JSON statement: %v", i, err)
-		} else {
-			e.Statement = d.statement(i, st)
+		if p := d.need(env, envAt, "payload", canonjson.String); p != nil {
+			if payload, err := attest.DecodeStrictBase64(p.Str); err != nil {
+				d.problem("envelope %d: payload: %v", i, err)
+			} else if st, err := canonjson.Parse(payload); err != nil {
+				d.problem("envelope %d: the payload is not a JSON statement: %v", i, err)
+			} else {
+				e.Statement = d.statement(st, fmt.Sprintf("envelope %d statement ", i))
+			}
 		}
 		a.Envelopes = append(a.Envelopes, e)
 	}
 	return a
 }
 
-func (d *Description) statement(i int, st *canonjson.Value) *Statement {
-	p := st.Get("predicate")
+// statement describes an envelope's in-toto statement; at prefixes the
+// JSON pointers of its problems.
+func (d *Description) statement(st *canonjson.Value, at string) *Statement {
+	st = d.typed(st, at+"(the document)", canonjson.Object)
+	p := d.need(st, at, "predicate", canonjson.Object)
+	pAt := at + "/predicate"
 	s := &Statement{
-		Type: str(st.Get("_type")), PredicateType: str(st.Get("predicateType")),
-		SignerIdentity: str(p.Get("signerIdentity")), SignerKeyFingerprint: str(p.Get("signerKeyFingerprint")),
-		SigningTime: str(p.Get("signingTime")), TrustPolicyID: str(p.Get("trustPolicyId")),
-		EvidenceBundleDigest: str(p.Get("evidenceBundleDigest")), ScenarioFingerprint: str(p.Get("scenarioFingerprint")),
-		ExecutionInstanceDigest: str(p.Get("executionInstanceDigest")),
+		Type: d.str(st, at, "_type"), PredicateType: d.str(st, at, "predicateType"),
+		SignerIdentity: d.str(p, pAt, "signerIdentity"), SignerKeyFingerprint: d.str(p, pAt, "signerKeyFingerprint"),
+		SigningTime: d.str(p, pAt, "signingTime"), TrustPolicyID: d.str(p, pAt, "trustPolicyId"),
+		EvidenceBundleDigest: d.str(p, pAt, "evidenceBundleDigest"), ScenarioFingerprint: d.str(p, pAt, "scenarioFingerprint"),
+		ExecutionInstanceDigest: d.str(p, pAt, "executionInstanceDigest"),
 	}
-	if subs := st.Get("subject").Items; len(subs) > 0 {
-		s.SubjectName, s.SubjectDigest = str(subs[0].Get("name")), digest(str(subs[0].Path("digest", "sha256")))
+	if subs := itemsOf(d.need(st, at, "subject", canonjson.Array)); len(subs) > 0 {
+		subAt := at + "/subject/0"
+		sub := d.typed(subs[0], subAt, canonjson.Object)
+		s.SubjectName = d.str(sub, subAt, "name")
+		s.SubjectDigest = digest(d.str(d.object(sub, subAt, "digest"), subAt+"/digest", "sha256"))
 	}
-	if ref := p.Get("transparencyReference"); ref.Is(canonjson.Object) {
-		r, err := describeReference(ref)
-		if err != nil {
-			d.problem("envelope %d: transparency reference: %v", i, err)
-		} else {
-			s.TransparencyReference = r
-		}
+	if ref := d.object(p, pAt, "transparencyReference"); ref != nil {
+		s.TransparencyReference = d.reference(ref, pAt+"/transparencyReference")
 	}
 	return s
 }
 
-// describeReference describes a transparency reference object: its
-// members, and the proof bytes when they decode (else the error, with
-// the members described).
-func describeReference(ref *canonjson.Value) (*Reference, error) {
-	r := &Reference{LogID: str(ref.Get("logId")), EntryUUID: str(ref.Get("entryUuid")), ProofSha256: str(ref.Get("inclusionProofSha256"))}
-	proof, err := attest.DecodeStrictBase64(str(ref.Get("inclusionProofBase64")))
+// reference describes a transparency reference object: its members, and
+// the proof bytes when they decode (a problem when they do not, or are a
+// tlog-proof that is not strict).
+func (d *Description) reference(ref *canonjson.Value, at string) *Reference {
+	r := &Reference{LogID: d.str(ref, at, "logId"), EntryUUID: d.str(ref, at, "entryUuid"), ProofSha256: d.str(ref, at, "inclusionProofSha256")}
+	b64 := d.need(ref, at, "inclusionProofBase64", canonjson.String)
+	if b64 == nil {
+		return r
+	}
+	proof, err := attest.DecodeStrictBase64(b64.Str)
 	if err != nil {
-		return r, fmt.Errorf("inclusionProofBase64: %w", err)
+		d.problem("%s/inclusionProofBase64: %v", at, err)
+		return r
 	}
 	r.ProofKind = offline.DetectKind(proof).String()
 	if offline.DetectKind(proof) == offline.KindTLogProof {
 		if p, err := describeProof(proof); err == nil {
 			r.Proof = p
+		} else {
+			d.problem("%s/inclusionProofBase64: the proof is not a strict tlog-proof: %v", at, err)
 		}
 	}
-	return r, nil
+	return r
 }
 
 func describeProof(b []byte) (*Proof, error) {
@@ -481,22 +563,28 @@ func describeCheckpoint(n []byte) (*Checkpoint, error) {
 }
 
 func (d *Description) policy(doc *canonjson.Value) *Policy {
-	sv := str(doc.Get("schemaVersion"))
-	p := &Policy{Format: sv, ID: str(doc.Get("id")), ValidFrom: str(doc.Get("validFrom")), ValidUntil: str(doc.Get("validUntil")),
+	sv := d.str(doc, "", "schemaVersion")
+	p := &Policy{Format: sv, ID: d.str(doc, "", "id"), ValidFrom: d.str(doc, "", "validFrom"), ValidUntil: d.str(doc, "", "validUntil"),
 		Signers: []PolicySigner{}, Revocations: []PolicyRevocation{}}
 	if sv == bundle.SchemaVersionTrustPolicy {
-		p.Version = str(doc.Get("version"))
-		for _, s := range doc.Get("trustedSigners").Items {
-			p.Signers = append(p.Signers, PolicySigner{Identity: str(s.Get("signerIdentity")), KeyFingerprint: str(s.Get("keyFingerprint"))})
+		p.Version = d.str(doc, "", "version")
+		for i, item := range itemsOf(d.need(doc, "", "trustedSigners", canonjson.Array)) {
+			at := itemAt("/trustedSigners", i)
+			s := d.typed(item, at, canonjson.Object)
+			p.Signers = append(p.Signers, PolicySigner{Identity: d.str(s, at, "signerIdentity"), KeyFingerprint: d.str(s, at, "keyFingerprint")})
 		}
-		for _, r := range doc.Get("revokedKeyFingerprints").Items {
-			p.Revocations = append(p.Revocations, PolicyRevocation{Fingerprint: str(r)})
+		for i, item := range itemsOf(d.need(doc, "", "revokedKeyFingerprints", canonjson.Array)) {
+			fp := ""
+			if r := d.typed(item, itemAt("/revokedKeyFingerprints", i), canonjson.String); r != nil {
+				fp = r.Str
+			}
+			p.Revocations = append(p.Revocations, PolicyRevocation{Fingerprint: fp})
 		}
 		return p
 	}
 	pd, problems := trustpolicy.Decode(doc, nil)
 	if problems != nil {
-		d.problem("the policy does not have the shape of %s (%d schema problem(s); mcpres policy check lists them)", trustpolicy.SchemaVersionPolicy, len(problems))
+		d.problem("the policy does not have the shape of %s: %s (%d schema problem(s); mcpres policy check lists them)", trustpolicy.SchemaVersionPolicy, problems[0], len(problems))
 		return p
 	}
 	p.Version = strconv.FormatInt(pd.Version, 10)
