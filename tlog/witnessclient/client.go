@@ -179,19 +179,23 @@ func (c *Client) Hint(size uint64) {
 // verified but does not count (it is not attached).
 type Failure struct {
 	Name string
-	Err  error
+	// URL is where the witness was asked: its URL followed by
+	// /add-checkpoint.
+	URL string
+	Err error
 }
 
-// String says which witness gave no cosignature, and why: "witness NAME
-// gave no cosignature: ERR", or for one that does not count "witness NAME
-// gave a cosignature that does not count, not attached: cosignature of
-// NAME dated T is not counted: dated after the evaluation time AT".
+// String says which witness gave no cosignature, where it was asked, and
+// why: "witness NAME gave no cosignature (POST URL): ERR", or for one that
+// does not count "witness NAME gave a cosignature that does not count, not
+// attached (POST URL): cosignature of NAME dated T is not counted: dated
+// after the evaluation time AT".
 func (f Failure) String() string {
 	var u *signednote.UncountedCosignature
 	if errors.As(f.Err, &u) {
-		return fmt.Sprintf("witness %s gave a cosignature that does not count, not attached: %v", f.Name, f.Err)
+		return fmt.Sprintf("witness %s gave a cosignature that does not count, not attached (POST %s): %v", f.Name, f.URL, f.Err)
 	}
-	return fmt.Sprintf("witness %s gave no cosignature: %v", f.Name, f.Err)
+	return fmt.Sprintf("witness %s gave no cosignature (POST %s): %v", f.Name, f.URL, f.Err)
 }
 
 // A Result is what Cosign obtained.
@@ -296,7 +300,7 @@ func (c *Client) cosign(ctx context.Context, cp []byte, logKey *signednote.Verif
 	res := &Result{}
 	for i, r := range remotes {
 		if outs[i].err != nil {
-			res.Failures = append(res.Failures, Failure{Name: r.Name, Err: outs[i].err})
+			res.Failures = append(res.Failures, Failure{Name: r.Name, URL: r.endpoint, Err: outs[i].err})
 			continue
 		}
 		res.Cosignatures = append(res.Cosignatures, witness.CosignatureInput{Source: r.Name, Data: outs[i].line})
@@ -351,6 +355,13 @@ func (c *Client) ask(ctx context.Context, r *remote, ck *signednote.Checkpoint, 
 				return nil, fmt.Errorf("409 Conflict again: the witness now reports size %d", size)
 			}
 			old = size
+		case http.StatusNotFound:
+			// C2SP tlog-witness answers 404 for a log the witness does not
+			// know; any other server answers it for a path it does not
+			// serve (a URL that is not the witness's base URL). Either
+			// way, waiting for the witness does not help.
+			return nil, fmt.Errorf("404 Not Found: no tlog-witness endpoint at %s (is the policy's URL the witness's base URL?), or the witness does not witness log %q (has it been given the log's key?): %q",
+				r.endpoint, ck.Origin, excerpt(body))
 		default:
 			return nil, fmt.Errorf("%d %s: %s", status, http.StatusText(status), excerpt(body))
 		}
@@ -363,6 +374,9 @@ func (c *Client) post(ctx context.Context, u string, body []byte) (int, string, 
 		return 0, "", nil, err
 	}
 	resp, err := c.http.Do(req)
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = ue.Err // the Failure names the URL
+	}
 	if err != nil {
 		return 0, "", nil, err
 	}

@@ -257,13 +257,72 @@ func TestFailures(t *testing.T) {
 	if len(res.Failures) != len(want) {
 		t.Fatalf("failures: %+v", res.Failures)
 	}
+	urls := map[string]string{}
+	for _, w := range ws {
+		urls[w.Name] = w.URL + "/add-checkpoint"
+	}
 	for _, fl := range res.Failures {
 		if !strings.Contains(fl.Err.Error(), want[fl.Name]) {
 			t.Errorf("%s: %v; want %q", fl.Name, fl.Err, want[fl.Name])
 		}
+		// Every warning names the witness and the URL it was sent to.
+		if fl.URL != urls[fl.Name] || !strings.HasPrefix(fl.String(), "witness "+fl.Name+" gave no cosignature (POST "+urls[fl.Name]+"): ") {
+			t.Errorf("%s: URL %q, %s", fl.Name, fl.URL, fl)
+		}
 	}
 	if !errors.Is(res.Failures[1].Err, context.DeadlineExceeded) && !strings.Contains(res.Failures[1].Err.Error(), "deadline") {
 		t.Errorf("hang: %v", res.Failures[1].Err)
+	}
+}
+
+// TestNotFound: a 404 is no reason to wait. A witness whose policy URL is
+// its endpoint (…/add-checkpoint, what 'witness serve' used to print)
+// gets requests at …/add-checkpoint/add-checkpoint, and a witness that does
+// not know the log answers 404 too: both Failures name the URL asked and
+// the two causes, with the answer. Control: the base URL of the same
+// witness cosigns.
+func TestNotFound(t *testing.T) {
+	f := newLog(t)
+	f.add(t, "a")
+	w1, w1v := cosigner(t, testOnlyWitnessSeed, "example.org/w1")
+	w2, w2v := cosigner(t, testOnlyWitness2Seed, "example.org/w2")
+	good, _ := startWitness(t, f, w1)
+	otherLog := newLog(t) // w2 witnesses a log of another origin only
+	otherLog.logSigner, otherLog.logKey, _ = signednotetest.LogKey(t, signednotetest.Seed(0x54), "example.org/another-log")
+	stranger, _ := startWitness(t, otherLog, w2)
+	ws := []witnessclient.Witness{
+		{Name: "endpoint", Key: w1v, URL: good.URL + "/add-checkpoint"},
+		{Name: "stranger", Key: w2v, URL: stranger.URL},
+	}
+	c, err := witnessclient.New(ws, witnessclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := witnessLog(t, c, f)
+	if len(res.Cosignatures) != 0 || len(res.Failures) != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	for i, want := range []string{
+		"witness endpoint gave no cosignature (POST " + good.URL + "/add-checkpoint/add-checkpoint): 404 Not Found: no tlog-witness endpoint at " + good.URL + "/add-checkpoint/add-checkpoint (is the policy's URL the witness's base URL?)",
+		"witness stranger gave no cosignature (POST " + stranger.URL + "/add-checkpoint): 404 Not Found: no tlog-witness endpoint at " + stranger.URL + "/add-checkpoint",
+	} {
+		if got := res.Failures[i].String(); !strings.HasPrefix(got, want) || !strings.Contains(got, `does not witness log "example.org/witnessclient-test-log"`) {
+			t.Errorf("got  %s\nwant %s…", got, want)
+		}
+	}
+	if got := res.Failures[0].String(); !strings.HasSuffix(got, `"404 page not found"`) {
+		t.Errorf("the answer is not quoted: %s", got)
+	}
+	if got := res.Failures[1].String(); !strings.Contains(got, `this witness does not witness log`) {
+		t.Errorf("the witness's own answer is not quoted: %s", got)
+	}
+	// Control: the base URL.
+	c, err = witnessclient.New([]witnessclient.Witness{{Name: "base", Key: w1v, URL: good.URL}}, witnessclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, res := witnessLog(t, c, f); len(res.Cosignatures) != 1 || len(res.Failures) != 0 {
+		t.Fatalf("the base URL: %+v", res)
 	}
 }
 
@@ -399,10 +458,10 @@ func TestCosignatureTimeRule(t *testing.T) {
 	ahead, badF := res.Failures[0], res.Failures[1]
 	var u *signednote.UncountedCosignature
 	if ahead.Name != "ahead" || !errors.As(ahead.Err, &u) || u.Name != "ahead" ||
-		ahead.String() != "witness ahead gave a cosignature that does not count, not attached: cosignature of ahead dated 2027-08-27T18:05:00Z is not counted: dated after the evaluation time 2026-08-27T18:05:00Z" {
+		ahead.String() != "witness ahead gave a cosignature that does not count, not attached (POST "+ahead.URL+"): cosignature of ahead dated 2027-08-27T18:05:00Z is not counted: dated after the evaluation time 2026-08-27T18:05:00Z" {
 		t.Errorf("ahead: %v", ahead)
 	}
-	if badF.Name != "bad" || errors.As(badF.Err, &u) || !strings.Contains(badF.String(), "witness bad gave no cosignature: cosignature does not verify against the checkpoint") {
+	if badF.Name != "bad" || errors.As(badF.Err, &u) || !strings.Contains(badF.String(), "witness bad gave no cosignature (POST "+badF.URL+"): cosignature does not verify against the checkpoint") {
 		t.Errorf("bad: %v", badF)
 	}
 	if got := c.Missing(cp, f.logKey); strings.Join(got, ",") != "ahead,bad" {
