@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
+	"github.com/mcpres/mcpres/tlog/witnessclient"
 )
 
 // syncBuffer is a log destination the test reads while the service writes.
@@ -118,5 +120,53 @@ func TestService(t *testing.T) {
 	}
 	if out := logged.String(); !strings.Contains(out, "svc: serving log "+testOrigin+" on http://127.0.0.1:") || !strings.Contains(out, "stopped") {
 		t.Errorf("the service's log:\n%s", out)
+	}
+}
+
+// TestServiceWitnessNotFound: a witness whose URL answers 404 (here a
+// 127.0.0.1 server with no tlog-witness endpoint) is logged as a warning
+// naming the witness, the URL the service POSTed to and the likely cause,
+// not only "404 page not found"; the submission is still answered.
+func TestServiceWitnessNotFound(t *testing.T) {
+	s, _, _ := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
+	store := posix.New(filepath.Join(t.TempDir(), "log"))
+	if _, err := tlog.Open(store, s.Verifier()).Init(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	notWitness := httptest.NewServer(http.NotFoundHandler())
+	defer notWitness.Close()
+	_, wv, _ := signednotetest.WitnessKey(t, bytes.Repeat([]byte{0x33}, 32), "example.org/w404")
+	wc, err := witnessclient.New([]witnessclient.Witness{{Name: "w404", Key: wv, URL: notWitness.URL}}, witnessclient.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- (&server.Service{Storage: store, Signer: s, Witnesses: wc, Logger: log.New(&logged, "svc: ", 0)}).Run(ctx, ln)
+	}()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/add", "application/json", bytes.NewReader(compact(t, bundletest.Example(t))))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /add: %d %s", resp.StatusCode, answer)
+	}
+	endpoint := notWitness.URL + "/add-checkpoint"
+	want := "svc: warning: witness w404 gave no cosignature (POST " + endpoint + "): 404 Not Found: no tlog-witness endpoint at " + endpoint + " (is the policy's URL the witness's base URL?)"
+	if !strings.Contains(logged.String(), want) {
+		t.Errorf("log:\n%s\nwant a line starting %q", logged.String(), want)
 	}
 }
