@@ -19,19 +19,38 @@ import (
 	"oras.land/oras-go/v2/registry/remote/credentials"
 )
 
-// Defaults of [Options].
+// Defaults of [Options]: the bounds on the referrers of one image. Anyone
+// who may push to a repository can attach referrers to its images, and
+// registries list them in no order mcpres can rely on (go-containerregistry's
+// in a random one): a flood of junk referrers must not hide an honest
+// bundle, and must not make discovery unbounded. Within these bounds every
+// referrer is examined; beyond one, the discovery says which bound was
+// reached ([Flood]).
 const (
-	// DefaultMaxReferrers is how many MCP-RES referrers (and referrers
-	// whose type only their manifest tells) of one image are examined at
-	// most; beyond it the listing is reported as truncated, never silently
-	// cut.
-	DefaultMaxReferrers = 100
+	// DefaultMaxListed is how many listed referrers (descriptors of any
+	// artifact type, over all pages) of one image are examined at most. A
+	// referrer listed with another artifact type costs nothing but its
+	// descriptor: nothing is downloaded for it.
+	DefaultMaxListed = 10_000
+	// DefaultMaxManifests is how many candidate referrers' manifests
+	// (referrers listed as MCP-RES artifacts or without a telling
+	// artifactType) are fetched at most, manifestFetchers at a time: one
+	// request of at most MaxManifestBytes each (an MCP-RES manifest is
+	// about 1 KiB).
+	DefaultMaxManifests = 2_000
+	// DefaultMaxBundles is how many bundles (layers of at most
+	// MaxBundleBytes) [Client.Pull] downloads at most.
+	DefaultMaxBundles = 100
 	// DefaultSettle is how long an attach to a registry without the
 	// referrers API waits before it reads the referrers index again to
 	// check that no concurrent attach overwrote its entry.
 	DefaultSettle = 2 * time.Second
-	// maxReferrerPages bounds the pages of a referrers API listing.
-	maxReferrerPages = 100
+	// maxReferrerPages bounds the pages of a referrers API listing: 10
+	// referrers a page on average for DefaultMaxListed.
+	maxReferrerPages = 1_000
+	// manifestFetchers is how many candidate manifests are fetched at
+	// once.
+	manifestFetchers = 4
 	// maxRedirects bounds the redirects of one request.
 	maxRedirects = 5
 )
@@ -49,9 +68,10 @@ type Options struct {
 	// ($DOCKER_CONFIG/config.json or ~/.docker/config.json, with its
 	// credential helpers).
 	Credential auth.CredentialFunc
-	// MaxReferrers is how many candidate referrers are examined at most
-	// (0: DefaultMaxReferrers).
-	MaxReferrers int
+	// MaxListed, MaxManifests and MaxBundles bound the referrers of one
+	// image examined (0: DefaultMaxListed, DefaultMaxManifests,
+	// DefaultMaxBundles).
+	MaxListed, MaxManifests, MaxBundles int
 	// Settle is the wait before an attach to a registry without the
 	// referrers API checks its entry again (0: DefaultSettle).
 	Settle time.Duration
@@ -79,8 +99,14 @@ type Client struct {
 // (when Options.Credential is nil); a configuration that cannot be read
 // is an error.
 func NewClient(opts Options) (*Client, error) {
-	if opts.MaxReferrers <= 0 {
-		opts.MaxReferrers = DefaultMaxReferrers
+	if opts.MaxListed <= 0 {
+		opts.MaxListed = DefaultMaxListed
+	}
+	if opts.MaxManifests <= 0 {
+		opts.MaxManifests = DefaultMaxManifests
+	}
+	if opts.MaxBundles <= 0 {
+		opts.MaxBundles = DefaultMaxBundles
 	}
 	if opts.Settle <= 0 {
 		opts.Settle = DefaultSettle
@@ -225,10 +251,11 @@ func (c *Client) repository(ref registry.Reference) *remote.Repository {
 	}
 }
 
-// condClient adds the conditional headers a context carries to a PUT, and
-// records the entity tag of a GET answer where a context asks for it:
-// how an attach updates a referrers index only if nobody else changed it,
-// on registries that honour conditional requests.
+// condClient carries out what a request's context asks beyond oras-go:
+// the conditional headers of a PUT and the entity tag of a GET answer (how
+// an attach updates a referrers index only if nobody else changed it, on
+// registries that honour conditional requests), and the artifactType
+// filter of a referrers listing.
 type condClient struct{ next remote.Client }
 
 type condKey struct{}
@@ -243,6 +270,54 @@ func withCond(ctx context.Context, c *cond) context.Context {
 	return context.WithValue(ctx, condKey{}, c)
 }
 
+type filterKey struct{}
+
+// A referrersFilter asks the registry to list only the referrers of
+// artifactType (distribution-spec 1.1: GET /v2/NAME/referrers/DIGEST
+// ?artifactType=…) and records whether a page said it did (the
+// OCI-Filters-Applied header naming artifactType). oras-go is asked for an
+// unfiltered listing, so it filters nothing itself: its client-side filter
+// would drop referrers listed without a telling type, which Discover
+// judges by their manifests.
+type referrersFilter struct {
+	artifactType string
+
+	mu      sync.Mutex
+	applied bool
+}
+
+func withFilter(ctx context.Context, f *referrersFilter) context.Context {
+	return context.WithValue(ctx, filterKey{}, f)
+}
+
+func (f *referrersFilter) wasApplied() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.applied
+}
+
+// isReferrersRequest says whether path is a referrers API listing:
+// /v2/NAME/referrers/sha256:HEX.
+func isReferrersRequest(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/v2/")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, "/referrers/")
+	return i > 0 && ValidDigest(rest[i+len("/referrers/"):])
+}
+
+// filterApplied says whether an OCI-Filters-Applied header value (a
+// comma-separated list) names the artifactType filter.
+func filterApplied(h string) bool {
+	for f := range strings.SplitSeq(h, ",") {
+		if strings.TrimSpace(f) == "artifactType" {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *condClient) Do(req *http.Request) (*http.Response, error) {
 	cd, _ := req.Context().Value(condKey{}).(*cond)
 	if cd != nil && req.Method == http.MethodPut && len(cd.put) > 0 {
@@ -251,9 +326,26 @@ func (c *condClient) Do(req *http.Request) (*http.Response, error) {
 			req.Header[k] = v
 		}
 	}
+	rf, _ := req.Context().Value(filterKey{}).(*referrersFilter)
+	if rf != nil && (req.Method != http.MethodGet || !isReferrersRequest(req.URL.Path)) {
+		rf = nil
+	}
+	if rf != nil && !req.URL.Query().Has("artifactType") {
+		// The first page; the next pages are the registry's Link, which
+		// should carry the filter, and get it when they do not.
+		req = req.Clone(req.Context())
+		q := req.URL.Query()
+		q.Set("artifactType", rf.artifactType)
+		req.URL.RawQuery = q.Encode()
+	}
 	resp, err := c.next.Do(req)
 	if err == nil && cd != nil && req.Method == http.MethodGet && resp.StatusCode == http.StatusOK {
 		cd.etag = resp.Header.Get("ETag")
+	}
+	if err == nil && rf != nil && resp.StatusCode == http.StatusOK && filterApplied(resp.Header.Get("OCI-Filters-Applied")) {
+		rf.mu.Lock()
+		rf.applied = true
+		rf.mu.Unlock()
 	}
 	return resp, err
 }

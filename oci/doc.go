@@ -41,11 +41,22 @@
 //     computed from the manifest bytes served; every manifest and layer is
 //     checked against its descriptor's digest and size; sizes are checked
 //     against [MaxManifestBytes] and [MaxBundleBytes] before anything is
-//     requested; at most Options.MaxReferrers candidates are examined and a
-//     longer listing is reported as truncated; a referrer whose manifest
-//     subject is another image is reported, never used. Referrers listed
-//     without a telling artifactType are judged by their manifest, since
-//     registries differ in what they list.
+//     requested; a referrer whose manifest subject is another image is
+//     reported, never used. Referrers listed without a telling
+//     artifactType are judged by their manifest, since registries differ
+//     in what they list.
+//   - A referrer flood cannot hide a bundle within the bounds, and is
+//     named beyond them: the referrers API is asked for the MCP-RES
+//     artifactType only (where the registry applies the filter) and every
+//     listing is filtered here too, so referrers of other types cost
+//     their descriptor only; listings are read page after page up to
+//     Options.MaxListed referrers ([DefaultMaxListed], 10,000), at most
+//     Options.MaxManifests candidate manifests are read
+//     ([DefaultMaxManifests], 2,000; those listed as MCP-RES artifacts
+//     first) and Options.MaxBundles bundles downloaded
+//     ([DefaultMaxBundles], 100). A bound reached is a [Flood] of the
+//     [Discovery], which says what was examined and that a bundle beyond
+//     it was not seen.
 //   - HTTPS, except plain HTTP to loopback registries (127.0.0.0/8, ::1,
 //     localhost) as docker and oras do, and elsewhere only with
 //     Options.PlainHTTP; credentials never over plain HTTP but to loopback,

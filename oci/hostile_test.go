@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/oci/ocitest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote/auth"
@@ -285,42 +286,31 @@ func TestOCIHostileReferrers(t *testing.T) {
 	}
 }
 
-// TestOCIManyReferrers: an index listing 10,000 MCP-RES referrers costs
-// at most MaxReferrers manifest requests and is reported as truncated.
+// TestOCIManyReferrers: an index listing 3,000 MCP-RES referrers (whose manifests are missing) costs
+// at most MaxManifests manifest requests and names the bound reached.
 func TestOCIManyReferrers(t *testing.T) {
 	f := newFakeRegistry(t)
 	img := f.fakeImage("a")
-	ds := make([]Descriptor, 10_000)
+	ds := make([]Descriptor, 3_000)
 	for i := range ds {
 		ds[i] = Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: Digest([]byte(strconv.Itoa(i))), Size: 900, ArtifactType: ArtifactType}
 	}
-	// Written in one piece: list would reparse 10,000 times.
-	idx := newReferrersIndex()
-	ms := idx.root.Get("manifests")
-	for _, d := range ds {
-		e, _ := newReferrersIndex().with(d)
-		ms.Items = append(ms.Items, mustParse(t, string(e)).Get("manifests").Items[0])
-	}
-	body, err := idx.with(Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: ds[0].Digest, Size: 900, ArtifactType: ArtifactType})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.manifests[ReferrersTag(img)] = fakeObject{mediaType: ocispec.MediaTypeImageIndex, body: body}
+	f.listMany(t, img, ds)
 	c := fakeClient(t, Options{})
 	d, err := c.Discover(testContext(t), img)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !d.Truncated || len(d.Referrers) != DefaultMaxReferrers {
-		t.Fatalf("truncated %t, %d referrers examined, want %d", d.Truncated, len(d.Referrers), DefaultMaxReferrers)
+	if len(d.Floods) != 1 || d.Floods[0].Bound != BoundManifests || len(d.Referrers) != DefaultMaxManifests || d.Listed != 3_000 {
+		t.Fatalf("floods %+v, %d referrers examined of %d listed, want %d", d.Floods, len(d.Referrers), d.Listed, DefaultMaxManifests)
 	}
-	if n := f.count("GET /v2/" + fakeRepo + "/manifests/sha256:"); n > DefaultMaxReferrers+2 {
-		t.Errorf("%d manifest requests for %d examined", n, DefaultMaxReferrers)
+	if n := f.count("GET /v2/" + fakeRepo + "/manifests/sha256:"); n > DefaultMaxManifests+2 {
+		t.Errorf("%d manifest requests for %d examined", n, DefaultMaxManifests)
 	}
-	// Control: under the bound nothing is truncated.
-	c = fakeClient(t, Options{MaxReferrers: 20_000})
-	if d, err := c.Discover(testContext(t), img); err != nil || d.Truncated || len(d.Referrers) != 10_000 {
-		t.Errorf("bound 20,000: truncated %t, %d, %v", d.Truncated, len(d.Referrers), err)
+	// Control: at the bound nothing is truncated.
+	c = fakeClient(t, Options{MaxManifests: 3_000})
+	if d, err := c.Discover(testContext(t), img); err != nil || d.Truncated() || len(d.Referrers) != 3_000 {
+		t.Errorf("bound 3,000: floods %+v, %d, %v", d.Floods, len(d.Referrers), err)
 	}
 }
 
@@ -635,4 +625,26 @@ func TestOCIConditionalIndexUpdate(t *testing.T) {
 	if err != nil || len(d.Referrers) != 3 {
 		t.Fatalf("%d referrers after three attaches (%v)", len(d.Referrers), err)
 	}
+}
+
+// listMany makes ds the referrers of img through the referrers tag
+// schema, written in one piece (list would reparse the index for each).
+func (f *fakeRegistry) listMany(t *testing.T, img Image, ds []Descriptor) {
+	t.Helper()
+	idx := newReferrersIndex()
+	ms := idx.root.Get("manifests")
+	for _, d := range ds {
+		e, err := newReferrersIndex().with(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms.Items = append(ms.Items, mustParse(t, string(e)).Get("manifests").Items[0])
+	}
+	body, err := canonjson.Compact(idx.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.manifests[ReferrersTag(img)] = fakeObject{mediaType: ocispec.MediaTypeImageIndex, body: body}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpres/mcpres/canonjson"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -210,15 +212,123 @@ type Discovery struct {
 	Image Image
 	// Via is ViaReferrersAPI or ViaReferrersTag.
 	Via string
-	// Referrers are the MCP-RES referrers, in the registry's order, at
-	// most Options.MaxReferrers of them (with their errors).
+	// Filtered says that the registry applied the artifactType filter to
+	// the listing (the OCI-Filters-Applied header of the referrers API):
+	// referrers of other types were not even listed.
+	Filtered bool
+	// Referrers are the MCP-RES referrers (with their errors): first
+	// those listed as MCP-RES artifacts, then those whose manifest showed
+	// it, each in the registry's order.
 	Referrers []Referrer
-	// Truncated says that more candidates were listed than were
-	// examined: a referrer beyond the bound may exist.
-	Truncated bool
+	// Listed counts the listed referrers examined, of every artifact
+	// type.
+	Listed int
 	// Others counts the referrers of other artifact types (signatures,
-	// SBOMs…), which are not examined.
-	Others int
+	// SBOMs…), by listing or by manifest, which are not used; OtherTypes
+	// counts them by artifact type ("" when listed without one).
+	Others     int
+	OtherTypes map[string]int
+	// Floods are the bounds reached (Options.MaxListed…), in the order
+	// reached: referrers beyond them were not examined, and an MCP-RES
+	// bundle among them was not seen. Empty when nothing was left out.
+	Floods []Flood
+}
+
+// Truncated says that a bound was reached: a referrer beyond it may
+// exist.
+func (d Discovery) Truncated() bool { return len(d.Floods) > 0 }
+
+// The bounds a [Flood] names.
+const (
+	// BoundListed: more referrers are listed than Options.MaxListed.
+	BoundListed = "listed"
+	// BoundPages: the referrers API listing has more pages than 1,000.
+	BoundPages = "pages"
+	// BoundManifests: more candidates (listed as MCP-RES artifacts or
+	// without a telling type) than Options.MaxManifests.
+	BoundManifests = "manifests"
+	// BoundBundles: more usable MCP-RES referrers than Options.MaxBundles
+	// ([Client.Pull]).
+	BoundBundles = "bundles"
+)
+
+// A Flood is a bound on the referrers of an image that was reached,
+// with what was examined before it (a referrer flood?).
+type Flood struct {
+	// Bound is BoundListed, BoundPages, BoundManifests or BoundBundles;
+	// Limit its value.
+	Bound string
+	Limit int
+	// Listed, Others and Found are the discovery's counts: referrers
+	// listed and examined, those of other artifact types, and the MCP-RES
+	// referrers that can be used.
+	Listed, Others, Found int
+	// TopType is the commonest other artifact type and TopCount its count
+	// ("", 0 when there are none).
+	TopType  string
+	TopCount int
+}
+
+// String says what was reached and what was not seen, naming the flood.
+func (f Flood) String() string {
+	top := ""
+	if f.TopCount > 0 {
+		t := f.TopType
+		if t == "" {
+			t = "(none)"
+		}
+		top = fmt.Sprintf("; the commonest: %q, %d", clip(t), f.TopCount)
+	}
+	examined := fmt.Sprintf("%d of other artifact types%s; %d MCP-RES", f.Others, top, f.Found)
+	switch f.Bound {
+	case BoundListed:
+		return fmt.Sprintf("the image has more than %d referrers (a referrer flood?): the first %d listed were examined (%s); an MCP-RES bundle listed after them was not seen", f.Limit, f.Limit, examined)
+	case BoundPages:
+		return fmt.Sprintf("the referrers listing of the image has more than %d pages (a referrer flood?): the %d referrers of the first %d were examined (%s); an MCP-RES bundle listed after them was not seen", f.Limit, f.Listed, f.Limit, examined)
+	case BoundManifests:
+		return fmt.Sprintf("more than %d referrers of the image are listed as MCP-RES artifacts or without a telling artifactType (a referrer flood?): the manifests of the first %d were read (%s); an MCP-RES bundle after them was not seen", f.Limit, f.Limit, examined)
+	case BoundBundles:
+		return fmt.Sprintf("the image has more than %d usable MCP-RES referrers (a referrer flood?): the bundles of the first %d were downloaded; %d after them were not", f.Limit, f.Limit, f.Found-f.Limit)
+	}
+	return "bound " + f.Bound + " reached"
+}
+
+// clip shortens a string from a registry for a message.
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
+}
+
+// flood records that bound was reached.
+func (d *Discovery) flood(bound string, limit int) {
+	f := Flood{Bound: bound, Limit: limit, Listed: d.Listed, Others: d.Others, Found: d.usable()}
+	for t, n := range d.OtherTypes {
+		if n > f.TopCount || n == f.TopCount && t < f.TopType {
+			f.TopType, f.TopCount = t, n
+		}
+	}
+	d.Floods = append(d.Floods, f)
+}
+
+// usable counts the referrers that can be used.
+func (d *Discovery) usable() int {
+	n := 0
+	for _, r := range d.Referrers {
+		if r.Err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func (d *Discovery) other(artifactType string) {
+	d.Others++
+	if d.OtherTypes == nil {
+		d.OtherTypes = map[string]int{}
+	}
+	d.OtherTypes[artifactType]++
 }
 
 // errStop ends a referrers listing early.
@@ -228,85 +338,146 @@ var errStop = errors.New("stop listing")
 // (OCI distribution-spec 1.1, as oras-go implements it): the referrers
 // API when the registry answers it, the referrers tag schema
 // (sha256-HEX) when it answers 404, and any other answer is an error.
-// A referrer listed with artifactType ArtifactType, or with none or a
-// generic one (the empty config type, as some registries list the config
-// media type instead), is a candidate; each candidate's manifest is
-// fetched (its digest and size checked against the listing) and read with
-// ParseArtifactManifest, and it must refer to img (same digest, size and
-// media type). A candidate of another type by its manifest is counted in
-// Others. At most Options.MaxReferrers candidates are examined.
+//
+// The referrers API is asked for referrers of artifactType ArtifactType
+// only (?artifactType=); a registry that says it applied the filter
+// (OCI-Filters-Applied) and lists no candidate is asked again without it,
+// so that a filter that disagrees with the listing cannot hide a bundle.
+// Every listing, filtered or not, is filtered here too: a referrer listed
+// with artifactType ArtifactType, or with none or a generic one (the empty
+// config type, as some registries list the config media type instead), is
+// a candidate; one listed with another type is counted in Others and
+// nothing is fetched for it. The listing is read page after page up to
+// Options.MaxListed referrers (and 1,000 pages).
+//
+// The manifests of the candidates, those listed as ArtifactType first,
+// are fetched (at most Options.MaxManifests, a few at a time; digest and
+// size checked against the listing) and read with ParseArtifactManifest,
+// and each must refer to img (same digest, size and media type). A
+// candidate whose manifest shows another type is counted in Others. A
+// bound reached is recorded in Floods.
 func (c *Client) Discover(ctx context.Context, img Image) (Discovery, error) {
 	ref := registry.Reference{Registry: img.Registry, Repository: img.Repository}
 	repo := c.repository(ref)
+	d, cands, bound, err := c.list(ctx, repo, img, true)
+	if err == nil && d.Filtered && len(cands) == 0 {
+		d, cands, bound, err = c.list(ctx, repo, img, false)
+	}
+	if err != nil {
+		return Discovery{}, registryError("listing the referrers of "+img.String(), err)
+	}
+	cut := len(cands) > c.opts.MaxManifests
+	if cut {
+		cands = cands[:c.opts.MaxManifests]
+	}
+	type result struct {
+		m   *ArtifactManifest
+		err error
+	}
+	results := make([]result, len(cands))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, manifestFetchers)
+	for i, cd := range cands {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			m, err := c.fetchManifest(ctx, repo, img, cd)
+			results[i] = result{m, err}
+		})
+	}
+	wg.Wait()
+	for i, cd := range cands {
+		var other *notOursError
+		if errors.As(results[i].err, &other) {
+			d.other(other.artifactType)
+			continue
+		}
+		d.Referrers = append(d.Referrers, Referrer{Descriptor: cd, Manifest: results[i].m, Err: results[i].err})
+	}
+	switch bound {
+	case BoundListed:
+		d.flood(bound, c.opts.MaxListed)
+	case BoundPages:
+		d.flood(bound, maxReferrerPages)
+	}
+	if cut {
+		d.flood(BoundManifests, c.opts.MaxManifests)
+	}
+	return d, nil
+}
+
+// list reads the referrers listing of img (with the artifactType filter
+// when filter), up to Options.MaxListed referrers and maxReferrerPages
+// pages: the discovery so far, the candidates (those listed as
+// ArtifactType first) and the bound reached ("" when none).
+func (c *Client) list(ctx context.Context, repo *remote.Repository, img Image, filter bool) (Discovery, []Descriptor, string, error) {
 	d := Discovery{Image: img}
 	seen := map[string]bool{}
-	var cands []Descriptor
+	var ours, generic []Descriptor
 	subject := ocispec.Descriptor{MediaType: img.Descriptor.MediaType, Digest: digest.Digest(img.Digest()), Size: img.Descriptor.Size}
+	rf := &referrersFilter{artifactType: ArtifactType}
+	if filter {
+		ctx = withFilter(ctx, rf)
+	}
+	bound := ""
 	err := repo.Referrers(ctx, subject, "", func(page []ocispec.Descriptor) error {
 		for _, od := range page {
+			if d.Listed == c.opts.MaxListed {
+				bound = BoundListed
+				return errStop
+			}
+			d.Listed++
 			dg := string(od.Digest)
 			if seen[dg] {
 				continue
 			}
 			seen[dg] = true
-			if !candidate(od) {
-				d.Others++
-				continue
+			cd := Descriptor{MediaType: od.MediaType, Digest: dg, Size: od.Size, ArtifactType: od.ArtifactType, Annotations: od.Annotations}
+			switch {
+			case od.MediaType != ocispec.MediaTypeImageManifest:
+				d.other(od.ArtifactType)
+			case od.ArtifactType == ArtifactType:
+				ours = append(ours, cd)
+			case od.ArtifactType == "" || od.ArtifactType == emptyMediaType:
+				generic = append(generic, cd)
+			default:
+				d.other(od.ArtifactType)
 			}
-			if len(cands) == c.opts.MaxReferrers {
-				d.Truncated = true
-				return errStop
-			}
-			cands = append(cands, Descriptor{MediaType: od.MediaType, Digest: dg, Size: od.Size, ArtifactType: od.ArtifactType, Annotations: od.Annotations})
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
-		return Discovery{}, registryError("listing the referrers of "+img.String(), err)
+	switch {
+	case errors.Is(err, errdef.ErrTooManyPages):
+		bound, err = BoundPages, nil
+	case errors.Is(err, errStop):
+		err = nil
+	}
+	if err != nil {
+		return Discovery{}, nil, "", err
 	}
 	d.Via = ViaReferrersAPI
 	if !c.referrersAPI(repo) {
 		d.Via = ViaReferrersTag
 	}
-	for _, cd := range cands {
-		m, err := c.fetchManifest(ctx, repo, img, cd)
-		var other *notOursError
-		if errors.As(err, &other) {
-			d.Others++
-			continue
-		}
-		d.Referrers = append(d.Referrers, Referrer{Descriptor: cd, Manifest: m, Err: err})
-	}
-	return d, nil
+	d.Filtered = filter && rf.wasApplied()
+	return d, append(ours, generic...), bound, nil
 }
 
 // referrersAPI reports whether a listing of repo used the referrers API.
 // oras-go records what it found: "no API" before it falls back to the
 // tag schema; "API" after a complete listing by the API, or nothing when
-// the listing stopped early (errStop), which only the API path can leave
-// so. SetReferrersCapability(true) fails exactly when "no API" was
-// recorded.
+// the listing stopped early (errStop, too many pages), which only the API
+// path can leave so. SetReferrersCapability(true) fails exactly when "no
+// API" was recorded.
 func (c *Client) referrersAPI(repo *remote.Repository) bool {
 	return repo.SetReferrersCapability(true) == nil
 }
 
-// candidate says whether a listed referrer may be an MCP-RES artifact:
-// listed as one, or listed without a telling type.
-func candidate(d ocispec.Descriptor) bool {
-	if d.MediaType != ocispec.MediaTypeImageManifest {
-		return false
-	}
-	switch d.ArtifactType {
-	case ArtifactType, "", emptyMediaType:
-		return true
-	}
-	return false
-}
-
-// notOursError is a candidate whose manifest shows another artifact type.
+// notOursError is a candidate whose manifest shows another artifact type
+// ("" when it has none).
 type notOursError struct{ artifactType string }
 
-func (e *notOursError) Error() string { return "artifactType " + e.artifactType }
+func (e *notOursError) Error() string { return "artifactType " + strconv.Quote(e.artifactType) }
 
 // fetchManifest fetches and checks the manifest of candidate d of img.
 func (c *Client) fetchManifest(ctx context.Context, repo *remote.Repository, img Image, d Descriptor) (*ArtifactManifest, error) {
@@ -329,8 +500,10 @@ func (c *Client) fetchManifest(ctx context.Context, repo *remote.Repository, img
 	if d.ArtifactType != ArtifactType {
 		// Listed without a telling type: the manifest says what it is.
 		if root, err := parseObject(data, "manifest"); err == nil {
-			if at := root.Get("artifactType"); !at.Is(canonjson.String) || at.Str != ArtifactType {
-				return nil, &notOursError{artifactType: describe(at)}
+			if at := root.Get("artifactType"); !at.Is(canonjson.String) {
+				return nil, &notOursError{}
+			} else if at.Str != ArtifactType {
+				return nil, &notOursError{artifactType: at.Str}
 			}
 		}
 	}
@@ -379,23 +552,33 @@ type Pulled struct {
 	Data []byte
 }
 
-// Pull discovers the MCP-RES referrers of img and downloads each bundle
-// in turn, handing it to each (one bundle in memory at a time); an error
-// from each stops the pull. A referrer that cannot be used or downloaded
-// is handed over with its error; the others are unaffected.
+// Pull discovers the MCP-RES referrers of img and downloads the bundles
+// of at most Options.MaxBundles of them in turn, handing each to each
+// (one bundle in memory at a time); an error from each stops the pull. A
+// referrer that cannot be used or downloaded is handed over with its
+// error; the others are unaffected. Usable referrers beyond the bound are
+// not handed over: the discovery records the bound (BoundBundles).
 func (c *Client) Pull(ctx context.Context, img Image, each func(Pulled) error) (Discovery, error) {
 	d, err := c.Discover(ctx, img)
 	if err != nil {
 		return Discovery{}, err
 	}
+	fetched := 0
 	for _, r := range d.Referrers {
 		p := Pulled{Referrer: r}
 		if r.Err == nil {
+			if fetched == c.opts.MaxBundles {
+				continue
+			}
+			fetched++
 			p.Data, p.Err = c.Fetch(ctx, img, r)
 		}
 		if err := each(p); err != nil {
 			return d, err
 		}
+	}
+	if d.usable() > c.opts.MaxBundles {
+		d.flood(BoundBundles, c.opts.MaxBundles)
 	}
 	return d, nil
 }

@@ -94,8 +94,8 @@ func attachDiscoverPull(t *testing.T, r *ocitest.Registry, wantVia string) (*Cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Via != wantVia || len(pulled) != 2 || d.Truncated {
-		t.Fatalf("pull: via %s, %d referrers, truncated %t; want %s, 2", d.Via, len(pulled), d.Truncated, wantVia)
+	if d.Via != wantVia || len(pulled) != 2 || d.Truncated() {
+		t.Fatalf("pull: via %s, %d referrers, floods %v; want %s, 2, none", d.Via, len(pulled), d.Floods, wantVia)
 	}
 	got := map[string]bool{}
 	for _, p := range pulled {

@@ -28,14 +28,20 @@ func errText(err error) *canonjson.Value {
 }
 
 // Value is the discovery as one JSON object: the image, how its
-// referrers were found, and each MCP-RES referrer with its manifest
-// digest and size, annotations, bundle layer (digest and size) or the
-// reason it cannot be used.
+// referrers were found (via, filterApplied), and each MCP-RES referrer
+// with its manifest digest and size, annotations, bundle layer (digest
+// and size) or the reason it cannot be used; how many referrers were
+// listed and examined, the bounds reached (floods: bound, limit and a
+// sentence), and how many referrers are of other types.
 func (d Discovery) Value() *canonjson.Value {
 	s := canonjson.NewString
 	rs := make([]*canonjson.Value, len(d.Referrers))
 	for i, r := range d.Referrers {
 		rs[i] = r.value(d.Image)
+	}
+	fs := make([]*canonjson.Value, len(d.Floods))
+	for i, f := range d.Floods {
+		fs[i] = f.value()
 	}
 	return canonjson.NewObject(
 		member("schemaVersion", s(DiscoverySchemaVersion)),
@@ -45,8 +51,21 @@ func (d Discovery) Value() *canonjson.Value {
 		member("mediaType", s(d.Image.Descriptor.MediaType)),
 		member("via", s(d.Via)),
 		member("referrers", canonjson.NewArray(rs...)),
-		member("truncated", canonjson.NewBool(d.Truncated)),
+		member("filterApplied", canonjson.NewBool(d.Filtered)),
+		member("listed", canonjson.NewInt(int64(d.Listed))),
+		member("truncated", canonjson.NewBool(d.Truncated())),
+		member("floods", canonjson.NewArray(fs...)),
 		member("otherReferrers", canonjson.NewInt(int64(d.Others))),
+	)
+}
+
+// value is the flood as a JSON object: the bound, its limit and the
+// sentence naming it.
+func (f Flood) value() *canonjson.Value {
+	return canonjson.NewObject(
+		member("bound", canonjson.NewString(f.Bound)),
+		member("limit", canonjson.NewInt(int64(f.Limit))),
+		member("note", canonjson.NewString(f.String())),
 	)
 }
 

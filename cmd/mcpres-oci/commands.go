@@ -208,9 +208,12 @@ digest is checked; or why it cannot be used (a manifest that does not match
 its digest, is not an MCP-RES artifact, or refers to another image).
 
 Referrers are found by the standard rule (referrers API, or the tag schema
-when the registry answers 404); referrers listed without a telling
-artifactType are judged by their manifest. At most 100 candidates are
-examined; a longer listing is reported as truncated.
+when the registry answers 404). The referrers API is asked for the MCP-RES
+artifactType only, and every listing is filtered here too: referrers
+listed with another artifactType cost nothing; those listed without a
+telling one are judged by their manifest. At most 10,000 listed referrers
+(1,000 pages) are examined and 2,000 manifests read; past a bound, the
+flood is named and the listing reported as truncated.
 
 --format json prints one object (schemaVersion ` + oci.DiscoverySchemaVersion + `). Exit status 0
 when every listed referrer can be used, 1 when one cannot, 2 when the
@@ -277,8 +280,8 @@ func (a *app) printDiscovery(d oci.Discovery) {
 			m.Layer.Digest, m.Layer.Size, dashed(ann[oci.AnnotationSubjectName]), dashed(ann[oci.AnnotationSubjectVersion]),
 			dashed(ann[oci.AnnotationClaimedLevel]), dashed(ann[oci.AnnotationCreated]))
 	}
-	if d.Truncated {
-		fmt.Fprintf(a.stdout, "  … truncated: more candidates are listed than the %d examined\n", len(d.Referrers))
+	for _, f := range d.Floods {
+		fmt.Fprintf(a.stdout, "  … truncated: %s\n", f)
 	}
 	if d.Others > 0 {
 		fmt.Fprintf(a.stdout, "  (%d %s of other artifact types)\n", d.Others, pluralize(d.Others, "referrer", "referrers"))
@@ -308,7 +311,9 @@ as DIR/HEX.attested.json, HEX its SHA-256 (never a name the registry
 chose); DIR/` + oci.PullIndexName + ` gets one JSON line per referrer
 (schemaVersion ` + oci.PullSchemaVersion + `): the image and its digest, the referrer's
 manifest, the bundle's digest, size, file and annotations, or why it was
-not pulled, and when. DIR is created if missing (its parent must exist).
+not pulled, and when. At most 100 bundles are downloaded (referrers are
+found as oci discover finds them); past a bound, the flood is named.
+DIR is created if missing (its parent must exist).
 A bundle file already in DIR with the same bytes is left as it is; any
 other existing file is replaced only with --force. Exit status 1 when a
 referrer could not be pulled (the others are written).`
@@ -386,8 +391,8 @@ func (a *app) pullCommand() *cobra.Command {
 				return writeFileError(index, err)
 			}
 			a.wrote(index, "%d %s of %s (%s)", n, pluralize(n, "referrer", "referrers"), img, d.Via)
-			if d.Truncated {
-				a.warnf("more candidate referrers are listed than the %d examined: a bundle beyond them was not pulled", len(d.Referrers))
+			for _, f := range d.Floods {
+				a.warnf("%s: not pulled", f)
 			}
 			if failed > 0 {
 				return cli.Exit(exitInvalid)
@@ -445,8 +450,8 @@ func fetchOCI(req verifycmd.OCIRequest) (verifycmd.OCISubject, error) {
 		return verifycmd.OCISubject{}, timeoutNamed(ctx, err)
 	}
 	s := verifycmd.OCISubject{Image: req.Image, Digest: img.Digest(), Via: d.Via, Referrers: rs}
-	if d.Truncated {
-		s.Notes = append(s.Notes, fmt.Sprintf("oci: more candidate referrers are listed than the %d examined: a bundle beyond them was not verified", len(d.Referrers)))
+	for _, f := range d.Floods {
+		s.Notes = append(s.Notes, fmt.Sprintf("oci: %s: not verified", f))
 	}
 	if d.Others > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("oci: %d %s of other artifact types not examined", d.Others, pluralize(d.Others, "referrer", "referrers")))
