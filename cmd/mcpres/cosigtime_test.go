@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,5 +169,51 @@ func TestCLIFutureCosignature(t *testing.T) {
 	}
 	if text, code := verify(time.Now().AddDate(2, 0, 0)); code != 0 || !strings.Contains(text, "TRANSPARENCY_RECORDED") {
 		t.Errorf("attest verify two years later: exit %d\n%s", code, text)
+	}
+}
+
+// TestCLILogServeFutureCosignature: 'log serve' does not attach the
+// cosignature of a witness that dates it a year ahead, and logs which
+// witness and why; 'log add --server --require-quorum' then exits 1,
+// writes nothing and names it missing. Control: the honest witness's
+// cosignature is attached and satisfies a quorum of it alone.
+func TestCLILogServeFutureCosignature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs log serve; skipped in -short mode")
+	}
+	bin := buildBinary(t)
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	p := e.p
+	w1URL := startClockWitness(t, p("w1.key"), p("log.vkey"), time.Now)
+	wfURL := startClockWitness(t, p("w2.key"), p("log.vkey"), aYearAhead)
+	pol, pol1 := p("both.txt"), p("w1-only.txt")
+	for _, f := range []string{pol, pol1} {
+		runExpect(t, 0, "policy", "tlog", "add-log", f, "--key", p("log.vkey"))
+		runExpect(t, 0, "policy", "tlog", "add-witness", f, "--name", "w1", "--key", p("w1.vkey"), "--url", w1URL)
+		runExpect(t, 0, "policy", "tlog", "add-witness", f, "--name", "wf", "--key", p("w2.vkey"), "--url", wfURL)
+	}
+	runExpect(t, 0, "policy", "tlog", "add-group", pol, "--name", "both", "--threshold", "2", "w1", "wf")
+	runExpect(t, 0, "policy", "tlog", "set-quorum", pol, "both")
+	runExpect(t, 0, "policy", "tlog", "set-quorum", pol1, "w1")
+	srv := startServe(t, bin, "--dir", dir, "--key", p("log.key"), "--witness-policy", pol, "--witness-timeout", "2s")
+	b := writeTestFile(t, e.dir, "b.json", distinctBundles(t, 1)[0], 0o644)
+	add := func(extra ...string) []string {
+		return append([]string{"log", "add", "--server", srv.url, "--log-key", p("log.vkey"), b}, extra...)
+	}
+	e.fail(exitInvalid, "cosigned by 1 of 2: w1; missing: wf; quorum both not satisfied", add("--require-quorum", pol, "-o", p("ref-q.json"))...)
+	if _, err := os.Stat(p("ref-q.json")); err == nil {
+		t.Fatal("log add --server --require-quorum wrote a reference whose quorum is unmet")
+	}
+	if log := srv.log(); !strings.Contains(log, "warning: witness wf gave a cosignature that does not count, not attached (POST "+wfURL+"/add-checkpoint): cosignature of wf dated ") ||
+		!strings.Contains(log, "cosigned by 1 of 2 witness(es) asked (w1)") {
+		t.Errorf("server log: %s", log)
+	}
+	_, stderr := e.run(add("--require-quorum", pol1, "-o", p("ref-w1.json"))...)
+	if !strings.Contains(stderr, "already logged as entry 0") || !strings.Contains(stderr, "cosigned by 1 of 2: w1; missing: wf; quorum w1 satisfied") {
+		t.Errorf("quorum w1: %s", stderr)
+	}
+	if err := srv.stop(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
 	}
 }
