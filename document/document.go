@@ -161,6 +161,12 @@ type Options struct {
 	// REFERENCE §1.7 date-time, echoed in its result); see
 	// attest.Options.EvaluatedAt. Validate never reads a clock.
 	EvaluatedAt string
+	// Policy is the trust policy an attested bundle is verified against
+	// (attest.Options.LoadedPolicy), or nil for none: at most SIGNED is
+	// then derived. The result and its exit status are those of the
+	// upstream attestation validator with --trust-policy: a validator, not
+	// a gate (attest.Gate judges what is enough).
+	Policy *attest.LoadedPolicy
 }
 
 // Result is the outcome of validating one document. Result holds the
@@ -221,9 +227,9 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 	)
 	switch k {
 	case AttestedBundle:
-		// Verified as by attest verify without a policy: at most SIGNED can
-		// be derived.
-		ar, err := attest.Verify(doc, attest.Options{EvaluatedAt: opts.EvaluatedAt, Validator: v.core})
+		// Verified as the upstream attestation validator does, with the
+		// policy when one is given (else at most SIGNED can be derived).
+		ar, err := attest.Verify(doc, attest.Options{EvaluatedAt: opts.EvaluatedAt, Validator: v.core, LoadedPolicy: opts.Policy})
 		if err != nil {
 			return Result{}, err
 		}

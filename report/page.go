@@ -127,6 +127,7 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 {{range .Verdict.Diagnostics}}<div class="diag"><code>{{.Code}}</code><p>{{.Meaning}}</p><p class="where">Where the check looks: {{.Where}}</p></div>
 {{end}}
 {{with .Verdict.SchemaErrors}}<h3>Schema errors</h3>{{template "table" .}}{{end}}
+{{with .Verdict.Gate}}<h3>Gate checks</h3><p class="note">What the release gate required of this bundle (a PASS result, a trusted signer, the subject that ships) and what it found: it passes only when every check passes.</p>{{template "table" .}}{{end}}
 {{with .Verdict.Subject}}<h3>Subject checks</h3><p class="note">What the document must be about (the artifact, digest, name and version the verifier asked for), against the pinned subject every signature binds.</p>{{template "table" .}}{{end}}
 {{if .Verdict.Extra}}<h3>Result members</h3><dl class="kv">{{range .Verdict.Extra}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>{{end}}
 {{if .Verdict.Authenticity}}<h3>Authenticity level</h3><dl class="kv">{{range .Verdict.Authenticity}}<dt>{{.K}}</dt><dd class="{{.Class}}">{{.V}}</dd>{{end}}</dl>{{end}}

@@ -37,6 +37,11 @@ type Input struct {
 	// (attest.SubjectRequirement, computed by the caller), or nil when
 	// none was asked. A failed check makes the verdict a failure.
 	Subject []attest.SubjectOutcome
+	// Verdict is the gate's verdict on an attested bundle (attest.Gate,
+	// computed by the caller: attest verify's gate with a trust policy),
+	// or nil when no gate judged it. The page then opens with PASSED or
+	// FAILED and lists every check.
+	Verdict *attest.Verdict
 	// Generator names the program that wrote the report, e.g. "mcpres 0.3.0".
 	Generator string
 }
@@ -85,6 +90,8 @@ type verdict struct {
 	Extra                 []kv
 	// Subject lists the subject checks asked and how each came out.
 	Subject *table
+	// Gate lists the gate's checks, when a gate judged the document.
+	Gate *table
 	// Authenticity is the derived authenticity level of an attested
 	// bundle; EvidenceClass the evidence class facts of a v0.2 bundle.
 	Authenticity  []kv
@@ -166,6 +173,33 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 		v.Class, v.Status = "bad", "INVALID"
 	}
 	v.Detail = show(r.Detail, maxCell)
+	if res := str(b.Path("statement", "result")); r.Valid && res != "" && res != attest.ResultPass {
+		// MCPRES-AUTHN-001: valid evidence of a failed or incomplete run
+		// is not a green box.
+		v.Class, v.Status = "bad", "VALID, RESULT "+show(res, 32)
+		v.Detail = show("The evidence is intact, and it records the result "+res+": the run it describes did not pass.", maxCell)
+	}
+	if g := in.Verdict; g != nil {
+		gt := newTable(col("Check"), mono("Required"), mono("Found"), chip("Result"))
+		for _, c := range g.Checks {
+			found, result, class := c.Found, "passed", "ok"
+			if found == "" {
+				found = "–"
+			}
+			if !c.Passed {
+				result, class = "FAILED", "bad"
+			}
+			gt.addClass(class, show(c.Check, 32), show(c.Required, maxCell), show(found, 300), result)
+		}
+		v.Gate = gt
+		if g.Passed {
+			v.Class, v.Status = "ok", "PASSED"
+			v.Detail = ""
+		} else {
+			v.Class, v.Status = "bad", "FAILED"
+			v.Detail = show(strings.Join(g.Reasons(), "; "), maxCell)
+		}
+	}
 	if len(in.Subject) > 0 {
 		st := newTable(col("Check"), mono("Expected (any of)"), mono("Found"), chip("Result"))
 		var failed []string
@@ -188,7 +222,7 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 			st.addClass(class, show(o.Check, 16), show(strings.Join(want, " · "), maxCell), show(found, 300), result)
 		}
 		v.Subject = st
-		if r.Valid && len(failed) > 0 {
+		if r.Valid && len(failed) > 0 && in.Verdict == nil {
 			v.Class, v.Status = "bad", "VALID, SUBJECT CHECK FAILED"
 			v.Detail = show(strings.Join(failed, "; "), maxCell)
 		}

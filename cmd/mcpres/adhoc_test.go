@@ -173,5 +173,5 @@ func verifyStderr(policy string) string {
 	if policy != "" {
 		return ""
 	}
-	return "mcpres: warning: no trust policy (--policy, --policy-tuf or --key): no signer was trusted, so at most SIGNED is derived\n"
+	return "mcpres: warning: no trust policy (--policy, --policy-tuf or --key): no signer was trusted, so at most SIGNED is derived; this verifies signatures and is not a gate\n"
 }

@@ -29,7 +29,7 @@ func TestCLIAttestVerifyIgnoresProxies(t *testing.T) {
 		}
 		t.Run(c.id, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, c.verifyArgs(c.policy)...)
-			if code != exitValid || stderr != verifyStderr(c.policy) {
+			if code != exitValid || stderr != "" {
 				t.Fatalf("exit %d, stderr %q, stdout %s", code, stderr, stdout)
 			}
 			if got := strOf(parseOneLine(t, stdout).Get("authenticityClassification")); got != c.level {
@@ -118,7 +118,7 @@ func TestBinaryOfflineInNetworkNamespace(t *testing.T) {
 			if len(c.expected) == 0 {
 				wantCode = exitValid
 			}
-			if code != wantCode || stderr != verifyStderr(c.policy) {
+			if code != wantCode || stderr != "" {
 				t.Fatalf("exit %d, stderr %q; want %d", code, stderr, wantCode)
 			}
 			res := parseOneLine(t, stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
@@ -38,17 +39,25 @@ unreadable document or a usage error. An input that cannot be read or
 evaluated (a missing or malformed document or policy: exit 2) writes no
 report, only its result line.
 
-The subject checks of attest verify (--artifact, --subject-digest,
---subject-name, --subject-version) are part of the verdict here too: each
-is listed on the page with how it came out, and a failed one makes the
-verdict a failure (exit 1) for a bundle or an attested bundle that is
-otherwise valid. Asked of a document that has no subject, they are a
-usage error (exit 2) and no page is written.`
+With --policy an attested bundle is judged by the gate of attest verify,
+with the same defaults and flags: its statement result must be PASS
+(--accept-result names others), at least one envelope must be by a
+trusted signer (SIGNED_WITH_IDENTITY; --require-level raises it,
+--require-level-unsafe lowers it by name), --require-evidence-class, and
+the subject checks (--artifact, --subject-digest, --subject-name,
+--subject-version). The page opens with PASSED or FAILED and lists every
+check; a failed gate exits 1. A gate flag without --policy is a usage
+error (exit 2). The subject checks also apply to a conformance bundle,
+which has no signer: each is listed, and a failed one makes the verdict a
+failure (exit 1). Asked of a document that has no subject, they are a
+usage error (exit 2) and no page is written. A valid bundle whose result
+is not PASS is shown as such in the verdict box.`
 
 func (a *app) reportCommand() *cobra.Command {
 	var out, policyPath, evaluatedAt, profilesDir string
 	var force bool
 	var subject verifycmd.SubjectFlags
+	var gf verifycmd.GateFlags
 	cmd := &cobra.Command{
 		Use:   "report FILE -o OUTPUT.html [--policy P] [--evaluated-at T] [--profiles DIR] [--artifact FILE]...",
 		Short: "Render a document and its verdict as a self-contained HTML report",
@@ -68,11 +77,20 @@ func (a *app) reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if given := gf.Given(); len(given) > 0 && policyPath == "" {
+				return cli.Usagef("%s: a gate needs a trust source (--policy): without one no signer is trusted, so nothing can pass", strings.Join(given, ", "))
+			}
 			q, err := subject.Requirement()
 			if err != nil {
 				return err
 			}
-			in, rep := a.evaluateForReport(args[0], policyPath, at, opts, q)
+			var gate verifycmd.Gate
+			if policyPath != "" {
+				if gate, err = verifycmd.NewGate(gf, q); err != nil {
+					return cli.Usage(err)
+				}
+			}
+			in, rep := a.evaluateForReport(args[0], policyPath, at, opts, gate, q)
 			if rep.Code == exitInput {
 				// No verdict to lay out: an unreadable document or
 				// policy writes no page, only its result line.
@@ -107,6 +125,7 @@ func (a *app) reportCommand() *cobra.Command {
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	f.BoolVar(&a.quiet, "quiet", false, "do not say on stderr what was written")
 	subject.Register(f)
+	gf.Register(f)
 	return cmd
 }
 
@@ -126,11 +145,11 @@ func evaluationTime(cmd *cobra.Command, at string) (string, error) {
 
 // evaluateForReport reads one document and computes its verdict with the
 // calls validate and attest verify make: attest.Verify (with the policy
-// and evaluation time) for an attested bundle, the validator's
-// document package for every other kind (document.Detect is the one
-// kind switch); then the subject checks q, as attest verify's gate
-// applies them (verifycmd.Gate).
-func (a *app) evaluateForReport(path, policyPath string, at string, opts document.Options, q attest.SubjectRequirement) (htmlreport.Input, report) {
+// and evaluation time) and, with a policy, attest verify's gate for an
+// attested bundle; the validator's document package for every other kind
+// (document.Detect is the one kind switch), with the subject checks q
+// for a conformance bundle.
+func (a *app) evaluateForReport(path, policyPath string, at string, opts document.Options, gate verifycmd.Gate, q attest.SubjectRequirement) (htmlreport.Input, report) {
 	in := htmlreport.Input{Name: path}
 	data, doc, err := canonjson.ReadFile(path)
 	if err != nil {
@@ -142,17 +161,24 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 			return in, inputInvalidReport(path, fmt.Errorf("a subject check was asked, and this is %s", why))
 		}
 	}
-	gate := verifycmd.Gate{}.WithSubject(q)
 	val := validator.New()
+	vo := attest.Options{EvaluatedAt: at, Validator: val,
+		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}}
+	if policyPath != "" {
+		// Read whatever the document is: a policy that cannot be read is
+		// an unreadable input (exit 2), never ignored.
+		pol := readPolicyOnce(policyPath, vo)
+		if pol.Err != nil {
+			return in, inputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
+		}
+		vo.LoadedPolicy, in.PolicyName = pol.Loaded, pol.Path
+	}
 	if document.Detect(doc) == document.AttestedBundle {
-		vo := attest.Options{EvaluatedAt: at, Validator: val,
-			PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}}
-		if policyPath != "" {
-			pol := readPolicyOnce(policyPath, vo)
-			if pol.Err != nil {
-				return in, inputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
-			}
-			vo.LoadedPolicy, in.PolicyName = pol.Loaded, pol.Path
+		if q.Active() && !gate.Active() {
+			return in, inputInvalidReport(path, fmt.Errorf("%s: subject checks of an attested bundle are a gate, and a gate needs a trust source (--policy)", verifycmd.SubjectFlagNames))
+		}
+		if gate.Unbound() {
+			a.warnf("the gate is not bound to an artifact: a bundle about anything the trusted signers signed passes (bind it with %s)", verifycmd.SubjectFlagNames)
 		}
 		r, err := attest.Verify(doc, vo)
 		if err != nil {
@@ -160,8 +186,9 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 		}
 		in.Attestation = &r
 		rep := attestReport(path, r)
-		if q.Active() {
-			in.Subject = q.Evaluate(r)
+		if gate.Active() {
+			v := gate.Verdict(r)
+			in.Verdict, in.Subject = &v, v.Subject
 			rep = gate.Apply(rep, r, data, doc)
 		}
 		return in, rep
@@ -182,7 +209,7 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 			r.Subject = attest.BundleSubject(doc)
 		}
 		in.Subject = q.Evaluate(r)
-		rep = gate.Apply(rep, r, data, doc)
+		rep = verifycmd.SubjectOnly(rep, r, q, data, doc)
 	}
 	return in, rep
 }

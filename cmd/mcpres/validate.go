@@ -6,9 +6,11 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/mcpres/mcpres/validator/profile"
@@ -40,8 +42,14 @@ they are ready, in input order, in memory that does not grow with the
 number of files. When stderr is a terminal a progress counter is shown
 there (--quiet silences it); it is cleared before every result.
 
-Attested bundles are verified as by attest verify without a policy (at
-most SIGNED can be derived; use attest verify --policy for trust).
+Attested bundles are verified as the reference attestation validator
+verifies them: with --policy (or --trust-policy, the reference's name) and
+--evaluated-at (default now) against that trust policy, otherwise without
+one (at most SIGNED can be derived). The result object and the exit
+status are the reference's: a valid attested bundle exits 0 whatever its
+level and its statement result (PASS, FAIL or INCOMPLETE). validate is a
+validator, not a gate: to require a PASS result, a trusted signer and the
+artifact that ships, use attest verify --policy.
 Official conformance attachments, profile evaluations and OAuth boundary
 evaluations are detected the same way. Profile and OAuth evaluations are
 checked against the manifests in --profiles DIR (default $MCPRES_PROFILES:
@@ -55,7 +63,7 @@ a file cannot be read or evaluated (the worst status wins).`
 func (a *app) validateCommand() *cobra.Command {
 	var format string
 	var withFile, recursive, quiet bool
-	var profilesDir, originalPath string
+	var profilesDir, originalPath, policyPath, evaluatedAt string
 	cmd := &cobra.Command{
 		Use:   "validate FILE|DIR...",
 		Short: "Validate MCP-RES documents",
@@ -76,9 +84,20 @@ func (a *app) validateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			val := document.New(nil)
+			if opts.EvaluatedAt, err = evaluationTime(cmd, evaluatedAt); err != nil {
+				return err
+			}
+			core := validator.New()
+			var pol policySource
+			if policyPath != "" {
+				pol = readPolicyOnce(policyPath, attest.Options{EvaluatedAt: opts.EvaluatedAt, Validator: core,
+					PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}})
+				a.hints(pol.Hints)
+				opts.Policy = pol.Loaded
+			}
+			val := document.New(core)
 			worst := a.runBatch(paths, batchOutput{format: format, withFile: withFile, quiet: quiet}, func(path string) report {
-				return a.validateReport(val, path, opts)
+				return a.validateReport(val, path, opts, pol)
 			})
 			if worst != exitValid {
 				return cli.Exit(worst)
@@ -92,6 +111,9 @@ func (a *app) validateCommand() *cobra.Command {
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	cmd.Flags().StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
 	cmd.Flags().StringVar(&originalPath, "original-result", "", "raw official conformance tool output that official attachments must bind")
+	cmd.Flags().StringVar(&policyPath, "policy", "", "trust policy that attested bundles are verified against, as the reference attestation validator's --trust-policy (a validator, not a gate: see attest verify)")
+	cmd.Flags().StringVar(&policyPath, "trust-policy", "", "same as --policy (the reference implementation's name)")
+	cmd.Flags().StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time of attested bundles as an RFC 3339 date-time (default: now)")
 	return cmd
 }
 
@@ -134,7 +156,7 @@ func (a *app) documentOptions(profilesDir, originalPath, format string, withFile
 const collectInputAbove = 1 << 20
 
 // validateReport validates one file.
-func (a *app) validateReport(val *document.Validator, path string, opts document.Options) report {
+func (a *app) validateReport(val *document.Validator, path string, opts document.Options, pol policySource) report {
 	data, err := canonjson.ReadFileBytes(path)
 	if err != nil {
 		return inputInvalidReport(path, err)
@@ -153,9 +175,10 @@ func (a *app) validateReport(val *document.Validator, path string, opts document
 		// collection of a few milliseconds.
 		runtime.GC()
 	}
-	// An attested bundle is verified as one, with no trust policy (so at
-	// most SIGNED can be derived; attest verify --policy does more).
-	opts.EvaluatedAt = nowMillis()
+	if pol.Err != nil && document.Detect(doc) == document.AttestedBundle {
+		// Read right after the wrapper and before any check (REFERENCE §5.3).
+		return inputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
+	}
 	r, err := val.Validate(doc, opts)
 	if err != nil {
 		return inputInvalidReport(path, err)

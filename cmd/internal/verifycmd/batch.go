@@ -26,6 +26,7 @@ import (
 
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"golang.org/x/term"
 )
 
@@ -42,6 +43,9 @@ const (
 	OutcomeInvalid      = "INVALID"
 	OutcomeInputInvalid = "INPUT_INVALID"
 	OutcomeGateFailed   = "GATE_FAILED"
+	// OutcomePassed is a valid input that passed a gate (attest verify
+	// with a trust source: every check of attest.Gate).
+	OutcomePassed = "PASSED"
 )
 
 // A Report is the outcome for one input. Evaluations build reports
@@ -359,7 +363,7 @@ func (a *Printer) terminal(w io.Writer) bool {
 	if a.IsTerminal != nil {
 		return a.IsTerminal(w)
 	}
-	f, ok := w.(*os.File)
+	f, ok := termsafe.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -379,7 +383,9 @@ type progress struct {
 
 func (a *Printer) newProgress(n int) *progress {
 	on := n > 1 && !a.Quiet && a.terminal(a.Stderr)
-	return &progress{w: a.Stderr, prog: a.Prog, n: n, on: on, shareLine: on && a.terminal(a.Stdout)}
+	// The counter's own CR and ESC [K go to the terminal itself, not
+	// through the escaping of the stream (internal/termsafe).
+	return &progress{w: termsafe.Unwrap(a.Stderr), prog: a.Prog, n: n, on: on, shareLine: on && a.terminal(a.Stdout)}
 }
 
 // progressEvery is the least time between two updates of the counter
@@ -426,7 +432,7 @@ func (s *batchSummary) add(r Report) {
 	}
 	s.files++
 	s.outcomes[r.Outcome]++
-	if r.Level != "" && r.Outcome == OutcomeValid {
+	if r.Level != "" && (r.Outcome == OutcomeValid || r.Outcome == OutcomePassed) {
 		s.levels[r.Level]++
 	}
 }
@@ -442,7 +448,9 @@ func (a *Printer) Render(r Report, format string, withFile, first bool) {
 		a.PrintJSON(r.Path, r.Obj, withFile)
 	case "text":
 		for _, l := range r.Text {
-			fmt.Fprintln(a.Stdout, l)
+			// One line each: a newline in a value it quotes (a file
+			// name, an identity) is escaped, not a line of its own.
+			fmt.Fprintln(a.Stdout, termsafe.Line(l))
 		}
 	case "markdown":
 		if first {
@@ -475,7 +483,7 @@ func mdCell(s string) string {
 func (a *Printer) summary(s batchSummary, format string) {
 	outcomes, levels := s.outcomes, s.levels
 	var parts []string
-	for _, o := range []string{OutcomeValid, OutcomeInvalid, OutcomeGateFailed, OutcomeInputInvalid} {
+	for _, o := range []string{OutcomePassed, OutcomeValid, OutcomeInvalid, OutcomeGateFailed, OutcomeInputInvalid} {
 		if outcomes[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", outcomes[o], strings.ToLower(strings.ReplaceAll(o, "_", " "))))
 		}

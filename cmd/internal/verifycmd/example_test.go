@@ -20,7 +20,7 @@ func ExampleCommand() {
 	cmd.SetArgs([]string{"--format", "text", "missing.attested.json"})
 	fmt.Println(cmd.Execute())
 	// Output:
-	// example: warning: no trust policy (--policy or --key): no signer was trusted, so at most SIGNED is derived
+	// example: warning: no trust policy (--policy or --key): no signer was trusted, so at most SIGNED is derived; this verifies signatures and is not a gate
 	// missing.attested.json: INPUT INVALID MCP_RES_INPUT_INVALID: cannot read missing.attested.json: no such file
 	// exit status 2
 }

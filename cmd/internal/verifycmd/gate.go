@@ -7,178 +7,277 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/document"
 )
 
-// A Gate is a release pipeline's requirement on a verified bundle: a
-// minimum authenticity level and/or evidence class, and the subject it
-// must be about (attest.SubjectRequirement: the artifact, digest, name
-// and version, or the image of --oci). A gate never passes on an invalid
-// bundle.
+// A Gate is attest verify's gate as the flags gave it: an attest.Gate,
+// which decides (every pass or fail is attest.Gate.Evaluate's), and what
+// the command renders of it. The zero Gate is no gate at all: without a
+// trust source nothing is required, and nothing is said to pass.
 type Gate struct {
-	level   *attest.Level
-	class   *bundle.EvidenceClass
-	subject attest.SubjectRequirement
-	// image is the --oci image's reference and digest, also reported as
+	g      attest.Gate
+	active bool
+	// image is the --oci image's digest, also reported as
 	// requireSubjectDigest (the member's meaning before subject checks).
 	image string
 }
 
-// WithSubject returns g also requiring q of the bundle's subject (the
-// subject flags, SubjectFlags.Requirement); an image requirement g
-// already has is kept.
-func (g Gate) WithSubject(q attest.SubjectRequirement) Gate {
-	img := g.subject.Image
-	g.subject = q
-	if img != nil {
-		g.subject.Image = img
-	}
-	return g
+// GateFlags are the gate's flags of attest verify and report.
+type GateFlags struct {
+	Level, LevelUnsafe, Class string
+	AcceptResults             []string
 }
+
+// Given names the gate flags that were given, for the usage error of a
+// gate without a trust source.
+func (f GateFlags) Given() []string {
+	var out []string
+	if f.Level != "" {
+		out = append(out, "--require-level")
+	}
+	if f.LevelUnsafe != "" {
+		out = append(out, "--require-level-unsafe")
+	}
+	if f.Class != "" {
+		out = append(out, "--require-evidence-class")
+	}
+	if len(f.AcceptResults) > 0 {
+		out = append(out, "--accept-result")
+	}
+	return out
+}
+
+// NewGate builds the gate of a verification with a trust source from its
+// flags and subject requirement q (q inactive: the gate is not bound to
+// an artifact, attest.Gate.NoSubjectUnsafe, which the command says on
+// stderr). The error is the reason, for the caller to wrap as a usage
+// error.
+func NewGate(f GateFlags, q attest.SubjectRequirement) (Gate, error) {
+	g := attest.Gate{Subject: q, NoSubjectUnsafe: !q.Active()}
+	switch {
+	case f.Level != "" && f.LevelUnsafe != "":
+		return Gate{}, fmt.Errorf("--require-level and --require-level-unsafe: give one")
+	case f.Level != "":
+		l, err := attest.ParseLevel(f.Level)
+		if err != nil {
+			return Gate{}, fmt.Errorf("--require-level: %v", err)
+		}
+		if l < attest.SignedWithIdentity {
+			return Gate{}, fmt.Errorf("--require-level %s is below %s, which a gate with a trust source requires by default (a trusted signer); to accept bundles that no trusted key signed, say so: --require-level-unsafe %s", l, attest.SignedWithIdentity, l)
+		}
+		g.MinLevel = l
+	case f.LevelUnsafe != "":
+		l, err := attest.ParseLevel(f.LevelUnsafe)
+		if err != nil {
+			return Gate{}, fmt.Errorf("--require-level-unsafe: %v", err)
+		}
+		if l >= attest.SignedWithIdentity {
+			return Gate{}, fmt.Errorf("--require-level-unsafe %s is not below %s: say --require-level %s", l, attest.SignedWithIdentity, l)
+		}
+		g.MinLevel, g.BelowIdentityUnsafe = l, true
+	}
+	if f.Class != "" {
+		c, err := bundle.ParseEvidenceClass(f.Class)
+		if err != nil {
+			return Gate{}, fmt.Errorf("--require-evidence-class: %v", err)
+		}
+		g.MinEvidenceClass = c
+	}
+	for _, r := range f.AcceptResults {
+		r, err := attest.ParseResult(r)
+		if err != nil {
+			return Gate{}, fmt.Errorf("--accept-result: %v", err)
+		}
+		if r == attest.ResultPass {
+			return Gate{}, fmt.Errorf("--accept-result PASS: PASS is always accepted; name the other results to accept (FAIL, INCOMPLETE)")
+		}
+		g.AcceptResults = append(g.AcceptResults, r)
+	}
+	return Gate{g: g, active: true}, nil
+}
+
+// GateOf wraps an attest.Gate built elsewhere (tests, the Go API's habit).
+func GateOf(g attest.Gate) Gate { return Gate{g: g, active: true} }
 
 // WithImage returns g also requiring that the bundle be about the OCI
 // image ref, whose manifest digest is d (sha256:HEX): a bundle about
-// another fails the gate with attest.CodeSubjectMismatch.
+// another fails the gate with attest.CodeSubjectMismatch. An --oci gate
+// is always bound to the image.
 func (g Gate) WithImage(ref, d string) Gate {
-	g.subject.Image = &attest.Artifact{Source: ref, Digest: d}
+	g.g.Subject.Image = &attest.Artifact{Source: ref, Digest: d}
+	g.g.NoSubjectUnsafe = false
 	g.image = d
 	return g
 }
 
 // Subject returns the subject requirement of g.
-func (g Gate) Subject() attest.SubjectRequirement { return g.subject }
+func (g Gate) Subject() attest.SubjectRequirement { return g.g.Subject }
 
-// NewGate parses --require-level and --require-evidence-class; the error
-// is the reason, for the caller to wrap as a usage error.
-func NewGate(level, class string) (Gate, error) {
-	var g Gate
-	if level != "" {
-		l, err := attest.ParseLevel(level)
-		if err != nil {
-			return g, fmt.Errorf("--require-level: %v", err)
-		}
-		g.level = &l
-	}
-	if class != "" {
-		c, err := bundle.ParseEvidenceClass(class)
-		if err != nil {
-			return g, fmt.Errorf("--require-evidence-class: %v", err)
-		}
-		g.class = &c
-	}
-	return g, nil
-}
+// Active says whether g decides (a trust source was given).
+func (g Gate) Active() bool { return g.active }
 
-// Active says whether a requirement was given.
-func (g Gate) Active() bool { return g.level != nil || g.class != nil || g.subject.Active() }
+// Unbound says whether g is not bound to an artifact.
+func (g Gate) Unbound() bool { return g.active && g.g.NoSubjectUnsafe }
+
+// Verdict is attest.Gate.Evaluate of g on r.
+func (g Gate) Verdict(r attest.Result) attest.Verdict { return g.g.Evaluate(r) }
 
 // Apply adds the gate's verdict to a verification Report: a "gate" member
-// in JSON, lines in text, and exit 1 when it fails. In text the verdict is
-// one short line, and the cause of a level not reached (the evaluation's
-// notes) follows on a line of its own, last, where a reader looks. data
-// and doc are the file verified (data may be nil), for what a wrong
-// subject digest is when it is recognisably another digest (subjectHints).
+// (and the statement's "result") in JSON; in text the verdict leads
+// (PASSED or FAILED and why), the verification follows, and the cause of
+// a level not reached (the evaluation's notes) comes last, where a reader
+// looks; exit 1 when it fails. data and doc are the file verified (data
+// may be nil), for what a wrong subject digest is when it is recognisably
+// another digest (subjectHints).
 func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Value) Report {
-	var reasons, short []string
-	cause := ""
-	class := doc.Path("bundle", "statement", "evidenceClass")
-	var outs []attest.SubjectOutcome
-	if g.subject.Active() {
-		outs = g.subject.Evaluate(r)
-		subjectHints(outs, data, doc)
-	}
-	what := "the attested bundle"
-	if document.Detect(doc) == document.Bundle {
-		what = "the bundle" // mcpres report's verdict on a conformance bundle
-	}
-	if !r.Valid {
-		reasons = append(reasons, what+" is invalid ("+strings.Join(r.Diagnostics, ", ")+")")
-		short = append(short, reasons[0])
-		if r.Detail != "" {
-			cause = strings.Join(r.Diagnostics, ", ") + ": " + r.Detail
-		}
-	} else {
-		if g.level != nil && r.Level < *g.level {
-			why := fmt.Sprintf("%s required, derived %s", *g.level, r.Level)
-			short = append(short, why)
-			if len(r.Evaluation.Notes) > 0 {
-				why += ": " + strings.Join(r.Evaluation.Notes, "; ")
-				cause = strings.Join(levelNotes(r.Evaluation.Notes, r.Level, *g.level), "; ")
-			}
-			reasons = append(reasons, why)
-		}
-		if g.class != nil {
-			got := ""
-			if class.Is(canonjson.String) {
-				got = class.Str
-			}
-			if c, err := bundle.ParseEvidenceClass(got); err != nil || c < *g.class {
-				reasons = append(reasons, fmt.Sprintf("evidence class %s required, the bundle has %s", g.class, got))
-				short = append(short, reasons[len(reasons)-1])
-			}
-		}
-		for _, o := range outs {
-			if !o.Passed {
-				reasons = append(reasons, o.Reason)
-				short = append(short, o.Reason)
+	v := g.g.Evaluate(r)
+	if v.Subject != nil {
+		subjectHints(v.Subject, data, doc)
+		for i := range v.Checks {
+			for _, o := range v.Subject {
+				if v.Checks[i].Check == o.Check && v.Checks[i].Reason != "" {
+					v.Checks[i].Reason = o.Reason
+				}
 			}
 		}
 	}
-	passed := len(reasons) == 0
+	reasons := v.Reasons()
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
-	obj := canonjson.NewObject(m("passed", canonjson.NewBool(passed)))
-	if g.level != nil {
-		obj.Set("requireLevel", canonjson.NewString(g.level.String()))
+	str := canonjson.NewString
+	if r.Valid {
+		rep.Obj.Set("result", str(r.StatementResult))
 	}
-	if g.class != nil {
-		obj.Set("requireEvidenceClass", canonjson.NewString(g.class.String()))
+	obj := canonjson.NewObject(m("passed", canonjson.NewBool(v.Passed)))
+	obj.Set("requireLevel", str(g.g.RequiredLevel().String()))
+	if g.g.BelowIdentityUnsafe {
+		obj.Set("belowIdentityUnsafe", canonjson.NewBool(true))
 	}
+	if g.g.MinEvidenceClass > bundle.DocumentedOnly {
+		obj.Set("requireEvidenceClass", str(g.g.MinEvidenceClass.String()))
+	}
+	accepted := g.g.Results()
+	as := make([]*canonjson.Value, len(accepted))
+	for i, a := range accepted {
+		as[i] = str(a)
+	}
+	obj.Set("acceptResults", canonjson.NewArray(as...))
 	if g.image != "" {
-		obj.Set("requireSubjectDigest", canonjson.NewString(g.image))
+		obj.Set("requireSubjectDigest", str(g.image))
 	}
-	if g.subject.Active() {
-		obj.Set("subject", subjectValue(r, outs))
-		rep.Text = append(rep.Text, "  "+subjectText(r, outs, what))
+	obj.Set("bound", canonjson.NewBool(!v.Unbound))
+	checks := make([]*canonjson.Value, len(v.Checks))
+	for i, c := range v.Checks {
+		found := canonjson.NewNull()
+		if c.Found != "" {
+			found = str(c.Found)
+		}
+		checks[i] = canonjson.NewObject(m("check", str(c.Check)), m("required", str(c.Required)), m("found", found), m("passed", canonjson.NewBool(c.Passed)))
+	}
+	obj.Set("checks", canonjson.NewArray(checks...))
+	if g.g.Subject.Active() {
+		obj.Set("subject", subjectValue(r, v.Subject))
 	}
 	rs := make([]*canonjson.Value, len(reasons))
 	for i, s := range reasons {
-		rs[i] = canonjson.NewString(s)
+		rs[i] = str(s)
 	}
 	obj.Set("reasons", canonjson.NewArray(rs...))
 	rep.Obj.Set("gate", obj)
-	if passed {
-		rep.Text = append(rep.Text, "  gate: passed")
-		return rep
+
+	// Text: the verdict first, then what was verified, indented.
+	lines := make([]string, 0, len(rep.Text)+4)
+	head := rep.Path + ": PASSED: " + passedText(r, v, g.g)
+	if !v.Passed {
+		head = rep.Path + ": FAILED: " + strings.Join(reasons, "; ")
 	}
-	rep.Text = append(rep.Text, "  gate: FAILED: "+strings.Join(short, "; "))
-	if cause != "" {
-		rep.Text = append(rep.Text, "  gate: cause: "+cause)
+	lines = append(lines, head)
+	if len(rep.Text) > 0 {
+		verified := "  verified: " + strings.TrimPrefix(rep.Text[0], rep.Path+": ")
+		if r.Valid {
+			verified += ", result " + r.StatementResult
+		}
+		lines = append(lines, verified)
+		lines = append(lines, rep.Text[1:]...)
 	}
-	if r.Valid {
+	if g.g.Subject.Active() {
+		lines = append(lines, "  "+subjectText(r, v.Subject, "the attested bundle"))
+	}
+	lines = append(lines, "  gate: "+checksText(v))
+	if v.Unbound {
+		lines = append(lines, "  gate: not bound to an artifact (no --artifact, --subject-digest, --subject-name or --subject-version)")
+	}
+	if v.Cause != "" && !v.Passed {
+		lines = append(lines, "  gate: cause: "+v.Cause)
+	} else if !r.Valid && r.Detail != "" {
+		lines = append(lines, "  gate: cause: "+strings.Join(r.Diagnostics, ", ")+": "+r.Detail)
+	}
+	rep.Text = lines
+	switch {
+	case v.Passed:
+		rep.Code, rep.Outcome = ExitValid, OutcomePassed
+	case r.Valid:
 		rep.Code, rep.Outcome = ExitInvalid, OutcomeGateFailed
 		rep.Detail = "gate: " + strings.Join(reasons, "; ")
+	}
+	if r.Valid {
+		rep.Class = strings.TrimPrefix(rep.Class+", result "+r.StatementResult, ", ")
 	}
 	return rep
 }
 
-// levelNotes are the notes that name a level above derived up to
-// required (the ones that say why it was not reached: "witnesses: the
-// policy has no witnesses rule, so WITNESSED is not derivable"), or all
-// notes when none does.
-func levelNotes(notes []string, derived, required attest.Level) []string {
-	var out []string
-	for _, n := range notes {
-		for l := derived + 1; l <= required; l++ {
-			if strings.Contains(n, l.String()) {
-				out = append(out, n)
-				break
-			}
+// passedText says in one line what a passed verdict established.
+func passedText(r attest.Result, v attest.Verdict, g attest.Gate) string {
+	parts := []string{r.Level.String() + " (at least " + g.RequiredLevel().String() + ")", "result " + r.StatementResult}
+	if g.MinEvidenceClass > bundle.DocumentedOnly {
+		parts = append(parts, "evidence class "+r.EvidenceClass)
+	}
+	switch {
+	case v.Unbound:
+		parts = append(parts, "not bound to an artifact")
+	case r.Valid:
+		parts = append(parts, "about "+r.Subject.Digest)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checksText lists every check of a verdict in one line.
+func checksText(v attest.Verdict) string {
+	parts := make([]string, len(v.Checks))
+	for i, c := range v.Checks {
+		state := "passed"
+		if !c.Passed {
+			state = "FAILED"
+		}
+		parts[i] = c.Check + " " + state
+	}
+	return "checks: " + strings.Join(parts, ", ")
+}
+
+// SubjectOnly applies subject checks q to a report that no gate judges
+// (mcpres report on a conformance bundle, which has no signer): each
+// check is listed, and a failed one makes the report a failure (exit 1).
+func SubjectOnly(rep Report, r attest.Result, q attest.SubjectRequirement, data []byte, doc *canonjson.Value) Report {
+	outs := q.Evaluate(r)
+	subjectHints(outs, data, doc)
+	var reasons []string
+	for _, o := range outs {
+		if !o.Passed && r.Valid {
+			reasons = append(reasons, o.Reason)
 		}
 	}
-	if len(out) == 0 {
-		return notes
+	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
+	rs := make([]*canonjson.Value, len(reasons))
+	for i, s := range reasons {
+		rs[i] = canonjson.NewString(s)
 	}
-	return out
+	rep.Obj.Set("gate", canonjson.NewObject(m("passed", canonjson.NewBool(r.Valid && len(reasons) == 0)),
+		m("subject", subjectValue(r, outs)), m("reasons", canonjson.NewArray(rs...))))
+	rep.Text = append(rep.Text, "  "+subjectText(r, outs, "the bundle"))
+	if r.Valid && len(reasons) > 0 {
+		rep.Text = append(rep.Text, "  subject: FAILED: "+strings.Join(reasons, "; "))
+		rep.Code, rep.Outcome = ExitInvalid, OutcomeGateFailed
+		rep.Detail = "subject: " + strings.Join(reasons, "; ")
+	}
+	return rep
 }
 
 // subjectValue is the gate's "subject" member: the subject found (null
@@ -229,4 +328,18 @@ func subjectText(r attest.Result, outs []attest.SubjectOutcome, what string) str
 		}
 	}
 	return "subject: " + about + "; checks: " + strings.Join(parts, ", ")
+}
+
+// AcceptResultUsage is the help of --accept-result.
+const AcceptResultUsage = "gate: also pass a bundle whose statement result is RESULT (FAIL or INCOMPLETE; repeatable); by default only PASS passes"
+
+// RegisterGate adds the gate flags to a command's flags.
+func (f *GateFlags) Register(fs interface {
+	StringVar(p *string, name, value, usage string)
+	StringArrayVar(p *[]string, name string, value []string, usage string)
+}) {
+	fs.StringVar(&f.Level, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL ("+LevelsStrongestFirst()+"); default SIGNED_WITH_IDENTITY with a trust source")
+	fs.StringVar(&f.LevelUnsafe, "require-level-unsafe", "", "gate: accept a level below SIGNED_WITH_IDENTITY (SIGNED or UNSIGNED_INTEGRITY_ONLY): bundles that no trusted key signed then pass")
+	fs.StringVar(&f.Class, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+StrongestFirst()+")")
+	fs.StringArrayVar(&f.AcceptResults, "accept-result", nil, AcceptResultUsage)
 }

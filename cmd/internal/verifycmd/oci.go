@@ -2,7 +2,6 @@ package verifycmd
 
 import (
 	"fmt"
-	"github.com/mcpres/mcpres/internal/cli"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/oci/pulled"
 	"github.com/spf13/pflag"
 )
 
@@ -37,6 +38,31 @@ type OCISubject struct {
 	Referrers []OCIReferrer
 	// Notes are said once, after the results (a truncated listing).
 	Notes []string
+	// Pulled is the folder written by oci pull the referrers were read
+	// from, offline ("" for a registry).
+	Pulled string
+}
+
+// pulledSubject is a folder written by oci pull as the referrers of the
+// image it records: each bundle bound to the image digest of the pull,
+// read and checked against the index when it is verified. A folder whose
+// files and index disagree is refused whole.
+func pulledSubject(dir string) (OCISubject, error) {
+	f, err := pulled.Read(dir)
+	if err != nil {
+		return OCISubject{}, err
+	}
+	sub := OCISubject{Image: f.Image, Digest: f.SubjectDigest, Pulled: dir}
+	for i, e := range f.Entries {
+		r := OCIReferrer{Name: f.Name(i)}
+		if e.Err != "" {
+			r.Err = fmt.Errorf("not pulled: %s", e.Err)
+		} else {
+			r.Read = func() ([]byte, error) { return f.Bundle(i) }
+		}
+		sub.Referrers = append(sub.Referrers, r)
+	}
+	return sub, nil
 }
 
 // An OCIReferrer is one referrer: its manifest's digest reference and the
@@ -46,6 +72,9 @@ type OCIReferrer struct {
 	Name string
 	Path string
 	Err  error
+	// Read, when not nil, returns the bundle's bytes instead of reading
+	// Path (a pulled folder's bundle, checked against its index).
+	Read func() ([]byte, error)
 }
 
 // OCIDefaultTimeout is --timeout's default with --oci.
@@ -67,6 +96,13 @@ func (c Config) runOCI(a *Printer, req OCIRequest, pol PolicySource, opts attest
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
+	return c.runReferrers(a, sub, pol, opts, g, format)
+}
+
+// runReferrers verifies every referrer of sub with the gate bound to the
+// image's digest: the verdict of attest verify --oci and of a folder
+// written by oci pull. At least one referrer must pass.
+func (c Config) runReferrers(a *Printer, sub OCISubject, pol PolicySource, opts attest.Options, g Gate, format string) error {
 	g = g.WithImage(sub.Image, sub.Digest)
 	in := Inputs{Many: true}
 	byName := make(map[string]OCIReferrer, len(sub.Referrers))
@@ -81,10 +117,14 @@ func (c Config) runOCI(a *Printer, req OCIRequest, pol PolicySource, opts attest
 	a.Unit = "referrers"
 	a.Run(in, format, true, func(name string) Report {
 		r := byName[name]
+		read := r.Read
+		if read == nil {
+			read = func() ([]byte, error) { return canonjson.ReadFileBytes(r.Path) }
+		}
 		var rep Report
 		if r.Err != nil {
 			rep = InputInvalidReport(name, fmt.Errorf("oci: %w", r.Err))
-		} else if data, err := canonjson.ReadFileBytes(r.Path); err != nil {
+		} else if data, err := read(); err != nil {
 			rep = InputInvalidReport(name, err)
 		} else {
 			rep = VerifyData(name, data, pol, opts, g)
@@ -96,6 +136,9 @@ func (c Config) runOCI(a *Printer, req OCIRequest, pol PolicySource, opts attest
 	})
 	n, k := in.Len(), passed.Load()
 	line := fmt.Sprintf("oci: %s is %s; %d MCP-RES %s found through the %s", sub.Image, sub.Digest, n, plural(n, "referrer", "referrers"), sub.Via)
+	if sub.Pulled != "" {
+		line = fmt.Sprintf("oci: %s holds %d MCP-RES %s of %s, pulled when it was %s (%s)", sub.Pulled, n, plural(n, "referrer", "referrers"), sub.Image, sub.Digest, pulled.IndexName)
+	}
 	verdict := fmt.Sprintf("gate: passed: %d of %d %s bound to %s passed", k, n, plural(n, "referrer", "referrers"), sub.Digest)
 	if k == 0 {
 		verdict = "gate: FAILED: no MCP-RES referrer of " + sub.Image + " passed"

@@ -44,19 +44,20 @@ func TestGateSubjectDigest(t *testing.T) {
 	path, subject := signedExample(t)
 	opts := attest.Options{EvaluatedAt: attesttest.EvaluatedAt}
 	other := "sha256:" + strings.Repeat("0", 64)
+	pol := trustOne(opts)
 
-	rep := VerifyReport(path, PolicySource{}, opts, Gate{}.WithImage("reg.example/x:1", other))
+	rep := VerifyReport(path, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", other))
 	gate := rep.Obj.Get("gate")
 	if rep.Code != ExitInvalid || rep.Outcome != OutcomeGateFailed || gate.Get("passed").Bool ||
 		gate.Get("requireSubjectDigest").Str != other || !strings.HasPrefix(gate.Get("reasons").Items[0].Str, attest.CodeSubjectMismatch+": ") {
 		t.Fatalf("another subject: code %d %s, gate %s", rep.Code, rep.Outcome, compactString(gate))
 	}
-	if !strings.Contains(strings.Join(rep.Text, "\n"), "gate: FAILED: "+attest.CodeSubjectMismatch) {
+	if !strings.HasPrefix(rep.Text[0], path+": FAILED: "+attest.CodeSubjectMismatch) {
 		t.Errorf("text: %q", rep.Text)
 	}
 
 	// Control: the bundle's own subject passes.
-	rep = VerifyReport(path, PolicySource{}, opts, Gate{}.WithImage("reg.example/x:1", subject))
+	rep = VerifyReport(path, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", subject))
 	if rep.Code != ExitValid || !rep.Obj.Get("gate").Get("passed").Bool {
 		t.Fatalf("own subject: code %d, gate %s", rep.Code, compactString(rep.Obj.Get("gate")))
 	}
@@ -65,11 +66,17 @@ func TestGateSubjectDigest(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, bytes.Replace(data, []byte(`"3.4.1"`), []byte(`"3.4.2"`), 1), 0o600)
-	rep = VerifyReport(bad, PolicySource{}, opts, Gate{}.WithImage("reg.example/x:1", other))
+	rep = VerifyReport(bad, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", other))
 	reasons := rep.Obj.Get("gate").Get("reasons").Items
 	if rep.Code != ExitInvalid || len(reasons) != 1 || strings.Contains(reasons[0].Str, attest.CodeSubjectMismatch) {
 		t.Errorf("invalid bundle: code %d, reasons %s", rep.Code, compactString(rep.Obj.Get("gate")))
 	}
+}
+
+// trustOne is a policy source trusting attesttest's first key as
+// IdentityOne (the corpus test policy).
+func trustOne(opts attest.Options) PolicySource {
+	return PolicySource{Path: "policy.json", Loaded: attest.LoadPolicy(attesttest.Policy(attesttest.PolicyOptions{Trusted: []string{"one"}}), opts)}
 }
 
 func compactString(v *canonjson.Value) string {
@@ -102,6 +109,9 @@ func TestVerifyOCI(t *testing.T) {
 	path, subject := signedExample(t)
 	data, _ := os.ReadFile(path)
 	other := "sha256:" + strings.Repeat("0", 64)
+	policy := filepath.Join(t.TempDir(), "policy.json")
+	pdata, _ := canonjson.Pretty(attesttest.Policy(attesttest.PolicyOptions{Trusted: []string{"one"}}))
+	os.WriteFile(policy, pdata, 0o600)
 	run := func(digest string, refs func(dir string) []OCIReferrer, extra ...string) (string, string, error) {
 		var stdout, stderr bytes.Buffer
 		c := testConfig(&stdout, &stderr)
@@ -113,7 +123,7 @@ func TestVerifyOCI(t *testing.T) {
 			dirs = append(dirs, r.Dir)
 			return OCISubject{Image: r.Image, Digest: digest, Via: "referrers API", Referrers: refs(r.Dir)}, nil
 		}
-		err := execute(c, append([]string{"--oci", "reg.example/mcp/server:1.0", "--evaluated-at", attesttest.EvaluatedAt, "--format", "text"}, extra...)...)
+		err := execute(c, append([]string{"--oci", "reg.example/mcp/server:1.0", "--policy", policy, "--evaluated-at", attesttest.EvaluatedAt, "--format", "text"}, extra...)...)
 		for _, d := range dirs {
 			if _, serr := os.Stat(d); serr == nil {
 				t.Errorf("the bundles' folder %s was left behind", d)

@@ -23,6 +23,27 @@ type SubjectFlags struct {
 	Name, Version      string
 }
 
+// SubjectFlagNames names the subject flags, for messages.
+const SubjectFlagNames = "--artifact, --subject-digest, --subject-name or --subject-version"
+
+// Given names the subject flags that were given.
+func (s SubjectFlags) Given() []string {
+	var out []string
+	if len(s.Artifacts) > 0 {
+		out = append(out, "--artifact")
+	}
+	if len(s.Digests) > 0 {
+		out = append(out, "--subject-digest")
+	}
+	if s.Name != "" {
+		out = append(out, "--subject-name")
+	}
+	if s.Version != "" {
+		out = append(out, "--subject-version")
+	}
+	return out
+}
+
 // Register adds the flags to f.
 func (s *SubjectFlags) Register(f *pflag.FlagSet) {
 	f.StringArrayVar(&s.Artifacts, "artifact", nil, "gate: exit 1 unless the subject's artifactSha256 is the SHA-256 of FILE (read whole, any size; repeatable: any of them)")

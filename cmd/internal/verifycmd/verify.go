@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/oci/pulled"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -96,7 +97,7 @@ func Command(c Config) *cobra.Command {
 	a := &Printer{Stdout: c.Stdout, Stderr: c.Stderr, Prog: c.Prog, IsTerminal: c.IsTerminal}
 	var policyPath, evaluatedAt, format string
 	var policyTUF, policyRepo, policyTarget, policyCache string
-	var requireLevel, requireClass string
+	var gf GateFlags
 	var recursive, withFile bool
 	var keys, identities []string
 	var subject SubjectFlags
@@ -139,15 +140,26 @@ func Command(c Config) *cobra.Command {
 			if err := CheckFormat(format); err != nil {
 				return cli.Usage(err)
 			}
-			g, err := NewGate(requireLevel, requireClass)
-			if err != nil {
-				return cli.Usage(err)
+			trusted := policyPath != "" || policyTUF != "" || policyRepo != "" || policyTarget != "" || policyCache != "" || len(keys) > 0 || len(identities) > 0
+			if !trusted {
+				given := append(gf.Given(), subject.Given()...)
+				if oci.Image != "" {
+					given = append(given, "--oci")
+				}
+				if len(given) > 0 {
+					return c.usagef("%s: a gate needs a trust source (%s): without one no signer is trusted, so nothing can pass", strings.Join(given, ", "), c.trustFlags("or"))
+				}
 			}
 			q, err := subject.Requirement()
 			if err != nil {
 				return err
 			}
-			g = g.WithSubject(q)
+			var g Gate
+			if trusted {
+				if g, err = NewGate(gf, q); err != nil {
+					return cli.Usage(err)
+				}
+			}
 			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
 				return c.usagef("--evaluated-at is empty")
 			}
@@ -190,11 +202,10 @@ func Command(c Config) *cobra.Command {
 					return err
 				}
 			}
-			if policyPath == "" && opts.LoadedPolicy == nil && pol.adHoc == nil {
-				if g.level != nil && *g.level > attest.Signed {
-					return c.usagef("--require-level %s can never pass: no %s given, and without a trust source only SIGNED is derivable", *g.level, c.trustFlags("or"))
-				}
-				a.Warnf("no trust policy (%s): no signer was trusted, so at most SIGNED is derived", c.trustFlags("or"))
+			if !g.Active() {
+				a.Warnf("no trust policy (%s): no signer was trusted, so at most SIGNED is derived; this verifies signatures and is not a gate", c.trustFlags("or"))
+			} else if g.Unbound() && oci.Image == "" && !(len(args) == 1 && pulled.IsFolder(args[0])) {
+				a.Warnf("the gate is not bound to an artifact: a bundle about anything the trusted signers signed passes (bind it with %s)", SubjectFlagNames)
 			}
 			if oci.Image != "" {
 				if recursive || withFile {
@@ -204,6 +215,23 @@ func Command(c Config) *cobra.Command {
 					return c.usagef("--timeout must be positive")
 				}
 				return c.runOCI(a, oci, pol, opts, g, format)
+			}
+			for _, arg := range args {
+				if !pulled.IsFolder(arg) {
+					continue
+				}
+				switch {
+				case len(args) > 1 || recursive:
+					return c.usagef("%s is a folder written by oci pull (it holds %s): verify it on its own, without --recursive", arg, pulled.IndexName)
+				case !g.Active():
+					return c.usagef("%s is a folder written by oci pull, verified as attest verify --oci is (a gate bound to the image): give %s", arg, c.trustFlags("or"))
+				}
+				sub, err := pulledSubject(arg)
+				if err != nil {
+					a.Render(InputInvalidReport(arg, err), format, withFile, true)
+					return cli.Exit(ExitInput)
+				}
+				return c.runReferrers(a, sub, pol, opts, g, format)
 			}
 			paths, err := ExpandInputs(args, recursive)
 			if err != nil {
@@ -221,8 +249,7 @@ func Command(c Config) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&a.Quiet, "quiet", "q", false, QuietUsage)
-	f.StringVar(&requireLevel, "require-level", "", "gate: exit 1 unless the derived authenticity level is at least LEVEL ("+LevelsStrongestFirst()+")")
-	f.StringVar(&requireClass, "require-evidence-class", "", "gate: exit 1 unless the evidence class is at least CLASS ("+StrongestFirst()+")")
+	gf.Register(f)
 	subject.Register(f)
 	f.BoolVarP(&recursive, "recursive", "r", false, "include the .json files of subdirectories of DIR arguments")
 	f.BoolVar(&withFile, "with-file", false, WithFileUsage)
@@ -344,7 +371,7 @@ func VerifyData(path string, data []byte, pol PolicySource, opts attest.Options,
 		rep.Hints = KindHints(path, data, nil, WantAttested)
 		return rep
 	}
-	if g.subject.Active() {
+	if g.Subject().Active() {
 		if why := NoSubject(doc); why != "" {
 			return InputInvalidReport(path, fmt.Errorf("a subject check was asked, and this is %s: subject checks apply to attested bundles", why))
 		}
