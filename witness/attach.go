@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/mod/sumdb/note"
@@ -59,8 +60,24 @@ type CosignatureInput struct {
 // key that already cosigned (on the checkpoint, or earlier in inputs) is
 // dropped, so a key never counts twice. Signatures by keys that are not
 // given are kept as they are. The result keeps the note's bytes and appends
-// the new lines. Nothing is returned with an error.
+// the new lines. Nothing is returned with an error. Attach judges no
+// time: [AttachAt] does (tlog/witnessclient judges each cosignature as it
+// arrives instead, so that one witness's date fails only that witness).
 func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier, inputs []CosignatureInput) (*AttachResult, error) {
+	return attach(cp, logKey, witnesses, inputs, nil)
+}
+
+// AttachAt is [Attach] under the time rule every verifier applies: a new
+// cosignature that does not count at the evaluation time at
+// (signednote.JudgeCosignature, no maximum age: one dated after at) is
+// refused with an error wrapping the *signednote.UncountedCosignature
+// (Name: the key's name), and nothing is attached. A line that would be
+// dropped (its key already cosigned) is not judged.
+func AttachAt(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier, inputs []CosignatureInput, at time.Time) (*AttachResult, error) {
+	return attach(cp, logKey, witnesses, inputs, &at)
+}
+
+func attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Verifier, inputs []CosignatureInput, at *time.Time) (*AttachResult, error) {
 	byFP := map[string]*signednote.Verifier{}
 	vs := make([]*signednote.Verifier, 0, len(witnesses))
 	for _, w := range witnesses {
@@ -103,13 +120,19 @@ func Attach(cp []byte, logKey *signednote.Verifier, witnesses []*signednote.Veri
 					Reason: fmt.Sprintf("key %s (fingerprint %s) already cosigned this checkpoint", w, fp)})
 				continue
 			}
+			t, _ := signednote.CosignatureTimestamp(s) // verified by a type 0x04 key
+			added := signednote.CountedCosignature{Name: s.Name, Fingerprint: fp, Time: t}
+			if at != nil {
+				if u := signednote.JudgeCosignature(added, *at, 0); u != nil {
+					return nil, fmt.Errorf("%s: %w", in.Source, u)
+				}
+			}
 			if nsigs++; nsigs > maxNoteSignatures {
 				return nil, fmt.Errorf("%s: a checkpoint carries at most %d signatures", in.Source, maxNoteSignatures)
 			}
 			have[fp] = true
 			out = append(out, line...)
-			t, _ := signednote.CosignatureTimestamp(s)
-			res.Added = append(res.Added, signednote.CountedCosignature{Name: s.Name, Fingerprint: fp, Time: t})
+			res.Added = append(res.Added, added)
 		}
 	}
 	// Check the whole result as a reader will.
