@@ -193,6 +193,9 @@ func precheckTLogText(text string) []TLogError {
 	return errs
 }
 
+// isFieldSpace reports the characters that separate the fields of a line.
+func isFieldSpace(r rune) bool { return r == ' ' || r == '\t' }
+
 // isControl reports the characters a tlog-policy line may not contain: C0
 // and C1 controls and DEL, except TAB.
 func isControl(r rune) bool {
@@ -218,7 +221,7 @@ func (p *tlogParser) line(n int, line string) {
 	if i := strings.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
-	fields := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+	fields := strings.FieldsFunc(line, isFieldSpace)
 	if len(fields) == 0 {
 		return
 	}
