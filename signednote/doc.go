@@ -79,6 +79,10 @@
 // A witness cosignature that verified and counts (once per key) is a
 // [CountedCosignature], whichever package counted it; one that verified
 // but was not counted because of its time is an [UncountedCosignature].
+// Whether a verified cosignature counts at an evaluation time is decided
+// by [JudgeCosignature] alone, the same rule when a log collects
+// cosignatures, when a quorum is required before a reference is written
+// or signed, and when a reference is verified.
 //
 // # Kinds of key file
 //
@@ -92,5 +96,6 @@
 // command takes it, instead of an encoding error.
 //
 // The package reads no clock: a cosignature's timestamp is an argument
-// ([WitnessSigner.At]).
+// ([WitnessSigner.At]), and so is the evaluation time it is judged at
+// ([JudgeCosignature]).
 package signednote
