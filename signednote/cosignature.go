@@ -86,9 +86,10 @@ func JudgeCosignature(c CountedCosignature, at time.Time, maxAge time.Duration) 
 }
 
 // unixText is a timestamp in RFC 3339 (UTC), or "Unix time N" past the
-// years time.Time formats.
+// four-digit years RFC 3339 has.
 func unixText(ts uint64) string {
-	if ts > 1<<62 {
+	const maxRFC3339 = 253402300799 // 9999-12-31T23:59:59Z
+	if ts > maxRFC3339 {
 		return fmt.Sprintf("Unix time %d", ts)
 	}
 	return time.Unix(int64(ts), 0).UTC().Format(time.RFC3339)
