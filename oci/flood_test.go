@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpres/mcpres/oci/ocitest"
 	digest "github.com/opencontainers/go-digest"
 	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -302,5 +303,78 @@ func TestOCIFloodBundles(t *testing.T) {
 	}
 	if n := f.count("GET /v2/" + fakeRepo + "/blobs/" + Digest(bundleAbout)); n != 1 {
 		t.Errorf("the honest bundle was downloaded %d times over both pulls, want 1", n)
+	}
+}
+
+// TestOCIFloodRegistries: junk referrers pushed to the real registries
+// before the honest bundle is attached. On distribution (the tag schema):
+// 150 listed without a telling type, as a careless index writer may, each
+// then read (before the bounds, the honest bundle listed after 100 such
+// was not examined), and 300 of another type, listed so. On
+// go-containerregistry's registry (the referrers API), which lists every
+// referrer by its config media type (the empty type, so each is read) in
+// random order: 100 and 1,200 of another type. The honest bundle is found
+// without a flood; with MaxListed lowered below the junk (500, 200 on
+// distribution) the flood is named (and on distribution, whose index
+// lists the honest bundle last, the bundle is not seen).
+func TestOCIFloodRegistries(t *testing.T) {
+	for name, r := range map[string]func(t *testing.T) *ocitest.Registry{
+		"distribution":  func(t *testing.T) *ocitest.Registry { return ocitest.Distribution(t, ocitest.DistributionOptions{}) },
+		"referrers API": func(t *testing.T) *ocitest.Registry { return ocitest.ReferrersRegistry(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := r(t)
+			tagSchema := name == "distribution"
+			type junk struct {
+				tag  string
+				junk ocitest.Junk
+			}
+			cases := []junk{{"100", ocitest.Junk{N: 100}}, {"1200", ocitest.Junk{N: 1_200}}}
+			bound := 500
+			if tagSchema {
+				// Distribution took 29 s to take 1,200 manifest pushes
+				// here (8 at a time; it refuses an index listing
+				// manifests it does not have): 300, and a test-only
+				// bound of 200.
+				cases = []junk{{"150", ocitest.Junk{N: 150, Untyped: true}}, {"300", ocitest.Junk{N: 300}}}
+				bound = 200
+			}
+			for _, tc := range cases {
+				ctx := testContext(t)
+				pushed := r.PushImage(t, "mcp/server", tc.tag, tc.tag)
+				junk := r.PushJunk(t, "mcp/server", tc.tag, tc.junk)
+				c := newTestClient(t, r)
+				img, err := c.Resolve(ctx, pushed.Ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := c.Attach(ctx, img, checked(t, ocitest.AttestedBundle(t, img.Digest())), AttachOptions{Created: "2026-12-01T00:00:00Z"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := c.Discover(ctx, img)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !found(d, a.Manifest) || len(d.Referrers) != 1 || d.Truncated() || d.Others != len(junk) || d.Listed != len(junk)+1 {
+					t.Fatalf("%d junk: referrers %+v, floods %v, others %d, listed %d", len(junk), d.Referrers, d.Floods, d.Others, d.Listed)
+				}
+				if tc.junk.N < 2*bound {
+					continue
+				}
+				c, err = NewClient(Options{Credential: r.Credential(), MaxListed: bound})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err = c.Discover(ctx, img)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(d.Floods) != 1 || d.Floods[0].Bound != BoundListed || d.Listed != bound || tagSchema && found(d, a.Manifest) ||
+					!strings.Contains(d.Floods[0].String(), fmt.Sprintf("the image has more than %d referrers (a referrer flood?)", bound)) {
+					t.Fatalf("MaxListed %d: referrers %+v, floods %v, listed %d", bound, d.Referrers, d.Floods, d.Listed)
+				}
+			}
+		})
 	}
 }

@@ -28,7 +28,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -314,6 +316,154 @@ func Policy(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// JunkArtifactType is the default artifactType of the referrers PushJunk
+// pushes.
+const JunkArtifactType = "application/vnd.example.junk.v1"
+
+// Junk describes the referrers [Registry.PushJunk] attaches to an image.
+type Junk struct {
+	// N is how many.
+	N int
+	// ArtifactType is their manifests' artifactType (""
+	// JunkArtifactType).
+	ArtifactType string
+	// Layer, when not nil, is the one layer of every manifest, with media
+	// type LayerMediaType; otherwise the layer is the empty descriptor, as
+	// oras attaches an artifact without files.
+	Layer          []byte
+	LayerMediaType string
+	// Untyped lists them in the referrers index (on a registry without
+	// the referrers API) without artifactType, as a careless or hostile
+	// writer may; otherwise with their manifests' artifactType, as oras
+	// writes it.
+	Untyped bool
+}
+
+// PushJunk attaches j.N small artifact manifests (each made distinct by
+// an annotation) to the image under tag in repo, junkWorkers at a time,
+// and on a registry without the referrers API lists them in the
+// referrers index sha256-HEX in one write, replacing it: push junk before
+// anything else is attached. It returns their manifest digests, in the
+// index's order there.
+func (r *Registry) PushJunk(t testing.TB, repo, tag string, j Junk) []string {
+	t.Helper()
+	ctx := context.Background()
+	rp := &remote.Repository{
+		Client:    &auth.Client{Client: http.DefaultClient, Credential: r.Credential()},
+		Reference: orasregistry.Reference{Registry: r.Host, Repository: repo},
+		PlainHTTP: true,
+	}
+	subject, err := rp.Resolve(ctx, tag)
+	if err != nil {
+		t.Fatalf("resolving %s/%s:%s: %v", r.Host, repo, tag, err)
+	}
+	subject = ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}
+	// Does the registry answer the referrers API? oras-go records it.
+	if err := rp.Referrers(ctx, subject, "", func([]ocispec.Descriptor) error { return nil }); err != nil {
+		t.Fatalf("listing the referrers of %s: %v", subject.Digest, err)
+	}
+	api := rp.SetReferrersCapability(true) == nil // and no indexing by oras-go
+	if api && j.Untyped {
+		t.Fatalf("Junk.Untyped needs a registry without the referrers API")
+	}
+	at := j.ArtifactType
+	if at == "" {
+		at = JunkArtifactType
+	}
+	blob := func(mt string, data []byte) ocispec.Descriptor {
+		d := ocispec.Descriptor{MediaType: mt, Digest: digest.FromBytes(data), Size: int64(len(data))}
+		if ok, err := rp.Blobs().Exists(ctx, d); err != nil || !ok {
+			if err := rp.Blobs().Push(ctx, d, bytes.NewReader(data)); err != nil {
+				t.Fatalf("pushing a blob to %s/%s: %v", r.Host, repo, err)
+			}
+		}
+		return d
+	}
+	empty := ocispec.DescriptorEmptyJSON
+	blob(empty.MediaType, empty.Data)
+	layer := empty
+	if j.Layer != nil {
+		layer = blob(j.LayerMediaType, j.Layer)
+	}
+	ds := make([]ocispec.Descriptor, j.N)
+	bodies := make([][]byte, j.N)
+	for i := range ds {
+		m, err := json.Marshal(ocispec.Manifest{
+			Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest, ArtifactType: at,
+			Config: empty, Layers: []ocispec.Descriptor{layer}, Subject: &subject,
+			Annotations: map[string]string{"org.example.junk": strconv.Itoa(i)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds[i] = ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(m), Size: int64(len(m)), ArtifactType: at}
+		if j.Untyped {
+			ds[i].ArtifactType = ""
+		}
+		bodies[i] = m
+	}
+	pushAll(t, len(ds), func(i int) error {
+		d := ds[i]
+		return rp.Manifests().Push(ctx, ocispec.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size}, bytes.NewReader(bodies[i]))
+	})
+	digests := make([]string, len(ds))
+	for i := range ds {
+		digests[i] = ds[i].Digest.String()
+	}
+	if !api {
+		idx, err := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: ds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex, Digest: digest.FromBytes(idx), Size: int64(len(idx))}
+		tag := "sha256-" + subject.Digest.Encoded()
+		if err := rp.Manifests().PushReference(ctx, d, bytes.NewReader(idx), tag); err != nil {
+			t.Fatalf("writing the referrers index %s: %v", tag, err)
+		}
+	}
+	return digests
+}
+
+// junkWorkers is how many junk manifests PushJunk pushes at once.
+const junkWorkers = 8
+
+// pushAll runs push(0…n-1), junkWorkers at a time, failing the test at
+// the first error.
+func pushAll(t testing.TB, n int, push func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	errs := make(chan error, junkWorkers)
+	for range junkWorkers {
+		wg.Go(func() {
+			for i := range next {
+				if err := push(i); err != nil {
+					errs <- fmt.Errorf("pushing junk manifest %d: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	var err error
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case err = <-errs:
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err == nil {
+		err = <-errs
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }
