@@ -140,7 +140,7 @@ func (a *app) reportWitnessing(path string, proof []byte, entry offline.Entry, t
 		return cli.Exit(exitInvalid)
 	}
 	if !w.Satisfied() {
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: %s (tlog policy %s); nothing written: once the witnesses are back, %s\n", path, w, policyPath, again)
+		fmt.Fprintf(a.stderr, "mcpres: error: %s: %s (tlog policy %s); nothing written: the log's warnings say why each missing witness gave no cosignature and which URL it was asked at (a witness that is down, or a 404: a policy URL that is not the witness's base URL, or a witness not told about the log); once they answer, %s\n", path, w, policyPath, again)
 		return cli.Exit(exitInvalid)
 	}
 	fmt.Fprintf(a.stderr, "mcpres: %s: %s (tlog policy %s)\n", path, w, policyPath)

@@ -20,11 +20,14 @@ that 'policy set-transparency' puts in a v1 policy, and that 'log add
 --witness-policy' reads to find the witnesses to ask (docs/transparency.md).
 
 Each editing command adds one line to FILE (creating it when it does not
-exist; set-quorum replaces the quorum line), checks the whole result with
+exist; set-quorum replaces the quorum line, set-url the URL of a witness
+line, and remove-witness removes a witness line, refusing when a group or
+the quorum names that witness), checks the whole result with
 the loader's own parser (trustpolicy.ParseTLogPolicyDraft: the same
 refusals as loading a policy — a key listed twice under any name, a name
 defined twice, a witness reachable twice through one group, a bad
-threshold, URL or key — except that a draft may lack its log or quorum
+threshold, URL or key, a witness URL ending in /add-checkpoint (the URL
+is the witness's base URL) — except that a draft may lack its log or quorum
 line), and only then replaces FILE atomically. 'policy tlog check' runs the
 full parser: at least one log line and exactly one quorum line.
 
@@ -38,7 +41,8 @@ func (a *app) policyTLogCommand() *cobra.Command {
 		Long:  policyTLogLong,
 	}
 	cmd.AddCommand(a.policyTLogAddLogCommand(), a.policyTLogAddWitnessCommand(), a.policyTLogAddGroupCommand(),
-		a.policyTLogSetQuorumCommand(), a.policyTLogCheckCommand())
+		a.policyTLogSetQuorumCommand(), a.policyTLogSetURLCommand(), a.policyTLogRemoveWitnessCommand(),
+		a.policyTLogCheckCommand())
 	return cmd
 }
 
@@ -157,8 +161,9 @@ func (a *app) policyTLogAddWitnessCommand() *cobra.Command {
 		Long: `Add a witness: NAME is the policy's name for it (groups and the quorum refer
 to it), WITNESS.vkey its cosignature/v1 verifier key file, and URL, for a
 log that collects cosignatures itself (log add --witness-policy), the
-witness's C2SP tlog-witness submission prefix: requests go to
-URL/add-checkpoint.`,
+witness's C2SP tlog-witness base URL, the one 'witness serve' prints:
+requests go to URL/add-checkpoint, so a URL ending in /add-checkpoint is
+refused, naming the base URL to give instead.`,
 		Example: `  mcpres policy tlog add-witness tlog-policy.txt --name w1 --key w1.vkey --url https://witness.example.org/`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -177,7 +182,7 @@ URL/add-checkpoint.`,
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the witness's name in the policy")
 	cmd.Flags().StringVar(&key, "key", "", "the witness's verifier key file (cosignature/v1)")
-	cmd.Flags().StringVar(&u, "url", "", "the witness's tlog-witness URL (submission prefix)")
+	cmd.Flags().StringVar(&u, "url", "", "the witness's tlog-witness base URL (requests go to URL/add-checkpoint)")
 	return cmd
 }
 
@@ -239,6 +244,75 @@ func (a *app) policyTLogSetQuorumCommand() *cobra.Command {
 		},
 	}
 	return cmd
+}
+
+func (a *app) policyTLogSetURLCommand() *cobra.Command {
+	var name, u string
+	cmd := &cobra.Command{
+		Use:   "set-url FILE --name NAME --url URL",
+		Short: "Set the URL of the \"witness NAME\" line (replacing any)",
+		Long: `Set the URL of witness NAME (the witness's C2SP tlog-witness base URL, as
+add-witness takes it), replacing the URL the line has, if any; the key
+and a comment at the end of the line are kept. A name that no witness
+line defines is refused (exit 1).`,
+		Example: `  mcpres policy tlog set-url tlog-policy.txt --name w1 --url https://witness.example.org/`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := tlogField("--name", name); err != nil {
+				return err
+			}
+			if err := tlogField("--url", u); err != nil {
+				return err
+			}
+			return a.editTLogWitness(args[0], func(text string) (string, error) { return trustpolicy.SetTLogWitnessURL(text, name, u) },
+				fmt.Sprintf("witness %s: URL %s", name, u))
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the witness's name in the policy")
+	cmd.Flags().StringVar(&u, "url", "", "the witness's tlog-witness base URL (requests go to URL/add-checkpoint)")
+	return cmd
+}
+
+func (a *app) policyTLogRemoveWitnessCommand() *cobra.Command {
+	var name string
+	cmd := &cobra.Command{
+		Use:   "remove-witness FILE --name NAME",
+		Short: "Remove the \"witness NAME\" line",
+		Long: `Remove the line of witness NAME. A witness that a group or the quorum names
+is not removed (exit 1, naming them): change those lines first, so that
+no quorum silently loses a member. A name that no witness line defines is
+refused too.`,
+		Example: `  mcpres policy tlog remove-witness tlog-policy.txt --name w3`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := tlogField("--name", name); err != nil {
+				return err
+			}
+			return a.editTLogWitness(args[0], func(text string) (string, error) { return trustpolicy.RemoveTLogWitness(text, name) },
+				"removed witness "+name)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the witness's name in the policy")
+	return cmd
+}
+
+// editTLogWitness applies edit, a trustpolicy edit of a witness line, to
+// the tlog policy in path (editTLogPolicy); an edit it refuses is exit 1
+// with the file unchanged. done says what was changed.
+func (a *app) editTLogWitness(path string, edit func(text string) (string, error), done string) error {
+	err := a.editTLogPolicy(path, func(text string) (string, error) {
+		next, err := edit(text)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "mcpres: %s: the change is refused; the file is unchanged: %v\n", path, err)
+			return "", cli.Exit(exitInvalid)
+		}
+		return next, nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s: %s\n", path, done)
+	return nil
 }
 
 func (a *app) policyTLogCheckCommand() *cobra.Command {

@@ -117,7 +117,7 @@ func startWitnessServeStop(t *testing.T, args ...string) (string, func()) {
 		})
 	}
 	t.Cleanup(stop)
-	re := regexp.MustCompile(`on http://(127\.0\.0\.1:[0-9]+)/add-checkpoint`)
+	re := regexp.MustCompile(`at http://(127\.0\.0\.1:[0-9]+)/ \(POST /add-checkpoint\)`)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
 			return "http://" + m[1], stop

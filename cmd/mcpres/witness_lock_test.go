@@ -299,7 +299,7 @@ type witnessProc struct {
 	exited chan struct{}
 }
 
-var witnessServingLine = regexp.MustCompile(`serving \d+ log\(s\) on (http://127\.0\.0\.1:\d+)/add-checkpoint`)
+var witnessServingLine = regexp.MustCompile(`serving \d+ log\(s\) at (http://127\.0\.0\.1:\d+)/ \(POST /add-checkpoint\)`)
 
 // startWitnessProc starts bin's 'witness serve' on 127.0.0.1:0; it is
 // killed (by its pid) when the test ends. wait tells whether it serves

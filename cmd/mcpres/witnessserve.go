@@ -59,7 +59,11 @@ A log the state directory has no record of is accepted from "old 0" (trust
 on first use, as the protocol defines). The witness listens on
 ` + witnessDefaultListen + ` unless --listen says otherwise; put a TLS
 front end before it to serve other hosts. It runs until interrupted
-(SIGINT or SIGTERM).`
+(SIGINT or SIGTERM).
+
+At start it prints its base URL (http://ADDR/): that, or the URL of the
+front end, is the witness's URL in a tlog policy ('policy tlog
+add-witness --url'); a log appends /add-checkpoint itself.`
 
 func (a *app) witnessServeCommand() *cobra.Command {
 	var listen, keyPath, name, stateDir string
@@ -107,7 +111,11 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			fmt.Fprintf(a.stderr, "mcpres: witness %s serving %d log(s) on http://%s/add-checkpoint\n", w.Name(), len(logs), ln.Addr())
+			// The base URL, the one a tlog policy's witness line takes:
+			// a log POSTs to URL/add-checkpoint.
+			base := "http://" + ln.Addr().String() + "/"
+			fmt.Fprintf(a.stderr, "mcpres: witness %s serving %d log(s) at %s (POST /add-checkpoint); in a tlog policy its URL is that base URL: policy tlog add-witness FILE --name NAME --key W.vkey --url %s\n",
+				w.Name(), len(logs), base, base)
 			if err := srv.Serve(ctx, ln); err != nil {
 				return cli.Failf("%v", err)
 			}
