@@ -259,10 +259,11 @@ type Flood struct {
 	// Limit its value.
 	Bound string
 	Limit int
-	// Listed, Others and Found are the discovery's counts: referrers
-	// listed and examined, those of other artifact types, and the MCP-RES
-	// referrers that can be used.
-	Listed, Others, Found int
+	// Listed, Others, Unread and Found are the discovery's counts:
+	// referrers listed and examined, those of other artifact types,
+	// candidates whose manifests were not read (beyond MaxManifests), and
+	// the MCP-RES referrers that can be used.
+	Listed, Others, Unread, Found int
 	// TopType is the commonest other artifact type and TopCount its count
 	// ("", 0 when there are none).
 	TopType  string
@@ -279,7 +280,11 @@ func (f Flood) String() string {
 		}
 		top = fmt.Sprintf("; the commonest: %q, %d", clip(t), f.TopCount)
 	}
-	examined := fmt.Sprintf("%d of other artifact types%s; %d MCP-RES", f.Others, top, f.Found)
+	unread := ""
+	if f.Unread > 0 {
+		unread = fmt.Sprintf("; %d not read, beyond the bound on manifests", f.Unread)
+	}
+	examined := fmt.Sprintf("%d of other artifact types%s%s; %d MCP-RES", f.Others, top, unread, f.Found)
 	switch f.Bound {
 	case BoundListed:
 		return fmt.Sprintf("the image has more than %d referrers (a referrer flood?): the first %d listed were examined (%s); an MCP-RES bundle listed after them was not seen", f.Limit, f.Limit, examined)
@@ -301,9 +306,10 @@ func clip(s string) string {
 	return s
 }
 
-// flood records that bound was reached.
-func (d *Discovery) flood(bound string, limit int) {
-	f := Flood{Bound: bound, Limit: limit, Listed: d.Listed, Others: d.Others, Found: d.usable()}
+// flood records that bound was reached, unread candidates not having
+// been read.
+func (d *Discovery) flood(bound string, limit, unread int) {
+	f := Flood{Bound: bound, Limit: limit, Listed: d.Listed, Others: d.Others, Unread: unread, Found: d.usable()}
 	for t, n := range d.OtherTypes {
 		if n > f.TopCount || n == f.TopCount && t < f.TopType {
 			f.TopType, f.TopCount = t, n
@@ -366,10 +372,8 @@ func (c *Client) Discover(ctx context.Context, img Image) (Discovery, error) {
 	if err != nil {
 		return Discovery{}, registryError("listing the referrers of "+img.String(), err)
 	}
-	cut := len(cands) > c.opts.MaxManifests
-	if cut {
-		cands = cands[:c.opts.MaxManifests]
-	}
+	unread := max(len(cands)-c.opts.MaxManifests, 0)
+	cands = cands[:len(cands)-unread]
 	type result struct {
 		m   *ArtifactManifest
 		err error
@@ -396,12 +400,12 @@ func (c *Client) Discover(ctx context.Context, img Image) (Discovery, error) {
 	}
 	switch bound {
 	case BoundListed:
-		d.flood(bound, c.opts.MaxListed)
+		d.flood(bound, c.opts.MaxListed, unread)
 	case BoundPages:
-		d.flood(bound, maxReferrerPages)
+		d.flood(bound, maxReferrerPages, unread)
 	}
-	if cut {
-		d.flood(BoundManifests, c.opts.MaxManifests)
+	if unread > 0 {
+		d.flood(BoundManifests, c.opts.MaxManifests, unread)
 	}
 	return d, nil
 }
@@ -578,7 +582,7 @@ func (c *Client) Pull(ctx context.Context, img Image, each func(Pulled) error) (
 		}
 	}
 	if d.usable() > c.opts.MaxBundles {
-		d.flood(BoundBundles, c.opts.MaxBundles)
+		d.flood(BoundBundles, c.opts.MaxBundles, 0)
 	}
 	return d, nil
 }

@@ -392,7 +392,7 @@ func (a *app) pullCommand() *cobra.Command {
 			}
 			a.wrote(index, "%d %s of %s (%s)", n, pluralize(n, "referrer", "referrers"), img, d.Via)
 			for _, f := range d.Floods {
-				a.warnf("%s: not pulled", f)
+				a.warnf("%s", f)
 			}
 			if failed > 0 {
 				return cli.Exit(exitInvalid)
@@ -451,7 +451,7 @@ func fetchOCI(req verifycmd.OCIRequest) (verifycmd.OCISubject, error) {
 	}
 	s := verifycmd.OCISubject{Image: req.Image, Digest: img.Digest(), Via: d.Via, Referrers: rs}
 	for _, f := range d.Floods {
-		s.Notes = append(s.Notes, fmt.Sprintf("oci: %s: not verified", f))
+		s.Notes = append(s.Notes, "oci: "+f.String())
 	}
 	if d.Others > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("oci: %d %s of other artifact types not examined", d.Others, pluralize(d.Others, "referrer", "referrers")))

@@ -343,18 +343,21 @@ type Junk struct {
 
 // PushJunk attaches j.N small artifact manifests (each made distinct by
 // an annotation) to the image under tag in repo, junkWorkers at a time,
-// and on a registry without the referrers API lists them in the
-// referrers index sha256-HEX in one write, replacing it: push junk before
-// anything else is attached. It returns their manifest digests, in the
-// index's order there.
+// and on a registry without the referrers API appends them to the
+// referrers index sha256-HEX in one write (not safe against concurrent
+// writers). It returns their manifest digests, in the index's order
+// there.
 func (r *Registry) PushJunk(t testing.TB, repo, tag string, j Junk) []string {
 	t.Helper()
 	ctx := context.Background()
-	rp := &remote.Repository{
-		Client:    &auth.Client{Client: http.DefaultClient, Credential: r.Credential()},
-		Reference: orasregistry.Reference{Registry: r.Host, Repository: repo},
-		PlainHTTP: true,
+	newRepo := func() *remote.Repository {
+		return &remote.Repository{
+			Client:    &auth.Client{Client: http.DefaultClient, Credential: r.Credential()},
+			Reference: orasregistry.Reference{Registry: r.Host, Repository: repo},
+			PlainHTTP: true,
+		}
 	}
+	rp := newRepo()
 	subject, err := rp.Resolve(ctx, tag)
 	if err != nil {
 		t.Fatalf("resolving %s/%s:%s: %v", r.Host, repo, tag, err)
@@ -364,7 +367,13 @@ func (r *Registry) PushJunk(t testing.TB, repo, tag string, j Junk) []string {
 	if err := rp.Referrers(ctx, subject, "", func([]ocispec.Descriptor) error { return nil }); err != nil {
 		t.Fatalf("listing the referrers of %s: %v", subject.Digest, err)
 	}
-	api := rp.SetReferrersCapability(true) == nil // and no indexing by oras-go
+	api := rp.SetReferrersCapability(true) == nil
+	// Pushes with the state "has the API": oras-go indexes nothing itself
+	// (one index rewrite a push, racing), the index is written below.
+	rp = newRepo()
+	if err := rp.SetReferrersCapability(true); err != nil {
+		t.Fatal(err)
+	}
 	if api && j.Untyped {
 		t.Fatalf("Junk.Untyped needs a registry without the referrers API")
 	}
@@ -413,12 +422,20 @@ func (r *Registry) PushJunk(t testing.TB, repo, tag string, j Junk) []string {
 		digests[i] = ds[i].Digest.String()
 	}
 	if !api {
-		idx, err := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: ds})
+		tag := "sha256-" + subject.Digest.Encoded()
+		var old ocispec.Index
+		if _, rc, err := rp.FetchReference(ctx, tag); err == nil {
+			err = json.NewDecoder(rc).Decode(&old)
+			rc.Close()
+			if err != nil {
+				t.Fatalf("reading the referrers index %s: %v", tag, err)
+			}
+		}
+		idx, err := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: append(old.Manifests, ds...)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex, Digest: digest.FromBytes(idx), Size: int64(len(idx))}
-		tag := "sha256-" + subject.Digest.Encoded()
 		if err := rp.Manifests().PushReference(ctx, d, bytes.NewReader(idx), tag); err != nil {
 			t.Fatalf("writing the referrers index %s: %v", tag, err)
 		}
