@@ -77,7 +77,7 @@ func encodeOpen(req *PKCS11Request) []byte {
 		has = "1"
 	}
 	var b []byte
-	for _, f := range []string{req.URI.String(), req.Module, has, req.PIN} {
+	for _, f := range []string{req.URI.canonical(), req.Module, has, req.PIN} {
 		b = appendField(b, f)
 	}
 	return b

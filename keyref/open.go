@@ -297,11 +297,11 @@ func openText(r *Ref, o Options) (*Key, error) {
 	} else {
 		var err error
 		if data, err = regularfile.ReadFile(r.Path, attest.MaxKeyFileBytes); err != nil {
-			return nil, err
+			return nil, redactError(err)
 		}
 		if st, err := os.Stat(r.Path); err == nil && st.Mode().Perm()&0o077 != 0 && !signednote.RecogniseKey(data).Public() {
 			// A public key given by mistake is refused below, not warned about.
-			o.warn("private key %s is readable by other users (mode %04o); chmod 600 it", r.Path, st.Mode().Perm())
+			o.warn("private key %s is readable by other users (mode %04o); chmod 600 it", r, st.Mode().Perm())
 		}
 	}
 	defer clear(data)

@@ -73,7 +73,7 @@ func ParseURI(s string) (*URI, error) {
 	case u.has["pin-source"] && u.has["pin-value"]:
 		return nil, fmt.Errorf("%w: pkcs11: give pin-source or pin-value, not both", ErrSyntax)
 	case u.has["type"] && u.Type != "private":
-		return nil, fmt.Errorf("%w: pkcs11: type=%s: the key that signs is a private key (type=private, or leave type out)", ErrSyntax, truncate.String(u.Type, 32))
+		return nil, fmt.Errorf("%w: pkcs11: type=%s: the key that signs is a private key (type=private, or leave type out)", ErrSyntax, redactTrunc(u.Type, 32))
 	case !u.has["object"] && !u.has["id"]:
 		return nil, fmt.Errorf("%w: pkcs11: name the key with object= (its label) or id=, as in pkcs11:token=mcpres;object=release-key", ErrSyntax)
 	}
@@ -91,7 +91,7 @@ func (u *URI) parseAttrs(s, sep string, allowed []string, chars string) error {
 			return fmt.Errorf("%w: pkcs11: the %s attribute %d is not NAME=VALUE", ErrSyntax, map[string]string{";": "path", "&": "query"}[sep], i+1)
 		}
 		if !contains(allowed, name) {
-			return fmt.Errorf("%w: pkcs11: attribute %q is not supported here (path: %s; query: %s)", ErrSyntax, truncate.String(name, 32),
+			return fmt.Errorf("%w: pkcs11: attribute %q is not supported here (path: %s; query: %s)", ErrSyntax, redactTrunc(name, 32),
 				strings.Join(pathAttrs, ", "), strings.Join(queryAttrs, ", "))
 		}
 		if u.has[name] {
@@ -123,7 +123,7 @@ func (u *URI) parseAttrs(s, sep string, allowed []string, chars string) error {
 		case "slot-id":
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil || strconv.FormatUint(n, 10) != v {
-				return fmt.Errorf("%w: pkcs11: slot-id %q is not a decimal number", ErrSyntax, truncate.String(v, 32))
+				return fmt.Errorf("%w: pkcs11: slot-id %q is not a decimal number", ErrSyntax, redactTrunc(v, 32))
 			}
 			u.SlotID, u.HasSlotID = uint(n), true
 		case "module-path":
@@ -210,8 +210,13 @@ func pctEncode(s string, query bool) string {
 }
 
 // String returns the URI in a canonical form with every attribute given,
-// pin-value replaced by "REDACTED": what messages quote.
-func (u *URI) String() string {
+// pin-value replaced by "REDACTED" and passed through [Redact] (an
+// attribute value that holds "pin-value=…" too): what messages quote.
+func (u *URI) String() string { return Redact(u.canonical()) }
+
+// canonical is the URI in its canonical form with pin-value replaced by
+// "REDACTED", every other value as it is: what the helper process is sent.
+func (u *URI) canonical() string {
 	var path, query []string
 	for _, name := range pathAttrs {
 		if u.has[name] {

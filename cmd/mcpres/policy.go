@@ -149,7 +149,12 @@ func (a *app) editPolicy(path string, edit func(d *trustpolicy.Document) (string
 // or the public half of a key in a token or an agent (pkcs11:,
 // ssh-agent:), and returns it as base64 SPKI with its fingerprint.
 func (a *app) readPolicyPublicKey(path string) (spki, fp string, err error) {
-	if ref, perr := keyref.Parse(path); perr == nil && !ref.Secret() {
+	ref, perr := keyref.Parse(path)
+	if perr != nil {
+		// Not read as a path: a mistyped pkcs11: URI would be quoted with its PIN.
+		return "", "", cli.Usagef("--key: %v", perr)
+	}
+	if !ref.Secret() {
 		k, err := a.openKeyWith("--key", path, "key", keyref.Options{})
 		if err != nil {
 			return "", "", err
@@ -157,6 +162,9 @@ func (a *app) readPolicyPublicKey(path string) (spki, fp string, err error) {
 		defer k.Close()
 		der := ed25519strict.MarshalSPKI(k.PublicKey())
 		return base64.StdEncoding.EncodeToString(der), ed25519strict.SPKIFingerprint(der), nil
+	}
+	if ref.Scheme == keyref.File {
+		path = ref.Path
 	}
 	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
 	if err != nil {
