@@ -217,3 +217,42 @@ func TestCLILogServeFutureCosignature(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCLILogAddCosignatureFuture: 'log add-cosignature' refuses a
+// correctly signed cosignature dated a year ahead (exit 1, naming the
+// witness key and the date) and leaves the checkpoint as it was; the same
+// witness's cosignature dated now is attached (control).
+func TestCLILogAddCosignatureFuture(t *testing.T) {
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	p := e.p
+	b := writeTestFile(t, e.dir, "b.json", distinctBundles(t, 1)[0], 0o644)
+	e.run("log", "add", "--dir", dir, "--key", p("log.key"), b, "-o", p("ref.json"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lv, _ := signednote.ParseLogVerifier(e.vkey("log"))
+	cp, err := tlog.Open(posix.New(dir), lv).Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := signednote.ParseWitnessSigner(strings.TrimSpace(readFile(t, p("w2.key"))))
+	cosign := func(name string, at time.Time) string {
+		c, err := witness.AddCheckpoint(&witness.AddRequest{Checkpoint: cp.Note}, lv, w, nil, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return writeTestFile(t, e.dir, name, c.Line, 0o644)
+	}
+	ahead := cosign("ahead.cosig", aYearAhead())
+	stderr := e.fail(exitInvalid, ahead+": cosignature of example.org/witness-2 dated ", "log", "add-cosignature", "--dir", dir, "--witness-key", p("w2.vkey"), ahead)
+	if !strings.Contains(stderr, " is not counted: dated after the evaluation time ") {
+		t.Errorf("log add-cosignature: %s", stderr)
+	}
+	if now, err := tlog.Open(posix.New(dir), lv).Checkpoint(ctx); err != nil || now.Text != cp.Text || string(now.Note) != string(cp.Note) {
+		t.Fatalf("the checkpoint changed: %v", err)
+	}
+	_, stderr = e.run("log", "add-cosignature", "--dir", dir, "--witness-key", p("w2.vkey"), cosign("now.cosig", time.Now()))
+	if !strings.Contains(stderr, "1 cosignature(s) added") {
+		t.Errorf("control: %s", stderr)
+	}
+}

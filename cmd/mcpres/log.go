@@ -725,13 +725,14 @@ checkpoint, so that later 'log proof' references carry them.
 Each cosignature must be by one of the --witness-key keys (cosignature/v1
 verifier keys, type 0x04) and verify against the published checkpoint's
 body; one that does not is refused (exit 1): it is for another checkpoint
-(the log has grown since: cosign again) or corrupt. A second cosignature by
-a key that already cosigned (keys compared by fingerprint) is dropped with a
-warning. The checkpoint body and log signature are kept; the file is
-replaced atomically, and not at all if the log published a new checkpoint
-meanwhile. With --mysql DSN the log is in MariaDB/MySQL: the checkpoint row
-is replaced in one transaction holding the row lock Tessera's publisher
-takes.`,
+(the log has grown since: cosign again) or corrupt, and so is one dated
+after the current time, which no verifier counts before that date (the
+witness's clock runs ahead). A second cosignature by a key that already
+cosigned (keys compared by fingerprint) is dropped with a warning. The
+checkpoint body and log signature are kept; the file is replaced
+atomically, and not at all if the log published a new checkpoint meanwhile.
+With --mysql DSN the log is in MariaDB/MySQL: the checkpoint row is replaced
+in one transaction holding the row lock Tessera's publisher takes.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (dir == "") == (dsn == "") {
@@ -766,13 +767,13 @@ takes.`,
 			var res *witness.AttachResult
 			cp, err := tlog.Open(store, lv).UpdateCheckpoint(ctx, func(cp *signednote.Checkpoint) ([]byte, error) {
 				var err error
-				res, err = witness.Attach(cp.Note, lv, ws, inputs)
+				res, err = witness.AttachAt(cp.Note, lv, ws, inputs, time.Now())
 				if err != nil {
 					return nil, err
 				}
 				return res.Checkpoint, nil
 			})
-			if errors.Is(err, witness.ErrBadCosignature) {
+			if _, uncounted := errors.AsType[*signednote.UncountedCosignature](err); uncounted || errors.Is(err, witness.ErrBadCosignature) {
 				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
 				return cli.Exit(exitInvalid)
 			}
