@@ -52,6 +52,9 @@ var (
 	// ErrPINLocked: the token's user PIN is locked (too many wrong PINs);
 	// its security officer must unlock it.
 	ErrPINLocked = errors.New("PKCS#11 PIN locked")
+	// ErrPINFileMode: the pin-source file is readable or writable by its
+	// group or other users; the message says to chmod 600 it.
+	ErrPINFileMode = errors.New("PKCS#11 PIN file open to other users")
 	// ErrKeyType: the key (a token object or an agent key) is not an
 	// Ed25519 key; the message names its type.
 	ErrKeyType = errors.New("not an Ed25519 key")
@@ -209,8 +212,10 @@ func (k *Key) Close() error {
 //     readable by other users is warned about (o.Warn).
 //   - PKCS11: the module (module-path=, else $MCPRES_PKCS11_MODULE) is
 //     loaded, the one token matching the URI's token attributes found,
-//     the user logged in with the PIN (pin-source= file, pin-value=, else
-//     $MCPRES_PKCS11_PIN; none when the token needs no login), and the
+//     the user logged in with the PIN (pin-source= file, which its group
+//     and other users may neither read nor write: ErrPINFileMode;
+//     pin-value=; else $MCPRES_PKCS11_PIN; none when the token needs no
+//     login), and the
 //     one private key matching object= and id= found. It must be
 //     CKK_EC_EDWARDS on edwards25519, with its public key object (same
 //     CKA_ID) beside it; it signs with CKM_EDDSA (pure Ed25519).
@@ -262,7 +267,11 @@ func openPKCS11(r *Ref, o *Options) (*Key, error) {
 		path := strings.TrimPrefix(u.PINSource, "file:")
 		data, err := regularfile.ReadFile(path, MaxPINBytes)
 		if err != nil {
-			return nil, fmt.Errorf("PKCS#11 pin-source: %w", err)
+			return nil, fmt.Errorf("PKCS#11 pin-source: %w", redactError(err))
+		}
+		if err := checkPINFileMode(path); err != nil {
+			clear(data)
+			return nil, err
 		}
 		req.PIN, req.HasPIN = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"), true
 		clear(data)
@@ -282,6 +291,20 @@ func openPKCS11(r *Ref, o *Options) (*Key, error) {
 		return nil, err
 	}
 	return &Key{ref: r, pub: pub, signer: h, closer: h}, nil
+}
+
+// checkPINFileMode refuses a pin-source file that its group or other
+// users may read or write, as ssh refuses such a private key file: the
+// PIN is the key's only guard.
+func checkPINFileMode(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("PKCS#11 pin-source: %w", redactError(err))
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%w: %s has mode %04o, so other users can read the PIN: chmod 600 %s", ErrPINFileMode, Redact(path), perm, Redact(path))
+	}
+	return nil
 }
 
 // openText reads a key file or a variable and parses it.

@@ -34,3 +34,15 @@ func TestLoginError(t *testing.T) {
 		t.Errorf("already logged in: %v", err)
 	}
 }
+
+// The SoftHSM2 hint is for SoftHSM2 alone: another module's missing token
+// is not about $SOFTHSM2_CONF.
+func TestSoftHSMHintOnlyForSoftHSM(t *testing.T) {
+	t.Setenv("SOFTHSM2_CONF", "")
+	if h := softHSMHint("/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so"); h != "" {
+		t.Errorf("OpenSC: %q", h)
+	}
+	if h := softHSMHint("/usr/lib/softhsm/libsofthsm2.so"); !strings.Contains(h, "set SOFTHSM2_CONF to the softhsm2.conf of the token directory") {
+		t.Errorf("SoftHSM2: %q", h)
+	}
+}

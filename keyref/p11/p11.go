@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -79,7 +81,7 @@ func Open(req *keyref.PKCS11Request) (keyref.Holder, error) {
 		s.owned = true
 	} else if !isCKR(err, pkcs11.CKR_CRYPTOKI_ALREADY_INITIALIZED) {
 		ctx.Destroy()
-		return nil, fmt.Errorf("%w: %s: C_Initialize: %v", keyref.ErrModule, s.module, err)
+		return nil, fmt.Errorf("%w: %s: C_Initialize: %v%s", keyref.ErrModule, s.module, err, softHSMHint(s.module))
 	}
 	pub, err := s.connect()
 	if err != nil {
@@ -153,9 +155,33 @@ func (s *p11Signer) findToken() (uint, pkcs11.TokenInfo, error) {
 	case len(matches) > 1:
 		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: %d tokens match %s: add serial= or slot-id= (there are %s)", keyref.ErrTokenNotFound, len(matches), u, strings.Join(all, ", "))
 	case len(all) == 0:
-		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: module %s has no token (is one initialised? softhsm2-util --show-slots)", keyref.ErrTokenNotFound, s.module)
+		return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: module %s has no token (is one initialised? softhsm2-util --show-slots)%s", keyref.ErrTokenNotFound, s.module, softHSMHint(s.module))
 	}
-	return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: no token of module %s matches %s; there are: %s", keyref.ErrTokenNotFound, s.module, u, strings.Join(all, ", "))
+	return 0, pkcs11.TokenInfo{}, fmt.Errorf("%w: no token of module %s matches %s; there are: %s%s", keyref.ErrTokenNotFound, s.module, u, strings.Join(all, ", "), softHSMHint(s.module))
+}
+
+// softHSMHint is what to do when SoftHSM2 finds no token or cannot start:
+// it reads its token directory from the file $SOFTHSM2_CONF names (else
+// /etc/softhsm/softhsm2.conf), and a helper or a CI step that lost the
+// variable sees another store. "" for another module.
+func softHSMHint(module string) string {
+	if !strings.Contains(strings.ToLower(filepath.Base(module)), "softhsm") {
+		return ""
+	}
+	const todo = "set SOFTHSM2_CONF to the softhsm2.conf of the token directory (softhsm2-util --show-slots lists the tokens it sees)"
+	conf, ok := os.LookupEnv("SOFTHSM2_CONF")
+	switch {
+	case !ok || conf == "":
+		return "; SoftHSM2: $SOFTHSM2_CONF is not set, so it reads /etc/softhsm/softhsm2.conf: " + todo
+	case !regularFile(conf):
+		return fmt.Sprintf("; SoftHSM2: $SOFTHSM2_CONF is %s, which is not a file: %s", conf, todo)
+	}
+	return fmt.Sprintf("; SoftHSM2 reads the tokens of $SOFTHSM2_CONF=%s: if the token is elsewhere, %s", conf, todo)
+}
+
+func regularFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // login logs the user in with the PIN, unless the token needs no login.
@@ -244,10 +270,10 @@ func (s *p11Signer) findKey(sh pkcs11.SessionHandle, token string) (pkcs11.Objec
 		}
 	}
 	if typ != ckkECEdwards {
-		return 0, nil, fmt.Errorf("%w: the key %s in token %q is %s", keyref.ErrKeyType, s.uri, token, keyTypeName(typ))
+		return 0, nil, fmt.Errorf("%w: the key %s in token %q is %s; %s", keyref.ErrKeyType, s.uri, token, keyTypeName(typ), s.makeEd25519(token))
 	}
 	if !bytes.Equal(params, ed25519OID) && !bytes.Equal(params, ed25519Name) {
-		return 0, nil, fmt.Errorf("%w: the key %s in token %q is an EdDSA key on another curve than edwards25519 (Ed448?)", keyref.ErrKeyType, s.uri, token)
+		return 0, nil, fmt.Errorf("%w: the key %s in token %q is an EdDSA key on another curve than edwards25519 (Ed448?); %s", keyref.ErrKeyType, s.uri, token, s.makeEd25519(token))
 	}
 	pub, err := s.publicKey(sh, id, label)
 	if err != nil {
@@ -331,6 +357,26 @@ func ulong(b []byte) uint64 {
 		return uint64(binary.NativeEndian.Uint32(b))
 	}
 	return 1<<64 - 1
+}
+
+// makeEd25519 says which keys sign and how to make one in the token.
+func (s *p11Signer) makeEd25519(token string) string {
+	return fmt.Sprintf("only Ed25519 keys (CKK_EC_EDWARDS on edwards25519, signing with CKM_EDDSA) sign MCP-RES envelopes and checkpoints: "+
+		"make one with pkcs11-tool --module %s --token-label %s --login --keypairgen --key-type EC:edwards25519 --label LABEL --id ID, "+
+		"and name it with object=LABEL", s.module, shellWord(token))
+}
+
+// shellWord quotes s for a shell command line when it needs it.
+func shellWord(s string) string {
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_./:=@%+,", c) >= 0) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	if s == "" {
+		return "''"
+	}
+	return s
 }
 
 func keyTypeName(t uint64) string {

@@ -102,6 +102,13 @@ func TestPKCS11Errors(t *testing.T) {
 	if err := os.WriteFile(wrongPIN, []byte("97531\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	openPIN := filepath.Join(t.TempDir(), "pin")
+	if err := os.WriteFile(openPIN, []byte(keyreftest.TestOnlyPIN+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(openPIN, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	m := "module-path=" + tok.Module
 	for _, c := range []struct {
 		name, ref string
@@ -118,8 +125,13 @@ func TestPKCS11Errors(t *testing.T) {
 		{"wrong PIN value", "pkcs11:token=mcpres;object=signer?" + m + "&pin-value=97531", nil, keyref.ErrPINIncorrect, "refused the PIN"},
 		{"wrong PIN from the environment", "pkcs11:token=mcpres;object=signer?" + m, map[string]string{keyref.EnvPKCS11PIN: "97531"}, keyref.ErrPINIncorrect, "refused the PIN"},
 		{"no PIN", "pkcs11:token=mcpres;object=signer?" + m, nil, keyref.ErrPINRequired, "pin-source"},
-		{"ECDSA key", "pkcs11:token=mcpres;object=ecdsa?" + m + "&pin-source=" + tok.PINFile, nil, keyref.ErrKeyType, "is an ECDSA key"},
-		{"RSA key", "pkcs11:token=mcpres;object=rsa?" + m + "&pin-source=" + tok.PINFile, nil, keyref.ErrKeyType, "is an RSA key"},
+		{"PIN file readable by others", "pkcs11:token=mcpres;object=signer?" + m + "&pin-source=" + openPIN, nil, keyref.ErrPINFileMode, "has mode 0644, so other users can read the PIN: chmod 600 " + openPIN},
+		// A key of another type says which keys sign and how to make one
+		// (issue 31 item 10).
+		{"ECDSA key", "pkcs11:token=mcpres;object=ecdsa?" + m + "&pin-source=" + tok.PINFile, nil, keyref.ErrKeyType,
+			"is an ECDSA key; only Ed25519 keys (CKK_EC_EDWARDS on edwards25519, signing with CKM_EDDSA) sign MCP-RES envelopes and checkpoints: make one with pkcs11-tool --module " +
+				tok.Module + " --token-label mcpres --login --keypairgen --key-type EC:edwards25519 --label LABEL --id ID"},
+		{"RSA key", "pkcs11:token=mcpres;object=rsa?" + m + "&pin-source=" + tok.PINFile, nil, keyref.ErrKeyType, "is an RSA key; only Ed25519 keys"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			k, err := keyref.Open(c.ref, keyref.Options{LookupEnv: func(n string) (string, bool) { v, ok := c.env[n]; return v, ok }, PKCS11: p11.Open})
@@ -135,5 +147,37 @@ func TestPKCS11Errors(t *testing.T) {
 				t.Fatalf("the error quotes a PIN: %q", err)
 			}
 		})
+	}
+}
+
+// SoftHSM2 reads its tokens from the file $SOFTHSM2_CONF names: when it
+// is unset or names no file, the token is not found (or the module does
+// not start), and the error says to set it (issue 31 item 10); with it
+// set to the token's softhsm2.conf the same URI opens.
+func TestPKCS11SoftHSMConf(t *testing.T) {
+	tok := keyreftest.SoftHSM(t, "mcpres")
+	tok.Generate(t, "EC:edwards25519", "signer", "01")
+	const todo = "set SOFTHSM2_CONF to the softhsm2.conf of the token directory"
+	open := func() error {
+		k, err := keyref.Open(tok.URI("signer"), keyref.Options{LookupEnv: noEnv, PKCS11: p11.Open})
+		if err == nil {
+			k.Close()
+		}
+		return err
+	}
+	os.Unsetenv("SOFTHSM2_CONF") // keyreftest.SoftHSM's t.Setenv puts it back
+	if err := open(); !(errors.Is(err, keyref.ErrTokenNotFound) || errors.Is(err, keyref.ErrModule)) ||
+		!strings.Contains(err.Error(), "$SOFTHSM2_CONF is not set, so it reads /etc/softhsm/softhsm2.conf: "+todo) {
+		t.Errorf("SOFTHSM2_CONF unset: %v", err)
+	}
+	missing := filepath.Join(t.TempDir(), "softhsm2.conf")
+	t.Setenv("SOFTHSM2_CONF", missing)
+	if err := open(); !(errors.Is(err, keyref.ErrTokenNotFound) || errors.Is(err, keyref.ErrModule)) ||
+		!strings.Contains(err.Error(), "$SOFTHSM2_CONF is "+missing+", which is not a file: "+todo) {
+		t.Errorf("SOFTHSM2_CONF names no file: %v", err)
+	}
+	t.Setenv("SOFTHSM2_CONF", tok.Conf)
+	if err := open(); err != nil {
+		t.Errorf("SOFTHSM2_CONF set: %v", err)
 	}
 }
