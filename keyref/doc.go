@@ -18,6 +18,12 @@
 //	ssh-agent:SHA256:FP  a key held by the ssh-agent at $SSH_AUTH_SOCK, by
 //	                     its fingerprint as ssh-keygen -l prints it
 //
+// The schemes are exact. What only looks like a reference (PKCS11:,
+// pkcs11;, white space around it, another URI scheme, a path holding a
+// PIN attribute) is refused, never read as a path; a key file whose path
+// has a colon before its first "/" is given as file:PATH or ./PATH
+// ([Parse]).
+//
 // A pkcs11 URI takes the path attributes token, manufacturer, serial,
 // model and slot-id (which token), object and id (which key: its CKA_LABEL
 // and CKA_ID; one of them is required) and type (private, or absent), and
@@ -36,8 +42,10 @@
 //
 // A key in a token or an agent never leaves it: [Key.Sign] asks it for
 // each signature, and nothing is written to disk. A PIN is never printed
-// or put in an error message ([Ref.String] and [URI.String] redact
-// pin-value). The signatures a [Key] returns are the holder's: the signing
+// or put in an error message: everything that quotes a reference passes
+// it through [Redact] ([Ref.String] and [URI.String] do), which replaces
+// pin-value in every spelling. A pin-source file that other users may
+// read is refused ([ErrPINFileMode]). The signatures a [Key] returns are the holder's: the signing
 // functions of mcpres verify each one with the public key before they use
 // it (ed25519strict.Sign), so a token that signs with another key, or
 // returns an Ed25519ph signature, is refused. A token or agent that goes
