@@ -6,7 +6,8 @@
 // same way ([PrintError]), enumerated flags complete their values, man pages cover
 // every command, a write that cannot happen or a private key file that
 // others can read is explained the same way, and a renamed flag keeps its
-// old spelling as a deprecated alias.
+// old spelling as a deprecated alias. What cobra and [Run] print goes
+// through internal/termsafe, as every binary's own text output does.
 package cli
 
 import (

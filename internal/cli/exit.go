@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -60,11 +61,22 @@ func Failf(format string, args ...any) error { return &CommandError{fmt.Errorf(f
 // ran (a flag, an argument count), without it for any other. Every binary
 // runs its commands through it, so that every binary exits, and reports
 // an error, the same way.
+//
+// What cobra and Run print goes through a [termsafe.Writer] (help,
+// errors: an error quotes untrusted text, a server's answer or a file
+// name), and Run flushes the streams it is given that are
+// termsafe.Writers when the command is done. A binary wraps its streams
+// itself too, before its commands hold them, with
+// [termsafe.NewWriter]: stderr always, stdout for its text and JSON
+// results but not for a document written to it (-o -), which is data.
 func Run(root *cobra.Command, prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out, errs := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+	defer out.Flush()
+	defer errs.Flush()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errs)
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return Usage(err) })
@@ -79,6 +91,6 @@ func Run(root *cobra.Command, prog string, args []string, stdin io.Reader, stdou
 	}
 	var ue *UsageError
 	var ce *CommandError
-	PrintError(stderr, prog, cmd, err, errors.As(err, &ue) || (!ran && !errors.As(err, &ce)))
+	PrintError(errs, prog, cmd, err, errors.As(err, &ue) || (!ran && !errors.As(err, &ce)))
 	return ExitInput
 }

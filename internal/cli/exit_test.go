@@ -57,3 +57,45 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestRunEscapesErrors: an error that quotes untrusted text (a server's
+// answer, a file name) reaches stderr with its controls escaped, whatever
+// printed it: Run's own message, cobra's, or a command writing to the
+// stream Run was given wrapped. Newlines of a message are kept.
+func TestRunEscapesErrors(t *testing.T) {
+	hostile := "body\x1b[2J\rnothing was verified\u202e\u0085"
+	for _, tc := range []struct {
+		name string
+		args []string
+		body error
+	}{
+		{"error of the body", []string{"run"}, errors.New("the server said: " + hostile + "\nsecond line")},
+		{"unknown subcommand", []string{hostile}, nil},
+		{"flag value", []string{"run", "--count", hostile}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &cobra.Command{Use: "prog"}
+			run := &cobra.Command{Use: "run", Args: cobra.NoArgs, RunE: func(c *cobra.Command, _ []string) error {
+				c.Println("out " + hostile)
+				c.PrintErrln("err " + hostile)
+				return tc.body
+			}}
+			run.Flags().Int("count", 0, "a number")
+			root.AddCommand(run)
+			var out, errb bytes.Buffer
+			cli.Run(root, "prog", tc.args, strings.NewReader(""), &out, &errb)
+			for name, s := range map[string]string{"stdout": out.String(), "stderr": errb.String()} {
+				if strings.ContainsAny(s, "\x1b\r\u202e\u0085") {
+					t.Errorf("%s holds raw controls: %q", name, s)
+				}
+			}
+			// (cobra quotes a subcommand or flag value with %q itself.)
+			if !strings.Contains(errb.String(), `err body\u001b[2J\u000dnothing was verified\u202e\u0085`) && tc.body != nil {
+				t.Errorf("stderr does not show the escapes: %q", errb.String())
+			}
+			if tc.body != nil && !strings.Contains(errb.String(), "\nsecond line\n") {
+				t.Errorf("the message's own line break is gone: %q", errb.String())
+			}
+		})
+	}
+}
