@@ -360,10 +360,11 @@ func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path st
 // terminal reports whether w is a terminal; tests replace it through
 // Printer.IsTerminal.
 func (a *Printer) terminal(w io.Writer) bool {
+	w = termsafe.Unwrap(w) // the stream itself, not its escaping
 	if a.IsTerminal != nil {
 		return a.IsTerminal(w)
 	}
-	f, ok := termsafe.Unwrap(w).(*os.File)
+	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
