@@ -26,6 +26,7 @@ import (
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/tlog/loadgen"
 	"github.com/spf13/cobra"
@@ -40,6 +41,7 @@ const maxTokenBytes = 4096
 
 // run executes one command line and returns its exit code (cli.Run).
 func run(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = termsafe.NewWriter(stdout), termsafe.NewWriter(stderr) // what the server answers is quoted
 	var url, bundlePath, tokenFile string
 	var clients, requests, prepare int
 	var duration time.Duration

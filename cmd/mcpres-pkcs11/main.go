@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/p11"
 	"github.com/spf13/cobra"
@@ -28,6 +29,9 @@ func main() {
 
 // run executes one command line and returns its exit code (cli.Run).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// stdout is the helper protocol's pipe and stays as it is; messages
+	// (a token's or module's words among them) go through internal/termsafe.
+	stderr = termsafe.NewWriter(stderr)
 	root := &cobra.Command{
 		Use:   "mcpres-pkcs11",
 		Short: "Sign with Ed25519 keys in PKCS#11 tokens for mcpres (started by mcpres, not by people)",

@@ -32,6 +32,7 @@ import (
 	"github.com/mcpres/mcpres/document"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/rekor"
@@ -59,7 +60,9 @@ func (a *app) errorf(format string, args ...any) {
 
 // run executes one command line and returns its exit code (cli.Run).
 func run(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	// Text and JSON results and messages go through internal/termsafe; a
+	// reference written to stdout does not (termsafe.Unwrap: it is data).
+	a := &app{stdout: termsafe.NewWriter(stdout), stderr: termsafe.NewWriter(stderr)}
 	root := &cobra.Command{
 		Use:               "mcpres-sigstore",
 		Short:             "Verify Rekor v1 transparency references offline",
@@ -74,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			func(err error) error { return err }, nil))
 	root.Version = version.Version
 	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-sigstore"))
-	return cmdcli.Run(root, "mcpres-sigstore", args, nil, stdout, stderr)
+	return cmdcli.Run(root, "mcpres-sigstore", args, nil, a.stdout, a.stderr)
 }
 
 // verifyCommand is mcpres attest verify (package verifycmd: the same

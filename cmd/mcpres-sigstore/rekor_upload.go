@@ -17,6 +17,7 @@ import (
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/tlog/admit"
 	"github.com/mcpres/mcpres/tlog/rekor"
@@ -121,7 +122,7 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 				return err
 			}
 			if out == "-" {
-				if _, err := a.stdout.Write(data); err != nil {
+				if _, err := termsafe.Unwrap(a.stdout).Write(data); err != nil { // the reference: data, not text
 					return fmt.Errorf("entry %s logged, but writing to standard output: %v", e.UUID, err)
 				}
 			} else if err := atomicfile.WriteFile(out, data, 0o644, force); err != nil {

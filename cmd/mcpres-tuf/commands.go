@@ -14,6 +14,7 @@ import (
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/trustpolicy/tufdist"
 	"github.com/spf13/cobra"
@@ -347,7 +348,7 @@ func (a *app) fetchCommand() *cobra.Command {
 					repo, res.FetchError, target, res.Targets.Version, res.EvaluatedAt.Format(time.RFC3339), res.ValidUntil().UTC().Format(time.RFC3339))
 			}
 			if out == "" || out == "-" {
-				_, err := a.stdout.Write(res.Data)
+				_, err := termsafe.Unwrap(a.stdout).Write(res.Data) // the policy: data, not text
 				return err
 			}
 			return writeOutput(out, root, res.Data, force)

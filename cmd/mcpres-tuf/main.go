@@ -27,6 +27,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/keyref"
 	"golang.org/x/term"
 )
@@ -63,7 +64,9 @@ func (a *app) warnf(format string, args ...any) {
 // run executes one command line and returns the exit code (cli.Run: every
 // mapping of errors to exit codes happens there).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, prog: "mcpres-tuf"}
+	// Text results and messages go through internal/termsafe; a fetched
+	// policy written to stdout does not (termsafe.Unwrap: it is data).
+	a := &app{stdin: stdin, stdout: termsafe.NewWriter(stdout), stderr: termsafe.NewWriter(stderr), prog: "mcpres-tuf"}
 	root := a.rootCommand("mcpres-tuf")
 	if words := strings.Fields(os.Getenv(invokedAsEnv)); len(words) > 0 {
 		// Run as `mcpres policy tuf`: nest the commands under parents of
@@ -79,7 +82,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		root, args = cli.NestUnder(root, words, args)
 	}
-	return cli.Run(root, a.prog, args, stdin, stdout, stderr)
+	return cli.Run(root, a.prog, args, stdin, a.stdout, a.stderr)
 }
 
 // loadPrivateKey opens a private key reference (package keyref): a key

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,7 @@ func findCompanion(name, env, what string) (string, error) {
 // why it failed).
 func (a *app) runCompanion(bin string, args []string, env ...string) error {
 	c := exec.Command(bin, args...)
-	c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
+	c.Stdin, c.Stdout, c.Stderr = a.stdin, a.document(), termsafe.Unwrap(a.stderr) // it escapes its own text
 	c.Env = append(os.Environ(), env...)
 	err := c.Run()
 	var ee *exec.ExitError

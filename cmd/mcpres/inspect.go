@@ -7,6 +7,7 @@ import (
 	"github.com/mcpres/mcpres/inspect"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +28,9 @@ Nothing is verified: every value is the file's claim, shown as written
 prints one block per file, --format json one object per file and line:
 {"file", "schemaVersion": "mcpres.inspect/v1", "kind", …}. A file that
 cannot be read, or is none of these kinds, exits 2 (the others are still
-described).`
+described); so does a file with parts that cannot be read as its kind
+says (a member missing or of another type, a payload that does not
+decode): it is described as far as it goes, each such part a "problem".`
 
 func (a *app) inspectCommand() *cobra.Command {
 	var format string
@@ -44,8 +47,13 @@ func (a *app) inspectCommand() *cobra.Command {
 			}
 			worst := exitValid
 			for i, path := range args {
-				if err := a.inspectFile(path, format, i == 0); err != nil {
+				d, err := a.inspectFile(path, format, i == 0)
+				switch {
+				case err != nil:
 					a.printInputInvalid(path, err, format, format == "json")
+					worst = exitInput
+				case len(d.Problems) > 0:
+					fmt.Fprintf(a.stderr, "mcpres: error: %s: %d part(s) cannot be read as a %s says, the first: %s\n", path, len(d.Problems), d.Kind, d.Problems[0])
 					worst = exitInput
 				}
 			}
@@ -60,22 +68,22 @@ func (a *app) inspectCommand() *cobra.Command {
 }
 
 // inspectFile describes one file (package inspect) and prints it.
-func (a *app) inspectFile(path, format string, first bool) error {
+func (a *app) inspectFile(path, format string, first bool) (*inspect.Description, error) {
 	data, err := regularfile.ReadFile(path, canonjson.MaxInputBytes)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d, err := inspect.Describe(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if format == "json" {
 		v, err := d.Value()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		a.printJSON(path, v, true)
-		return nil
+		return d, nil
 	}
 	if !first {
 		fmt.Fprintln(a.stdout)
@@ -84,7 +92,10 @@ func (a *app) inspectFile(path, format string, first bool) error {
 		if i == 0 {
 			l = path + ": " + l
 		}
-		fmt.Fprintln(a.stdout, l)
+		// One line each: a newline in a value the file claims (a name, an
+		// identity, an origin) is escaped, so no value can write a line
+		// that passes for inspect's own (internal/termsafe).
+		fmt.Fprintln(a.stdout, termsafe.Line(l))
 	}
-	return nil
+	return d, nil
 }

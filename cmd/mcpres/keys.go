@@ -177,7 +177,7 @@ Nothing secret is written; the fingerprint is printed on stdout.`,
 				return cli.Failf("encoding public key: %v", err)
 			}
 			if out == stdoutName {
-				if _, err := a.stdout.Write(data); err != nil {
+				if _, err := a.document().Write(data); err != nil {
 					return cli.Failf("%v", err)
 				}
 				return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
@@ -592,7 +593,7 @@ func (a *app) writeReference(p *tlog.Proof, out, proofOut string, inputs []strin
 
 func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string, inputs []string, force bool) error {
 	if out == "" {
-		_, err := a.stdout.Write(data)
+		_, err := a.document().Write(data)
 		if err != nil {
 			return cli.Failf("%v", err)
 		}
@@ -810,7 +811,7 @@ func (a *app) runSigstore(args ...string) error {
 		return cli.Failf("%v", err)
 	}
 	c := exec.Command(bin, args...)
-	c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
+	c.Stdin, c.Stdout, c.Stderr = a.stdin, a.document(), termsafe.Unwrap(a.stderr) // it escapes its own text
 	err = c.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/spf13/cobra"
 )
@@ -26,13 +27,21 @@ func main() {
 
 // app holds the process's streams; commands get it instead of globals.
 type app struct {
-	stdin  io.Reader
+	stdin io.Reader
+	// stdout and stderr are the process's streams through
+	// termsafe.Writers (run): text and JSON results, messages. A document
+	// written to standard output goes to a.document() instead.
 	stdout io.Writer
 	stderr io.Writer
 	quiet  bool // --quiet: no "wrote" lines (a.wrote) and no progress
 	// isTerminal replaces the terminal test of stdout and stderr (tests).
 	isTerminal func(io.Writer) bool
 }
+
+// document is standard output as it is, for a document written there
+// (-o -, a public key, a transparency reference): data, not text, never
+// altered by the terminal rule (internal/termsafe).
+func (a *app) document() io.Writer { return termsafe.Unwrap(a.stdout) }
 
 func (a *app) warnf(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "mcpres: warning: "+format+"\n", args...)
@@ -41,7 +50,7 @@ func (a *app) warnf(format string, args ...any) {
 // run executes one command line and returns the exit code (cli.Run: every
 // mapping of errors to exit codes happens there).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return (&app{stdin: stdin, stdout: stdout, stderr: stderr}).execute(args)
+	return (&app{stdin: stdin, stdout: termsafe.NewWriter(stdout), stderr: termsafe.NewWriter(stderr)}).execute(args)
 }
 
 func (a *app) execute(args []string) int {

@@ -62,7 +62,7 @@ func (a *app) writeOutput(out string, inputs []string, data []byte, force bool) 
 		return cli.Usagef("-o/--output is required")
 	}
 	if out == stdoutName {
-		if _, err := a.stdout.Write(data); err != nil {
+		if _, err := a.document().Write(data); err != nil {
 			return cli.Failf("writing to standard output: %v", err)
 		}
 		return nil
