@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/version"
@@ -271,7 +272,7 @@ func (a *app) printDiscovery(d oci.Discovery) {
 	fmt.Fprintf(a.stdout, "%s: %s: %d MCP-RES %s (%s)\n", d.Image.Name, d.Image.Digest(), len(d.Referrers), pluralize(len(d.Referrers), "referrer", "referrers"), d.Via)
 	for _, r := range d.Referrers {
 		if r.Err != nil {
-			fmt.Fprintf(a.stdout, "  %s  %d bytes  UNUSABLE: %v\n", r.Descriptor.Digest, r.Descriptor.Size, r.Err)
+			fmt.Fprintf(a.stdout, "  %s  %d bytes  UNUSABLE: %s\n", r.Descriptor.Digest, r.Descriptor.Size, termsafe.Line(r.Err.Error()))
 			continue
 		}
 		m := r.Manifest
@@ -295,11 +296,15 @@ func pluralize(n int, one, many string) string {
 	return many
 }
 
+// dashed is a value a registry gave (an annotation) for one line of
+// discover's text: "—" when empty, else escaped as one line
+// (internal/termsafe), so that it can neither drive the terminal nor
+// start a line that passes for discover's own.
 func dashed(s string) string {
 	if s == "" {
 		return "—"
 	}
-	return s
+	return termsafe.Line(s)
 }
 
 const ociPullLong = `Download every MCP-RES artifact attached to IMAGE into DIR, for offline

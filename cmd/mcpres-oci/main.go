@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +74,10 @@ func (a *app) wrote(path, format string, args ...any) {
 // run executes one command line and returns the exit code; every mapping
 // of errors to exit codes happens here.
 func run(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, prog: "mcpres-oci"}
+	// Text and JSON results and messages quote what registries say: every
+	// stream goes through internal/termsafe (this binary writes no
+	// document to stdout).
+	a := &app{stdout: termsafe.NewWriter(stdout), stderr: termsafe.NewWriter(stderr), prog: "mcpres-oci"}
 	root := &cobra.Command{
 		Use:               "mcpres-oci",
 		Short:             "Attach MCP-RES attested bundles to OCI images, discover, pull and verify them",
@@ -102,5 +106,5 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		root, args = cli.NestUnder(root, words, args)
 	}
-	return cli.Run(root, a.prog, args, nil, stdout, stderr)
+	return cli.Run(root, a.prog, args, nil, a.stdout, a.stderr)
 }
