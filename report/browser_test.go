@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/report"
 )
 
 // The browser tests load reports in headless Chromium (Debian's chromium
@@ -284,8 +286,24 @@ window.addEventListener('load', function () {
         clipped.push({what: name(e) + ' shows ' + e.clientWidth + ' of ' + e.scrollWidth + ' px', drawing: e.children.length === 1 && e.children[0].tagName.toLowerCase() === 'svg'});
       }
     });
+    // A prose word (letters only, at most 24, and its trailing
+    // punctuation) drawn on two lines was broken inside: only tokens
+    // (digests, URLs, code: the mono class and code elements) may be.
+    var split = [], walker = d.createTreeWalker(d.body, NodeFilter.SHOW_TEXT), node;
+    while ((node = walker.nextNode())) {
+      var el = node.parentElement;
+      if (!el || el.closest('.mono, code, svg, style, title')) continue;
+      var re = /(^|\s)([A-Za-z]{2,24})(?=[.,;:!?)]?(\s|$))/g, m;
+      while ((m = re.exec(node.data))) {
+        var rg = d.createRange(), at = m.index + m[1].length;
+        rg.setStart(node, at); rg.setEnd(node, at + m[2].length);
+        var tops = {};
+        Array.prototype.forEach.call(rg.getClientRects(), function (r) { if (r.width > 0) tops[Math.round(r.top)] = true; });
+        if (Object.keys(tops).length > 1) split.push(name(el) + ' breaks "' + m[2] + '"');
+      }
+    }
     out.push({mode: mode, width: vw, frame: f.clientWidth, scrollWidth: d.documentElement.scrollWidth, loaded: !!d.getElementById('limits'),
-      printed: w.getComputedStyle(d.querySelector('main')).maxWidth === 'none', wide: wide, clipped: clipped});
+      printed: w.getComputedStyle(d.querySelector('main')).maxWidth === 'none', wide: wide, clipped: clipped, split: split.slice(0, 20)});
   });
   document.getElementById('layout').textContent = JSON.stringify(out);
 });
@@ -305,6 +323,28 @@ type frameLayout struct {
 		What    string `json:"what"`
 		Drawing bool   `json:"drawing"` // a frame around an SVG drawing and nothing else
 	} `json:"clipped"`
+	Split []string `json:"split"` // prose words broken across two lines (at most 20)
+}
+
+// gateInput is the witnessed input judged by a gate bound to an artifact
+// and a digest it does not carry: the verdict box's gate and subject
+// tables, prose checks ("artifact") beside 64-digit digests.
+func gateInput(t testing.TB) report.Input {
+	in := witnessedInput(t)
+	digest := "sha256:" + strings.Repeat("0123456789abcdef", 4)
+	other := "sha256:" + strings.Repeat("fedcba9876543210", 4)
+	in.Subject = []attest.SubjectOutcome{
+		{Check: attest.SubjectCheckArtifact, Expected: []string{digest}, Sources: []string{"dist/server-linux-amd64.tar.gz"}, Found: other, Reason: "the artifact's digest is not the subject's"},
+		{Check: attest.SubjectCheckDigest, Expected: []string{digest, other}, Found: other, Passed: true},
+	}
+	in.Verdict = &attest.Verdict{Checks: []attest.GateCheck{
+		{Check: attest.GateCheckValid, Required: "true", Found: "true", Passed: true},
+		{Check: attest.GateCheckLevel, Required: "SIGNED_WITH_IDENTITY", Found: "WITNESSED", Passed: true},
+		{Check: attest.GateCheckResult, Required: "PASS", Found: "PASS", Passed: true},
+		{Check: attest.SubjectCheckArtifact, Required: digest, Found: other, Reason: "the artifact's digest is not the subject's", Summary: "artifact mismatch"},
+		{Check: attest.SubjectCheckDigest, Required: digest + " or " + other, Found: other, Passed: true},
+	}, Subject: in.Subject, Result: "PASS"}
+	return in
 }
 
 // measureLayout lays page out in every layout frame and returns what the
@@ -345,7 +385,8 @@ func measureLayout(t *testing.T, bin, dir, name string, page []byte) []frameLayo
 }
 
 // layoutFaults are what a person would see as a broken layout: a page
-// that scrolls sideways, or anything cut off at its frame's edge. On a
+// that scrolls sideways, anything cut off at its frame's edge, or a prose
+// word broken in the middle ("artifac" / "t"). On a
 // screen a drawing (the operation graph, the timeline, the trial chart)
 // may scroll within its own frame; in print nothing may, and no table
 // ever may.
@@ -359,14 +400,19 @@ func layoutFaults(f frameLayout) []string {
 			bad = append(bad, "cut off: "+c.What)
 		}
 	}
+	for _, w := range f.Split {
+		bad = append(bad, "a word broken across lines: "+w)
+	}
 	return bad
 }
 
 // TestBrowserReportLayout lays reports out at 1280 and 412 px and as printed on
-// A4, and fails when a page scrolls sideways or a table is cut off. Two
-// controls show the measurement can fail: a report with a wide block
-// scrolls sideways in every frame, and one with a table wider than its
-// frame is cut off in every frame.
+// A4, and fails when a page scrolls sideways, a table is cut off or a
+// prose word is broken across lines. Three controls show the measurement
+// can fail: a report with a wide block scrolls sideways in every frame,
+// one with a table wider than its frame is cut off in every frame, and
+// one with a word in a box narrower than it, allowed to break anywhere,
+// has it broken in every frame.
 func TestBrowserReportLayout(t *testing.T) {
 	bin := chromiumBinary(t)
 	dir := t.TempDir()
@@ -378,6 +424,7 @@ func TestBrowserReportLayout(t *testing.T) {
 		"example":     render(t, exampleInput(t)),
 		"graph":       render(t, validate(t, richGraph(t))),
 		"long":        render(t, hostileInputs(t, "http://127.0.0.1:9")["long"]),
+		"gate":        render(t, gateInput(t)),
 	}
 	inject := func(html string) []byte {
 		return bytes.Replace(pages["example"], []byte("<main>"), []byte("<main>"+html), 1)
@@ -385,6 +432,7 @@ func TestBrowserReportLayout(t *testing.T) {
 	controls := map[string][]byte{
 		"control-wide-block": inject(`<div style="width:1600px">wide</div>`),
 		"control-cut-table":  inject(`<div class="scroll"><table style="min-width:1600px"><tr><td>cut</td></tr></table></div>`),
+		"control-split-word": inject(`<p style="width:3em;overflow-wrap:anywhere">artifacts</p>`),
 	}
 	for name, page := range pages {
 		t.Run(name, func(t *testing.T) {

@@ -18,7 +18,7 @@ const pageHTML = `<!DOCTYPE html>
   --clean: #2f6fb3; --fault: #c07a00; --neg: #7446b8; --rec: #13808a; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--ink); background: var(--bg); }
-main { max-width: 1120px; margin: 0 auto; padding: 20px 18px 40px; overflow-wrap: anywhere; }
+main { max-width: 1120px; margin: 0 auto; padding: 20px 18px 40px; overflow-wrap: break-word; word-break: normal; hyphens: manual; }
 header.top { display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 16px; margin-bottom: 12px; }
 header.top h1 { font-size: 20px; margin: 0; }
 header.top .file { color: var(--muted); overflow-wrap: anywhere; }
@@ -31,26 +31,25 @@ h3 { font-size: 15px; margin: 14px 0 6px; }
 .status { display: inline-block; font-weight: 700; font-size: 22px; letter-spacing: .02em; padding: 2px 12px; border-radius: 6px; color: #fff; }
 .ok .status { background: var(--ok); }
 .bad .status { background: var(--bad); }
-.detail { margin: 10px 0 4px; font-weight: 600; overflow-wrap: anywhere; }
+.detail { margin: 10px 0 4px; font-weight: 600; }
 .diag { border-left: 4px solid var(--bad); background: #fff; padding: 8px 12px; margin: 10px 0; border-radius: 4px; }
 .diag code { font-weight: 700; }
 .diag p { margin: 4px 0; }
 .where { color: var(--muted); font-size: 13px; }
-dl.kv { display: grid; grid-template-columns: minmax(110px, 38%) 1fr; gap: 4px 14px; margin: 0; }
+dl.kv { display: grid; grid-template-columns: minmax(110px, 38%) minmax(0, 1fr); gap: 4px 14px; margin: 0; }
 dl.kv dt { color: var(--muted); }
-dl.kv dd { margin: 0; overflow-wrap: anywhere; }
+dl.kv dd { margin: 0; }
 dd.big { font-weight: 700; font-size: 17px; }
-.mono, code, td.mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
+.mono, code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; max-width: 100%; }
-td.mono { word-break: normal; }
-table { border-collapse: collapse; width: 100%; font-size: 13.5px; margin: 4px 0; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
-th { background: #eef1f5; font-weight: 600; overflow-wrap: normal; }
+table { border-collapse: collapse; width: 100%; font-size: 13.5px; margin: 4px 0; table-layout: fixed; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: #eef1f5; font-weight: 600; }
 td .lbl { display: none; }
 .note { color: var(--muted); font-size: 13px; margin: 6px 0; }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; margin: 14px 0; }
 .grid2 > section { margin: 0; }
-.chip { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
+.chip { display: inline-block; max-width: 100%; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
 .st-ok .chip { background: var(--ok-bg); color: var(--ok); }
 .st-ind .chip { background: #e8f0fb; color: var(--clean); }
 .st-na .chip { background: #eceff3; color: var(--muted); }
@@ -92,7 +91,7 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
 @media screen and (max-width: 720px) {
   main { padding: 10px 8px 30px; }
   section { padding: 10px 10px; border-radius: 8px; }
-  dl.kv { grid-template-columns: 1fr; gap: 0 0; }
+  dl.kv { grid-template-columns: minmax(0, 1fr); gap: 0 0; }
   dl.kv dd { margin-bottom: 6px; }
   .grid2 { grid-template-columns: 1fr; }
   .status { font-size: 18px; }
@@ -110,6 +109,8 @@ footer { color: var(--muted); font-size: 12.5px; text-align: center; margin-top:
   section { border: 1px solid #999; break-inside: avoid; page-break-inside: avoid; }
   .grid2 { grid-template-columns: 1fr; }
   .scroll { overflow: visible; }
+  table { font-size: 8.5pt; }
+  th, td { padding: 2px 3px; }
   svg { max-width: 100%; height: auto; }
   .verdict.ok, .verdict.bad { background: #fff; }
   details > summary { list-style: none; }
