@@ -67,8 +67,10 @@ type Description struct {
 	Policy                *Policy      `json:"policy,omitempty"`
 	TLogPolicy            *TLogPolicy  `json:"tlogPolicy,omitempty"`
 	// Problems are the parts that could not be read as their kind says
-	// (a payload that does not decode, a malformed proof): described as
-	// far as they go.
+	// (a member the kind is made of missing, a member of another type,
+	// each named by its JSON pointer; a payload that does not decode, a
+	// malformed proof): described as far as they go. `mcpres inspect`
+	// exits 2 when there are any.
 	Problems []string `json:"problems"`
 }
 
