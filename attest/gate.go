@@ -130,8 +130,10 @@ type GateCheck struct {
 	// (an invalid bundle is about no subject and has no level).
 	Found  string
 	Passed bool
-	// Reason, when the check failed, says why in one line.
-	Reason string
+	// Reason, when the check failed, says why in one line; Summary is its
+	// first part, short enough for a verdict line (the level check's
+	// Reason adds the evaluation's notes).
+	Reason, Summary string
 }
 
 // A Verdict is a [Gate]'s decision on one verification result: passed
@@ -164,6 +166,25 @@ func (v Verdict) Reasons() []string {
 	return out
 }
 
+// Summaries are the failed checks' summaries, in order: the verdict in
+// one line.
+func (v Verdict) Summaries() []string {
+	var out []string
+	for _, c := range v.Checks {
+		if !c.Passed && c.Reason != "" {
+			out = append(out, cmpOr(c.Summary, c.Reason))
+		}
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // Evaluate decides whether the verification result r passes g. An
 // invalid result never passes; every other check is listed whatever the
 // outcome of the ones before it, so that a verdict says everything that
@@ -180,9 +201,14 @@ func (g Gate) Evaluate(r Result) Verdict {
 		want := g.RequiredLevel()
 		c := GateCheck{Check: GateCheckLevel, Required: want.String(), Found: r.Level.String(), Passed: r.Level >= want}
 		if !c.Passed {
-			c.Reason = fmt.Sprintf("%s required, derived %s", want, r.Level)
-			if !r.Evaluation.PolicySupplied {
+			c.Summary = fmt.Sprintf("%s required, derived %s", want, r.Level)
+			c.Reason = c.Summary
+			switch {
+			case !r.Evaluation.PolicySupplied:
 				c.Reason += ": no trust policy was given, so no signer is trusted"
+				c.Summary = c.Reason
+			case len(r.Evaluation.Notes) > 0:
+				c.Reason += ": " + strings.Join(r.Evaluation.Notes, "; ")
 			}
 			v.Cause = strings.Join(levelNotes(r.Evaluation.Notes, r.Level, want), "; ")
 		}

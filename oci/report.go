@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/oci/pulled"
 )
 
 // Versions of the JSON documents this package writes.
@@ -12,11 +13,11 @@ const (
 	DiscoverySchemaVersion = "mcpres.oci-referrers/v1"
 	// PullSchemaVersion is the schemaVersion of every line of the pull
 	// index ([IndexLine]).
-	PullSchemaVersion = "mcpres.oci-pull/v1"
+	PullSchemaVersion = pulled.SchemaVersion
 	// PullIndexName is the file `mcpres oci pull` writes beside the
 	// bundles: JSON Lines, one line per referrer, so that `attest verify
 	// DIR`, which reads DIR's *.json files, reads only the bundles.
-	PullIndexName = "oci-pull.jsonl"
+	PullIndexName = pulled.IndexName
 )
 
 func member(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }

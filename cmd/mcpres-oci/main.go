@@ -78,6 +78,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// stream goes through internal/termsafe (this binary writes no
 	// document to stdout).
 	a := &app{stdout: termsafe.NewWriter(stdout), stderr: termsafe.NewWriter(stderr), prog: "mcpres-oci"}
+	words := strings.Fields(os.Getenv(invokedAsEnv))
+	if len(words) > 0 {
+		// Before the commands are built: they take the prefix with them
+		// (attest verify --oci run by mcpres says "mcpres:", not
+		// "mcpres-oci:").
+		a.prog = words[0]
+	}
 	root := &cobra.Command{
 		Use:               "mcpres-oci",
 		Short:             "Attach MCP-RES attested bundles to OCI images, discover, pull and verify them",
@@ -94,13 +101,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.AddCommand(a.attachCommand(), a.discoverCommand(), a.pullCommand(), attestCmd, man)
 	root.Version = version.Version
 	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-oci"))
-	if words := strings.Fields(os.Getenv(invokedAsEnv)); len(words) > 0 {
+	if len(words) > 0 {
 		// Run by mcpres: "mcpres oci" nests the commands under parents of
 		// those names, so that usage lines show them as typed, and hides
 		// what is no command of `mcpres oci` (attest, man: `mcpres man`
 		// has this binary write its pages); "mcpres" is attest verify
 		// --oci, where only the prefix changes.
-		a.prog = words[0]
 		if len(words) > 1 {
 			attestCmd.Hidden, man.Hidden = true, true
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/oci"
@@ -223,11 +224,27 @@ func endToEnd(t *testing.T, r *ocitest.Registry, wantVia string) {
 	}
 	c.must(0, "pull", "--force", "-q", pushed.Ref, "-o", "evidence")
 
-	// Offline: the folder verifies (both are valid; the subject of each is
-	// in the index), with no registry.
+	// Offline: the folder is verified as --oci verifies the image, with no
+	// registry: each bundle bound to the digest its index records, the
+	// one about another digest failing, the folder passing with the other.
 	out, _ = c.must(0, "attest", "verify", "--policy", policy, at, "--format", "text", "evidence")
-	if !strings.Contains(out, "2 files: 2 valid") {
+	if !strings.Contains(out, "2 referrers: 1 passed, 1 gate failed") || !strings.Contains(out, attest.CodeSubjectMismatch+": image") ||
+		!strings.Contains(out, "gate: passed: 1 of 2 referrers bound to "+pushed.Digest) {
 		t.Errorf("offline verify:\n%s", out)
+	}
+	// The folder changed since the pull: refused whole (exit 2); the
+	// bundle about another digest alone: the folder fails (exit 1).
+	aboutData, _ := os.ReadFile(about)
+	aboutFile := filepath.Join("evidence", strings.TrimPrefix(oci.Digest(aboutData), "sha256:")+".attested.json")
+	os.Rename(aboutFile, aboutFile+".moved")
+	out, _ = c.must(2, "attest", "verify", "--policy", policy, at, "--format", "text", "evidence")
+	if !strings.Contains(out, "removed since the pull") {
+		t.Errorf("a bundle removed since the pull:\n%s", out)
+	}
+	os.Rename(aboutFile+".moved", aboutFile)
+	os.WriteFile(filepath.Join("evidence", "rogue.json"), aboutData, 0o644)
+	if out, _ = c.must(2, "attest", "verify", "--policy", policy, at, "evidence"); !strings.Contains(out, "added since the pull") {
+		t.Errorf("a bundle added since the pull:\n%s", out)
 	}
 }
 

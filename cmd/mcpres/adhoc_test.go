@@ -45,7 +45,8 @@ func adHocFixture(t *testing.T) (dir, signed, cosigned, pubOne, pubTwo string) {
 
 func verifyAdHoc(t *testing.T, file string, pairs ...string) (*canonjson.Value, string, int) {
 	t.Helper()
-	args := []string{"attest", "verify", "--evaluated-at", attesttest.EvaluatedAt}
+	// Bound to the example's subject: a gate without one warns.
+	args := []string{"attest", "verify", "--evaluated-at", attesttest.EvaluatedAt, "--subject-name", exampleSubjectName}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		args = append(args, "--key", pairs[i], "--identity", pairs[i+1])
 	}
@@ -152,20 +153,24 @@ func TestCLIAttestVerifyNoTrustSource(t *testing.T) {
 	if !strings.Contains(stderr, "no signer was trusted") {
 		t.Errorf("stderr %q: want the no-trust warning", stderr)
 	}
-	_, stderr, code = runCLI(t, "attest", "verify", "--require-level", "SIGNED_WITH_IDENTITY", signed)
-	if code != exitInput || !strings.Contains(stderr, "no --policy, --policy-tuf or --key given") {
-		t.Errorf("exit %d, stderr %q; want the reason the gate can never pass", code, stderr)
+	// Every gate flag needs a trust source: without one nothing can pass.
+	for _, gate := range [][]string{{"--require-level", "SIGNED_WITH_IDENTITY"}, {"--require-level", "SIGNED"},
+		{"--require-level-unsafe", "SIGNED"}, {"--accept-result", "FAIL"}, {"--subject-name", exampleSubjectName}} {
+		_, stderr, code = runCLI(t, append(append([]string{"attest", "verify"}, gate...), signed)...)
+		if code != exitInput || !strings.Contains(stderr, gate[0]+": a gate needs a trust source (--policy, --policy-tuf or --key)") {
+			t.Errorf("%q: exit %d, stderr %q; want the reason the gate can never pass", gate, code, stderr)
+		}
 	}
-	// Controls: --require-level SIGNED needs no trust source; with --key
-	// the gate runs.
-	if _, stderr, code := runCLI(t, "attest", "verify", "--require-level", "SIGNED", signed); strings.Contains(stderr, "can never pass") || code == exitInput {
-		t.Errorf("--require-level SIGNED: exit %d, stderr %q", code, stderr)
-	}
+	// Control: with --key the gate runs.
 	if _, stderr, code := runCLI(t, "attest", "verify", "--evaluated-at", attesttest.EvaluatedAt, "--require-level", "SIGNED_WITH_IDENTITY",
 		"--key", pubOne, "--identity", attesttest.IdentityOne, signed); code != exitValid {
 		t.Errorf("--require-level with --key: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// exampleSubjectName is the subject name of the example bundle
+// (bundletest.Example), for gates bound to it.
+const exampleSubjectName = "ledger-notes-server"
 
 // verifyStderr is what attest verify prints on stderr for a bundle it
 // reads: nothing with a policy, the no-trust warning without one.

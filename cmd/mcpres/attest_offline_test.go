@@ -160,7 +160,7 @@ func TestBinaryOfflineInNetworkNamespace(t *testing.T) {
 			signers.Items = append(signers.Items, canonjson.NewObject(m("keyFingerprint", s(fps[i])), m("signerIdentity", s(id))))
 		}
 		pol := writePretty(t, dir, "policy.json", policy)
-		stdout, stderr, code := runIsolated(t, unshare, bin, "attest", "verify", "--policy", pol, "--evaluated-at", attesttest.EvaluatedAt, p("witnessed.json"))
+		stdout, stderr, code := runIsolated(t, unshare, bin, "attest", "verify", "--policy", pol, "--subject-name", exampleSubjectName, "--evaluated-at", attesttest.EvaluatedAt, p("witnessed.json"))
 		if code != exitValid || stderr != "" || strOf(parseOneLine(t, stdout).Get("authenticityClassification")) != "WITNESSED" {
 			t.Errorf("verify: exit %d, stderr %q, stdout %s", code, stderr, stdout)
 		}

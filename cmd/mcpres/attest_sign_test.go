@@ -127,7 +127,7 @@ func verifyFile(t testing.TB, path, policy string) (*canonjson.Value, int) {
 	t.Helper()
 	args := []string{"attest", "verify", "--evaluated-at", attesttest.EvaluatedAt}
 	if policy != "" {
-		args = append(args, "--policy", policy)
+		args = append(args, "--policy", policy, "--subject-name", exampleSubjectName)
 	}
 	stdout, stderr, code := runCLI(t, append(args, path)...)
 	if stderr != verifyStderr(policy) {

@@ -25,9 +25,9 @@ func TestCLIBatchFileMember(t *testing.T) {
 		args []string
 		file []string // the file member of each result, "" for none
 	}{
-		{"verify one file", []string{"attest", "verify", "--policy", policy, "--evaluated-at", at, one}, []string{""}},
-		{"verify a directory of one", []string{"attest", "verify", "--policy", policy, "--evaluated-at", at, dir}, []string{one}},
-		{"verify two files", []string{"attest", "verify", "--policy", policy, "--evaluated-at", at, one, "missing.json"}, []string{one, "missing.json"}},
+		{"verify one file", []string{"attest", "verify", "--policy", policy, "--subject-name", exampleSubjectName, "--evaluated-at", at, one}, []string{""}},
+		{"verify a directory of one", []string{"attest", "verify", "--policy", policy, "--subject-name", exampleSubjectName, "--evaluated-at", at, dir}, []string{one}},
+		{"verify two files", []string{"attest", "verify", "--policy", policy, "--subject-name", exampleSubjectName, "--evaluated-at", at, one, "missing.json"}, []string{one, "missing.json"}},
 		{"validate one file", []string{"validate", one}, []string{""}},
 		{"validate one file --with-file", []string{"validate", "--with-file", one}, []string{one}},
 		{"validate a directory of one", []string{"validate", dir}, []string{one}},
@@ -56,7 +56,7 @@ func TestCLIBatchFileMember(t *testing.T) {
 	}
 	// Text and markdown name the path of every result.
 	for _, format := range []string{"text", "markdown"} {
-		stdout, _, _ := runCLI(t, "attest", "verify", "--format", format, "--policy", policy, "--evaluated-at", at, dir, "missing.json")
+		stdout, _, _ := runCLI(t, "attest", "verify", "--format", format, "--policy", policy, "--subject-name", exampleSubjectName, "--evaluated-at", at, dir, "missing.json")
 		for _, p := range []string{one, "missing.json"} {
 			if !strings.Contains(stdout, p) {
 				t.Errorf("--format %s does not name %s:\n%s", format, p, stdout)
@@ -127,7 +127,7 @@ func TestCLIBatchProgress(t *testing.T) {
 		copyFixture(t, dir, "witnessed.json", fmt.Sprintf("b%02d.json", i))
 	}
 	policy := filepath.Join(attestFixtures, "witnessed.trust-policy.json")
-	base := []string{"attest", "verify", "--policy", policy, "--evaluated-at", "2026-08-27T18:05:00.000Z", dir}
+	base := []string{"attest", "verify", "--policy", policy, "--subject-name", exampleSubjectName, "--evaluated-at", "2026-08-27T18:05:00.000Z", dir}
 	for _, format := range []string{"json", "text", "markdown"} {
 		scr, _, code := runTerminal(append(base, "--format", format), true)
 		if code != 0 {
@@ -158,7 +158,7 @@ func TestCLIBatchProgress(t *testing.T) {
 	if strings.Contains(stdout.String(), "mcpres") || strings.Count(stdout.String(), "\n") != n {
 		t.Errorf("redirected stdout: %q", stdout.String())
 	}
-	if len(scr.done) != 1 || !strings.HasPrefix(scr.done[0], "mcpres: 30 files: 30 valid") {
+	if len(scr.done) != 1 || !strings.HasPrefix(scr.done[0], "mcpres: 30 files: 30 passed") {
 		t.Errorf("stderr lines %q, want the summary alone", scr.done)
 	}
 	// --quiet, and a stderr that is not a terminal: no counter at all.

@@ -41,7 +41,7 @@ func TestCLIBatchDirectoryOrderAndIsolation(t *testing.T) {
 	copyFixture(t, sub, "unsigned-integrity-only.json", "e-unsigned.json")
 	policy := filepath.Join(attestFixtures, "witnessed.trust-policy.json")
 
-	args := []string{"attest", "verify", "--policy", policy, "--evaluated-at", "2026-08-27T18:05:00.000Z", dir}
+	args := []string{"attest", "verify", "--policy", policy, "--subject-name", exampleSubjectName, "--evaluated-at", "2026-08-27T18:05:00.000Z", dir}
 	stdout, stderr, code := runCLI(t, args...)
 	if code != exitInput {
 		t.Errorf("exit %d, want 2 (the worst: one unreadable file)", code)
@@ -56,7 +56,7 @@ func TestCLIBatchDirectoryOrderAndIsolation(t *testing.T) {
 			t.Errorf("result %d = %s, want it to contain %s", i, lines[i], w)
 		}
 	}
-	if !strings.Contains(stderr, "mcpres: 4 files: 2 valid, 1 invalid, 1 input invalid; valid by level: SIGNED_WITH_IDENTITY 1, WITNESSED 1") {
+	if !strings.Contains(stderr, "mcpres: 4 files: 2 passed, 1 invalid, 1 input invalid; valid by level: SIGNED_WITH_IDENTITY 1, WITNESSED 1") {
 		t.Errorf("stderr summary = %q", stderr)
 	}
 	for range 3 {
@@ -119,17 +119,17 @@ func TestCLIGates(t *testing.T) {
 		wantValid bool
 	}{
 		{"level reached", "witnessed.json", policy, []string{"--require-level", "WITNESSED"}, 0, true, "", true},
-		{"level above claim but derived", "signed-with-identity.json", policy, []string{"--require-level", "SIGNED"}, 0, true, "", true},
+		{"a lower level accepted by name", "signed-with-identity.json", policy, []string{"--require-level-unsafe", "SIGNED"}, 0, true, "", true},
 		{"valid but below the level", "signed-with-identity.json", policy, []string{"--require-level", "WITNESSED"},
 			1, false, "WITNESSED required, derived SIGNED_WITH_IDENTITY: trusted signers: 1 of 1 envelopes, by (keyFingerprint, signerIdentity) pair; witnessed: 1 distinct keys, 2 required (counted by key fingerprint)", true},
-		// Without any trust source a gate above SIGNED is a usage error
+		// Without any trust source a gate is a usage error
 		// (TestCLIAttestVerifyNoTrustSource).
 		{"class reached", "witnessed.json", policy, []string{"--require-evidence-class", "FIXTURE_VERIFIED"}, 0, true, "", true},
 		{"class below", "witnessed.json", policy, []string{"--require-evidence-class", "GENUINE_RUNTIME"},
 			1, false, "evidence class GENUINE_RUNTIME required, the bundle has FIXTURE_BACKED_PROTOCOL", true},
-		{"invalid bundle with a forged high claim", "overclaim-witnessed-one-signer.json", policy, []string{"--require-level", "SIGNED"},
+		{"invalid bundle with a forged high claim", "overclaim-witnessed-one-signer.json", policy, []string{"--require-level", "SIGNED_WITH_IDENTITY"},
 			1, false, "the attested bundle is invalid (MCP_RES_AUTHENTICITY_CLASSIFICATION_OVERCLAIM)", false},
-		{"forged identity-key signature", "identity-key-forgery.json", "", []string{"--require-level", "SIGNED"},
+		{"forged identity-key signature", "identity-key-forgery.json", policy, []string{"--require-level", "SIGNED_WITH_IDENTITY"},
 			1, false, "the attested bundle is invalid (MCP_RES_ATTESTATION_SIGNATURE_INVALID)", false},
 	}
 	for _, tt := range tests {

@@ -41,7 +41,7 @@ func TestExamplePipelineScript(t *testing.T) {
 		t.Fatalf("examples/pipeline.sh failed: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		"| VALID | WITNESSED | FIXTURE_BACKED_PROTOCOL | – |",
+		"| PASSED | WITNESSED | FIXTURE_BACKED_PROTOCOL | – |",
 		"gate: FAILED: the attested bundle is invalid (MCP_RES_ATTESTED_EVIDENCE_INVALID",
 		"the gate refused the tampered bundle, as it must",
 		"gate: FAILED: MCPRES_SUBJECT_MISMATCH: digest: expected sha256:" + strings.Repeat("0", 64),

@@ -88,7 +88,7 @@ func TestCLIInputFIFORefusedAtOnce(t *testing.T) {
 		{"attest verify --policy", []string{"attest", "verify", attested, "--policy", "@FIFO@"}, 0, false},
 		{"attest verify FILE", []string{"attest", "verify", "@FIFO@", "--policy", policy}, 0, false},
 		// Artifacts of the subject checks: refused before anything is read.
-		{"attest verify --artifact", []string{"attest", "verify", attested, "--artifact", "@FIFO@"}, 0, false},
+		{"attest verify --artifact", []string{"attest", "verify", attested, "--policy", policy, "--artifact", "@FIFO@"}, 0, false},
 		{"report --artifact", []string{"report", attested, "--artifact", "@FIFO@", "-o", "@OUT@/report.html"}, 0, false},
 		{"policy check", []string{"policy", "check", "@FIFO@"}, 0, false},
 		{"policy add-signer FILE", []string{"policy", "add-signer", "@FIFO@", "--name", "n", "--identity", "i", "--key", pubOne}, 0, false},

@@ -60,7 +60,7 @@ func TestCLIWrongKindOfFileHints(t *testing.T) {
 			policy + " is an mcpres trust policy (mcpres.trust-policy/v1), not a tlog policy text"},
 		// Controls: the right kind, failing or not, gets no kind hint.
 		{"validate an invalid bundle", []string{"validate", invalidBundle}, exitInvalid, `"valid":false`, ""},
-		{"attest verify --policy a policy", []string{"attest", "verify", attested, "--policy", policy, "--evaluated-at", eval}, exitValid, `"valid":true`, ""},
+		{"validate --policy a policy", []string{"validate", attested, "--policy", policy, "--evaluated-at", eval}, exitValid, `"valid":true`, ""},
 		{"policy tlog check a tlog policy", []string{"policy", "tlog", "check", tlogPolicy}, exitInvalid, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

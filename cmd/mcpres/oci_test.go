@@ -51,9 +51,15 @@ func TestOCIForwarding(t *testing.T) {
 	// Control: another identity for the key is not trusted.
 	verify[len(verify)-1] = attesttest.IdentityTwo
 	runExpect(t, 1, verify...)
+	// Its messages on stderr are mcpres's: the summary line of a JSON
+	// run, and no mcpres-oci prefix.
+	_, stderr, code := runCLI(t, "attest", "verify", "--oci", pushed.Ref, "--evaluated-at", attesttest.EvaluatedAt, "--key", pub, "--identity", attesttest.IdentityOne)
+	if code != exitValid || !strings.Contains(stderr, "mcpres: gate: passed") || strings.Contains(stderr, "mcpres-oci") {
+		t.Errorf("attest verify --oci stderr names another program: exit %d\n%s", code, stderr)
+	}
 
 	// Messages and usage pointers name mcpres.
-	_, stderr, code := runCLI(t, "oci", "pull", pushed.Ref)
+	_, stderr, code = runCLI(t, "oci", "pull", pushed.Ref)
 	if code != exitInput || !strings.HasPrefix(stderr, "mcpres: error: -o/--output DIR is required") || !strings.Contains(stderr, "Run 'mcpres oci pull --help' for usage.") {
 		t.Errorf("oci pull without -o: exit %d\n%s", code, stderr)
 	}

@@ -77,6 +77,9 @@ func (a *app) reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := gf.CheckValues(); err != nil {
+				return cli.Usage(err)
+			}
 			if given := gf.Given(); len(given) > 0 && policyPath == "" {
 				return cli.Usagef("%s: a gate needs a trust source (--policy): without one no signer is trusted, so nothing can pass", strings.Join(given, ", "))
 			}

@@ -57,9 +57,9 @@ func TestResultSchemaMatchesOutput(t *testing.T) {
 	}
 	c, _ := canonjson.Parse(cat)
 	for _, e := range c.Get("cases").Items {
-		args := []string{"attest", "verify", "--evaluated-at", "2026-08-27T18:05:00.000Z", "--require-level", "SIGNED", "--require-evidence-class", "FIXTURE_VERIFIED"}
+		args := []string{"attest", "verify", "--evaluated-at", "2026-08-27T18:05:00.000Z"}
 		if p := e.Get("trustPolicy"); p.Is(canonjson.String) {
-			args = append(args, "--policy", filepath.Join(attestFixtures, p.Str))
+			args = append(args, "--policy", filepath.Join(attestFixtures, p.Str), "--require-level-unsafe", "SIGNED", "--require-evidence-class", "FIXTURE_VERIFIED")
 		}
 		stdout, _, _ := runCLI(t, append(args, filepath.Join(attestFixtures, e.Get("wrapper").Str))...)
 		check(t, stdout)

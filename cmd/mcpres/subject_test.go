@@ -226,8 +226,8 @@ func TestCLIReportSubjectChecks(t *testing.T) {
 		code     int
 		page     []string
 	}{
-		{"attested, own artifact", e.bundleA, []string{"--artifact", e.artA}, exitValid, []string{"Subject checks", e.digA, "passed"}},
-		{"attested, another artifact", e.bundleB, []string{"--artifact", e.artA}, exitInvalid, []string{"VALID, SUBJECT CHECK FAILED", attest.CodeSubjectMismatch, "FAILED"}},
+		{"attested, own artifact", e.bundleA, []string{"--artifact", e.artA}, exitValid, []string{"PASSED", "Gate checks", "Subject checks", e.digA, "passed"}},
+		{"attested, another artifact", e.bundleB, []string{"--artifact", e.artA}, exitInvalid, []string{">FAILED<", "Gate checks", attest.CodeSubjectMismatch}},
 		{"plain bundle, own name", e.plainA, []string{"--subject-name", "io.github.acme/server-a"}, exitValid, []string{"Subject checks", "passed"}},
 		{"plain bundle, another version", e.plainA, []string{"--subject-version", "9"}, exitInvalid, []string{"VALID, SUBJECT CHECK FAILED"}},
 	} {

@@ -38,9 +38,9 @@ cmp "$bin/witnessed.json" $T/attestation/witnessed.json
 echo "ok  sign: the signed and co-signed bundle is testdata/attestation/witnessed.json"
 
 verify() { expect "$1" "$2" verify -evaluated-at $AT "${@:3}"; }
-verify 0 "^PASSED: TRANSPARENCY_RECORDED at least TRANSPARENCY_RECORDED" -policy $T/transparency/policy.json \
+verify 0 "^PASSED: TRANSPARENCY_RECORDED at least TRANSPARENCY_RECORDED result PASS" -policy $T/transparency/policy.json \
   -subject-digest $SUBJECT -require-level TRANSPARENCY_RECORDED $T/transparency/example.signed.json
-verify 0 "^PASSED: WITNESSED at least SIGNED_WITH_IDENTITY" -policy $T/attestation/witnessed.trust-policy.json \
+verify 0 "^PASSED: WITNESSED at least SIGNED_WITH_IDENTITY result PASS" -policy $T/attestation/witnessed.trust-policy.json \
   -subject-digest $SUBJECT "$bin/witnessed.json"
 # The gate's controls: another artifact, another version, a malformed digest, a level not reached, a bundle that does not verify.
 verify 1 "^REFUSED: MCPRES_SUBJECT_MISMATCH: digest: expected sha256:0{64}, found $SUBJECT" -policy $T/transparency/policy.json \
@@ -49,7 +49,7 @@ verify 1 '^REFUSED: MCPRES_SUBJECT_MISMATCH: version: expected "3.4.0", found "3
   -subject-digest $SUBJECT -subject-name ledger-notes-server -subject-version 3.4.0 $T/transparency/example.signed.json
 verify 2 "uppercase hexadecimal digits" -policy $T/transparency/policy.json \
   -subject-digest "sha256:$(tr a-f A-F <<<"${SUBJECT#sha256:}")" $T/transparency/example.signed.json
-verify 1 "^REFUSED: level WITNESSED is below the required TRANSPARENCY_RECORDED" -policy $T/attestation/witnessed.trust-policy.json \
+verify 1 "^REFUSED: TRANSPARENCY_RECORDED required, derived WITNESSED" -policy $T/attestation/witnessed.trust-policy.json \
   -subject-digest $SUBJECT -require-level TRANSPARENCY_RECORDED "$bin/witnessed.json"
 verify 1 "^REFUSED: \[MCP_RES_ATTESTATION_SIGNATURE_INVALID\]" -policy $T/attestation/altered-payload.trust-policy.json \
   -subject-digest $SUBJECT $T/attestation/altered-payload.json

@@ -2,6 +2,7 @@ package ghaction
 
 import (
 	"bufio"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,7 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle"
+	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/oci/ocitest"
 	"go.yaml.in/yaml/v3"
 )
@@ -214,6 +219,26 @@ func demoFixtures(t *testing.T, bin, workspace string) {
 	}
 }
 
+// attestedAbout is the example bundle about digest with statement result
+// result, sealed and signed by key as identity.
+func attestedAbout(t *testing.T, digest, result string, key ed25519.PrivateKey, identity string) []byte {
+	t.Helper()
+	b := bundletest.ExampleWithResult(t, result)
+	b.Path("evidence", "subject").Set("artifactSha256", canonjson.NewString(strings.TrimPrefix(digest, "sha256:")))
+	if err := bundle.SealFrom(b, bundle.StageSubject); err != nil {
+		t.Fatal(err)
+	}
+	s, err := attest.SignBundle(b, key, attest.BundleSignOptions{SignOptions: attesttest.Options(identity)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := canonjson.Pretty(s.Attested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // TestAction runs action.yml's steps as a runner would, with a passing
 // and a failing gate, and checks $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY and
 // the step's exit status.
@@ -246,7 +271,7 @@ func TestAction(t *testing.T) {
 		report    string // the report output, and a file holding an HTML report
 	}{
 		{"passing gate", map[string]string{"paths": "example.witnessed.json", "policy": "policy.json", "require-level": "WITNESSED"},
-			0, "true", "WITNESSED", []string{"| example.witnessed.json | VALID | WITNESSED |"}, nil, ""},
+			0, "true", "WITNESSED", []string{"| example.witnessed.json | PASSED | WITNESSED |"}, nil, ""},
 		{"failing gate", map[string]string{"paths": "example.witnessed.json\nexample.signed.json\n", "policy": "policy.json", "require-level": "WITNESSED"},
 			1, "false", "SIGNED_WITH_IDENTITY", []string{"example.signed.json", "gate"}, nil, ""},
 		{"validate a directory", map[string]string{"command": "validate", "paths": "."},
@@ -348,6 +373,14 @@ func TestAction(t *testing.T) {
 			{"a digest in another form", map[string]string{"subject-digest": strings.ToUpper(digest)}, 2, "false"},
 			{"a missing artifact", map[string]string{"artifact": "missing.tar"}, 2, "false"},
 			{"subject checks with validate", map[string]string{"command": "validate", "subject-name": "x", "policy": ""}, 2, ""},
+			// The gate's defaults: a PASS result and a trusted signer, with
+			// no gate input but the subject; each loosening by name.
+			{"a FAIL result", map[string]string{"paths": "fail.json", "artifact": "server.tar"}, 1, "false"},
+			{"a FAIL result accepted", map[string]string{"paths": "fail.json", "artifact": "server.tar", "accept-result": "INCOMPLETE\nFAIL\n"}, 0, "true"},
+			{"an INCOMPLETE result", map[string]string{"paths": "incomplete.json", "subject-name": "ledger-notes-server"}, 1, "false"},
+			{"an untrusted signer", map[string]string{"paths": "rogue.json", "artifact": "server.tar"}, 1, "false"},
+			{"an untrusted signer accepted", map[string]string{"paths": "rogue.json", "artifact": "server.tar", "require-level-unsafe": "SIGNED"}, 0, "true"},
+			{"a gate input without a policy", map[string]string{"accept-result": "FAIL", "policy": ""}, 2, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				in := map[string]string{"paths": "about.json", "policy": "policy.json", "evaluated-at": attesttest.EvaluatedAt}
@@ -355,7 +388,10 @@ func TestAction(t *testing.T) {
 					in[k] = v
 				}
 				r := newRunner(t, temp, in, a)
-				files := map[string][]byte{"policy.json": ocitest.Policy(t), "about.json": ocitest.AttestedBundle(t, digest)}
+				files := map[string][]byte{"policy.json": ocitest.Policy(t), "about.json": ocitest.AttestedBundle(t, digest),
+					"fail.json":       attestedAbout(t, digest, attest.ResultFail, attesttest.TestOnlyKeyOne(), attesttest.IdentityOne),
+					"incomplete.json": attestedAbout(t, digest, attest.ResultIncomplete, attesttest.TestOnlyKeyOne(), attesttest.IdentityOne),
+					"rogue.json":      attestedAbout(t, digest, attest.ResultPass, attesttest.TestOnlyKeyTwo(), attesttest.IdentityTwo)}
 				for _, f := range []string{art, other} {
 					files[filepath.Base(f)], _ = os.ReadFile(f)
 				}
@@ -373,7 +409,7 @@ func TestAction(t *testing.T) {
 				if out := r.outputs(); c.valid != "" && out["valid"] != c.valid {
 					t.Errorf("outputs %q, want valid=%s", out, c.valid)
 				}
-				if c.code == 1 && !strings.Contains(string(summary), "MCPRES_SUBJECT_MISMATCH") {
+				if c.code == 1 && c.inputs["paths"] == "" && !strings.Contains(string(summary), "MCPRES_SUBJECT_MISMATCH") {
 					t.Errorf("the summary does not name the subject mismatch:\n%s", summary)
 				}
 				if c.inputs["report"] != "" {

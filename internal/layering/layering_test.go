@@ -60,8 +60,9 @@ var layout = []row{
 	{"tlog/witnessclient", []string{"internal/...", "canonjson/...", "signednote/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
 	{"tlog/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
 	{"oci/ocitest", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "registries for tests (distribution, go-containerregistry's), images and bundles to push"},
+	{"oci/pulled", []string{"internal/...", "canonjson/..."}, "a folder written by oci pull, read offline (its index, each bundle checked against it): links no network, so verifycmd reads pulled folders"},
 	{"oci/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "oci/..."}, "OCI registries (oras-go): attach, discover, pull; links net/http, so no verification package imports it"},
-	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
+	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy", "oci/pulled"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
 	{"bench/...", []string{"..."}, "the measurement tool (go run ./bench) and its floor programs: may use everything, and no command links them"},
 }
@@ -75,7 +76,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "canonjson/...", "ed25519strict", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "inspect", "cmd/internal/verifycmd",
+	verification = []string{"attest/...", "bundle/...", "canonjson/...", "ed25519strict", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "inspect", "cmd/internal/verifycmd", "oci/pulled",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}

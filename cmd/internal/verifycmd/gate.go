@@ -46,6 +46,30 @@ func (f GateFlags) Given() []string {
 	return out
 }
 
+// CheckValues checks that every gate flag's value is one the flag takes
+// (a level, a class, a result), whatever else is wrong with the command
+// line: --require-level PLATINUM says so first.
+func (f GateFlags) CheckValues() error {
+	for _, l := range []struct{ flag, v string }{{"--require-level", f.Level}, {"--require-level-unsafe", f.LevelUnsafe}} {
+		if l.v != "" {
+			if _, err := attest.ParseLevel(l.v); err != nil {
+				return fmt.Errorf("%s: %v", l.flag, err)
+			}
+		}
+	}
+	if f.Class != "" {
+		if _, err := bundle.ParseEvidenceClass(f.Class); err != nil {
+			return fmt.Errorf("--require-evidence-class: %v", err)
+		}
+	}
+	for _, r := range f.AcceptResults {
+		if _, err := attest.ParseResult(r); err != nil {
+			return fmt.Errorf("--accept-result: %v", err)
+		}
+	}
+	return nil
+}
+
 // NewGate builds the gate of a verification with a trust source from its
 // flags and subject requirement q (q inactive: the gate is not bound to
 // an artifact, attest.Gate.NoSubjectUnsafe, which the command says on
@@ -186,8 +210,14 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 	// Text: the verdict first, then what was verified, indented.
 	lines := make([]string, 0, len(rep.Text)+4)
 	head := rep.Path + ": PASSED: " + passedText(r, v, g.g)
-	if !v.Passed {
-		head = rep.Path + ": FAILED: " + strings.Join(reasons, "; ")
+	switch {
+	case !r.Valid:
+		head = rep.Path + ": FAILED: " + strings.Join(v.Summaries(), "; ")
+		if r.Detail != "" {
+			head += ": " + r.Detail
+		}
+	case !v.Passed:
+		head = rep.Path + ": FAILED: " + strings.Join(v.Summaries(), "; ")
 	}
 	lines = append(lines, head)
 	if len(rep.Text) > 0 {
@@ -205,10 +235,15 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 	if v.Unbound {
 		lines = append(lines, "  gate: not bound to an artifact (no --artifact, --subject-digest, --subject-name or --subject-version)")
 	}
+	// The verdict again, last, where a reader of a long result looks, and
+	// the cause of a level not reached on a line of its own.
+	if v.Passed {
+		lines = append(lines, "  gate: passed")
+	} else {
+		lines = append(lines, "  gate: FAILED: "+strings.Join(v.Summaries(), "; "))
+	}
 	if v.Cause != "" && !v.Passed {
 		lines = append(lines, "  gate: cause: "+v.Cause)
-	} else if !r.Valid && r.Detail != "" {
-		lines = append(lines, "  gate: cause: "+strings.Join(r.Diagnostics, ", ")+": "+r.Detail)
 	}
 	rep.Text = lines
 	switch {
@@ -218,7 +253,9 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 		rep.Code, rep.Outcome = ExitInvalid, OutcomeGateFailed
 		rep.Detail = "gate: " + strings.Join(reasons, "; ")
 	}
-	if r.Valid {
+	if r.Valid && r.StatementResult != attest.ResultPass {
+		// Markdown's class cell names a result that is not PASS (one
+		// accepted by name, or the reason the gate failed).
 		rep.Class = strings.TrimPrefix(rep.Class+", result "+r.StatementResult, ", ")
 	}
 	return rep

@@ -152,6 +152,28 @@ func TestVerifyOCI(t *testing.T) {
 	if err == nil || err.Error() != "exit status 1" || !strings.Contains(out, attest.CodeSubjectMismatch) || !strings.Contains(out, "gate: FAILED: no MCP-RES referrer") {
 		t.Fatalf("bound to another digest: %v\n%s", err, out)
 	}
+	// A referrer no trusted key signed, and one whose result is FAIL: each
+	// fails the gate without any gate flag; with the honest one listed
+	// after them the image passes.
+	dir := t.TempDir()
+	_, rogue := signedFile(t, dir, "r.json", bundletest.Example(t), attesttest.TestOnlyKeyTwo(), attesttest.IdentityTwo)
+	_, fail := signedFile(t, dir, "f.json", bundletest.ExampleWithResult(t, attest.ResultFail), attesttest.TestOnlyKeyOne(), attesttest.IdentityOne)
+	junk := func(dir string) []OCIReferrer {
+		return []OCIReferrer{
+			{Name: "reg.example/mcp/server@sha256:r1", Path: write(dir, "r.json", rogue)},
+			{Name: "reg.example/mcp/server@sha256:f1", Path: write(dir, "f.json", fail)},
+		}
+	}
+	out, _, err = run(subject, junk)
+	if err == nil || err.Error() != "exit status 1" || !strings.Contains(out, "SIGNED_WITH_IDENTITY required, derived SIGNED") || !strings.Contains(out, "result FAIL") {
+		t.Fatalf("rogue and FAIL referrers: %v\n%s", err, out)
+	}
+	out, _, err = run(subject, func(dir string) []OCIReferrer {
+		return append(junk(dir), OCIReferrer{Name: "reg.example/mcp/server@sha256:aa", Path: write(dir, "a.json", data)})
+	})
+	if err != nil || !strings.Contains(out, "gate: passed: 1 of 3 referrers") {
+		t.Fatalf("honest after rogue and FAIL: %v\n%s", err, out)
+	}
 	// No referrer at all.
 	out, _, err = run(subject, func(string) []OCIReferrer { return nil })
 	if err == nil || err.Error() != "exit status 1" || !strings.Contains(out, "has no MCP-RES referrer") {
@@ -169,6 +191,7 @@ func TestVerifyOCI(t *testing.T) {
 	c := testConfig(&so, &se)
 	c.FetchOCI = func(OCIRequest) (OCISubject, error) { t.Fatal("fetched"); return OCISubject{}, nil }
 	for _, args := range [][]string{
+		{"--oci", "reg.example/x:1"}, // no trust source: --oci is a gate
 		{"--oci", "reg.example/x:1", path},
 		{"--plain-http", path},
 		{"--timeout", "1s", path},

@@ -140,6 +140,9 @@ func Command(c Config) *cobra.Command {
 			if err := CheckFormat(format); err != nil {
 				return cli.Usage(err)
 			}
+			if err := gf.CheckValues(); err != nil {
+				return cli.Usage(err) // the values first: --require-level PLATINUM says so
+			}
 			trusted := policyPath != "" || policyTUF != "" || policyRepo != "" || policyTarget != "" || policyCache != "" || len(keys) > 0 || len(identities) > 0
 			if !trusted {
 				given := append(gf.Given(), subject.Given()...)

@@ -1,8 +1,9 @@
 // Command verify is the gate an MCP gateway or a registry runs before it
 // trusts a server: it verifies an attested bundle offline against a trust
-// policy, checks that it is about the expected artifact (and, if given,
-// name and version) and that it reaches a required level, and prints the
-// level and what was verified. It exits 0 when the gate passes, 1 when it
+// policy, and lets attest.Gate decide: the evidence must record a PASS
+// result, be signed by a signer the policy trusts, reach the required
+// level and be about the expected artifact (and, if given, name and
+// version). It prints the level and what was verified. It exits 0 when the gate passes, 1 when it
 // does not, 2 on a usage error.
 //
 //	go run ./verify -policy ../../testdata/transparency/policy.json \
@@ -60,7 +61,7 @@ func main() {
 		log.Fatal(err) // not an attested bundle at all
 	}
 	if !r.Valid {
-		fmt.Println("REFUSED:", r.Diagnostics, r.Detail)
+		fmt.Println("REFUSED:", r.Diagnostics, r.Detail) // the gate would say so too; the detail helps
 		os.Exit(1)
 	}
 	// The signed statement binds the bundle, so r.Subject is what was signed.
@@ -71,19 +72,16 @@ func main() {
 	for _, n := range r.Evaluation.Notes {
 		fmt.Println("  note:", n)
 	}
-	refused := false
-	for _, o := range subject.Evaluate(r) {
-		if !o.Passed {
-			fmt.Println("REFUSED:", o.Reason) // MCPRES_SUBJECT_MISMATCH: digest: expected …, found …
-			refused = true
-		}
+	// The gate decides: a PASS result, a trusted signer (at least
+	// SIGNED_WITH_IDENTITY), the level asked, the subject that ships. Its
+	// zero value is the safe one; every check is listed in the verdict.
+	gate := attest.Gate{MinLevel: want, Subject: subject}
+	v := gate.Evaluate(r)
+	for _, reason := range v.Reasons() {
+		fmt.Println("REFUSED:", reason) // MCPRES_SUBJECT_MISMATCH: digest: expected …, found …
 	}
-	if r.Level < want {
-		fmt.Printf("REFUSED: level %s is below the required %s\n", r.Level, want)
-		refused = true
-	}
-	if refused {
+	if !v.Passed {
 		os.Exit(1)
 	}
-	fmt.Println("PASSED:", r.Level, "at least", want)
+	fmt.Println("PASSED:", r.Level, "at least", gate.RequiredLevel(), "result", v.Result)
 }
