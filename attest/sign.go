@@ -168,6 +168,29 @@ func (s *Signing) ClaimUnreachable() string {
 	return ""
 }
 
+// ClaimBeyond verifies the attested bundle s made against a trust policy
+// (the producer's own, as its consumers are expected to have it) at
+// evaluatedAt, and says why its claim exceeds what that policy derives,
+// or "" when the policy derives the claim (or fails the bundle for
+// another reason, which its verifier reports). Consumers judge the claim
+// with their own policies: one that derives less fails the bundle
+// (MCP_RES_AUTHENTICITY_CLASSIFICATION_OVERCLAIM or
+// MCP_RES_ATTESTATION_UNTRUSTED_SIGNER) whatever its gate requires.
+func (s *Signing) ClaimBeyond(policy *LoadedPolicy, evaluatedAt string, val *validator.Validator) (string, error) {
+	r, err := Verify(s.Attested, Options{EvaluatedAt: evaluatedAt, Validator: val, LoadedPolicy: policy})
+	if err != nil {
+		return "", err
+	}
+	if r.Valid || len(r.Diagnostics) != 1 {
+		return "", nil
+	}
+	switch r.Diagnostics[0] {
+	case CodeClassificationOverclaim, CodeUntrustedSigner:
+		return r.Diagnostics[0] + ": " + r.Detail, nil
+	}
+	return "", nil
+}
+
 // references counts the envelopes verified so far that carry a
 // transparency reference.
 func (v *verification) references() int {

@@ -675,7 +675,7 @@ func (v *verification) decide(claim Level, n int) error {
 		return v.fail(CodeUntrustedSigner, fmt.Sprintf("claim %s needs every signer trusted: %s", claim, why))
 	}
 	if claim > d.Level {
-		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%s)", claim, d.Level, strings.Join(d.Notes, "; ")))
+		return v.fail(CodeClassificationOverclaim, fmt.Sprintf("claim %s exceeds the derived level %s (%s); %s", claim, d.Level, strings.Join(d.Notes, "; "), overclaimRemedy(claim, d.Level)))
 	}
 	v.res.Result = validator.Pass()
 	v.res.Level = d.Level
@@ -683,4 +683,23 @@ func (v *verification) decide(claim Level, n int) error {
 	v.res.StatementResult = v.bundle.Path("statement", "result").Str
 	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
 	return errDone
+}
+
+// overclaimRemedy says what each side can do about a claim above the
+// level the verifier's policy derives. The claim is the producer's and is
+// judged whatever the verifier's gate asks (REFERENCE §6.2: a claim above
+// the derived level fails): the producer can sign again claiming no more
+// than what its consumers' policies derive, and the consumer can give its
+// policy what the claimed level needs.
+func overclaimRemedy(claim, derived Level) string {
+	needs := map[Level]string{
+		SignedWithIdentity:   "a trusted key and identity for every signer",
+		Witnessed:            "a witnesses rule that the co-signers meet",
+		TransparencyRecorded: "a transparency section naming the log and the witnesses that cosign its checkpoints",
+	}[claim]
+	s := fmt.Sprintf("what each side can do: the producer can sign again claiming %s or less (a claim is judged whatever the verifier's gate requires, and a claim of %s meets a gate that requires %s)", derived, derived, derived)
+	if needs != "" {
+		s += fmt.Sprintf("; the verifier's trust policy can establish %s with %s", claim, needs)
+	}
+	return s
 }

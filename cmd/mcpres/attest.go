@@ -69,7 +69,7 @@ public key before anything is written. OUTPUT is written atomically and
 never replaces an input; an existing OUTPUT is replaced only with --force.`
 
 func (a *app) attestSignCommand() *cobra.Command {
-	var keyPath, identity, policyID, claim, signingTime, transparency, out, requireQuorum string
+	var keyPath, identity, policyID, claim, signingTime, transparency, out, requireQuorum, policyPath string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "sign BUNDLE --key KEY --identity ID --policy-id POLICY -o OUTPUT",
@@ -167,6 +167,19 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if why := s.ClaimUnreachable(); why != "" {
 				a.warnf("the claim %s cannot hold yet: %s; attest verify fails it (%s) until a co-signer adds what is missing (mcpres attest sign %s --key KEY ..., which keeps the claim)",
 					s.Claim, why, attest.CodeClassificationOverclaim, out)
+			} else if policyPath != "" {
+				pol := readPolicyOnce(policyPath, attest.Options{EvaluatedAt: signingTime, Validator: validator.New(), PolicyLoaders: policyLoaders()})
+				a.hints(pol.Hints)
+				if pol.Err != nil {
+					return cli.Failf("--policy: %v", pol.Err)
+				}
+				why, err := s.ClaimBeyond(pol.Loaded, signingTime, validator.New())
+				if err != nil {
+					return cli.Failf("--policy: %v", err)
+				}
+				if why != "" {
+					a.warnf("the claim %s is more than %s derives: every consumer with this policy fails the bundle (%s)", s.Claim, policyPath, why)
+				}
 			}
 			return nil
 		},
@@ -180,6 +193,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 	f.StringVar(&transparency, "transparency", "", "JSON file holding a transparency reference {logId, entryUuid, inclusionProofBase64, inclusionProofSha256}")
 	f.StringVar(&requireQuorum, "require-quorum", "", "a tlog policy (the consumers'): refuse to sign (exit 1) unless the --transparency reference's cosignatures satisfy its quorum")
 	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required; - for standard output)")
+	f.StringVar(&policyPath, "policy", "", "the trust policy the consumers verify with (the producer's own copy): warn when the claim is more than it derives, which those consumers fail whatever their gate")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
 	return cmd
 }

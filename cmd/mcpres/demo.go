@@ -141,8 +141,8 @@ func (a *app) demo(dir string) error {
 		"--claim", "SIGNED_WITH_IDENTITY", "--signing-time", evaluatedAt, "-o", p("example.signed.json")); err != nil {
 		return err
 	}
-	if err := step("Verify: the producer is trusted", 0, "attest", "verify", "--format", "text",
-		"--policy", p("policy.json"), "--evaluated-at", evaluatedAt, p("example.signed.json")); err != nil {
+	if err := step("Verify: the producer is trusted, and the bundle is about the server that ships", 0, "attest", "verify", "--format", "text",
+		"--policy", p("policy.json"), "--evaluated-at", evaluatedAt, "--subject-name", demoSubjectName, "--subject-version", demoSubjectVersion, p("example.signed.json")); err != nil {
 		return err
 	}
 	if err := step("Co-sign as the witness", 0, "attest", "sign", p("example.signed.json"),
@@ -151,7 +151,8 @@ func (a *app) demo(dir string) error {
 		return err
 	}
 	if err := step("Verify: the producer and its witness, both trusted", 0, "attest", "verify", "--format", "text",
-		"--policy", p("policy.json"), "--evaluated-at", evaluatedAt, p("example.witnessed.json")); err != nil {
+		"--policy", p("policy.json"), "--evaluated-at", evaluatedAt, "--subject-name", demoSubjectName, "--subject-version", demoSubjectVersion,
+		"--require-level", "WITNESSED", p("example.witnessed.json")); err != nil {
 		return err
 	}
 	if err := tamperOneByte(p("example.witnessed.json"), p("example.tampered.json")); err != nil {
@@ -159,11 +160,17 @@ func (a *app) demo(dir string) error {
 	}
 	fmt.Fprintf(a.stdout, "\n## Change one byte of the first observation's reasonCode (example.tampered.json)\n")
 	if err := step("Verify the tampered bundle: it fails", 1, "attest", "verify", "--format", "text",
-		"--policy", p("policy.json"), "--evaluated-at", evaluatedAt, p("example.tampered.json")); err != nil {
+		"--policy", p("policy.json"), "--evaluated-at", evaluatedAt, "--subject-name", demoSubjectName, p("example.tampered.json")); err != nil {
 		return err
 	}
 	return a.demoTransparency(dir, p, step, now)
 }
+
+// The subject of the example bundle, which the demo's gates are bound to.
+const (
+	demoSubjectName    = "ledger-notes-server"
+	demoSubjectVersion = "3.4.1"
+)
 
 // demoTransparency is the second half of the demo: a transparency log, a
 // witness cosignature on its checkpoint, a v1 policy that verifies both
@@ -211,16 +218,22 @@ func (a *app) demoTransparency(dir string, p func(string) string, step func(stri
 			"--claim", "TRANSPARENCY_RECORDED", "--transparency", p("example.witnessed-ref.json"),
 			"--signing-time", at, "-o", p("example.recorded.json")},
 		{"Verify offline: inclusion proof, log signature and witness quorum, TRANSPARENCY_RECORDED",
-			"attest", "verify", "--format", "text", "--policy", p("policy-v1.json"), "--evaluated-at", at, p("example.recorded.json")},
+			"attest", "verify", "--format", "text", "--policy", p("policy-v1.json"), "--evaluated-at", at,
+			"--subject-name", demoSubjectName, "--require-level", "TRANSPARENCY_RECORDED", p("example.recorded.json")},
 		{"Render the verdict and the evidence as one self-contained HTML page", "report", p("example.recorded.json"),
-			"--policy", p("policy-v1.json"), "--evaluated-at", at, "-o", p("report.html")},
+			"--policy", p("policy-v1.json"), "--evaluated-at", at, "--subject-name", demoSubjectName, "-o", p("report.html")},
 	}
 	for _, s := range steps {
 		if err := step(s[0], 0, s[1:]...); err != nil {
 			return err
 		}
 	}
-	return nil
+	// A claim is the producer's and a gate the consumer's: a consumer
+	// whose policy names no log fails the TRANSPARENCY_RECORDED claim
+	// whatever its gate asks, and the failure says what each side can do.
+	return step("A consumer whose policy names no log: the claim TRANSPARENCY_RECORDED fails, even for a gate that asks only SIGNED_WITH_IDENTITY", 1,
+		"attest", "verify", "--format", "text", "--policy", p("policy.json"), "--evaluated-at", at,
+		"--subject-name", demoSubjectName, "--require-level", "SIGNED_WITH_IDENTITY", p("example.recorded.json"))
 }
 
 // demoTLogPolicy is the tlog-policy text of the demo's log and witness.

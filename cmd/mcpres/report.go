@@ -13,7 +13,6 @@ import (
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/version"
 	htmlreport "github.com/mcpres/mcpres/report"
-	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -166,7 +165,7 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 	}
 	val := validator.New()
 	vo := attest.Options{EvaluatedAt: at, Validator: val,
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}}
+		PolicyLoaders: policyLoaders()}
 	if policyPath != "" {
 		// Read whatever the document is: a policy that cannot be read is
 		// an unreadable input (exit 2), never ignored.

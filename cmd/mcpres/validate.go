@@ -10,7 +10,6 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/cli"
-	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/mcpres/mcpres/validator/profile"
@@ -91,7 +90,7 @@ func (a *app) validateCommand() *cobra.Command {
 			var pol policySource
 			if policyPath != "" {
 				pol = readPolicyOnce(policyPath, attest.Options{EvaluatedAt: opts.EvaluatedAt, Validator: core,
-					PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}})
+					PolicyLoaders: policyLoaders()})
 				a.hints(pol.Hints)
 				opts.Policy = pol.Loaded
 			}
