@@ -414,7 +414,10 @@ func (d *Description) bundle(b *canonjson.Value, at string) *Bundle {
 	}
 	st := d.need(b, at, "statement", canonjson.Object)
 	stAt := at + "/statement"
-	val := d.object(st, stAt, "validator")
+	var val *canonjson.Value
+	if v := st.Get("validator"); !v.Is(canonjson.Null) { // null: a draft, not yet sealed
+		val = d.object(st, stAt, "validator")
+	}
 	return &Bundle{
 		Subject: Subject{Type: d.str(s, sAt, "subjectType"), Name: d.str(s, sAt, "name"), Version: d.str(s, sAt, "version"),
 			Digest: digest(d.str(s, sAt, "artifactSha256"))},

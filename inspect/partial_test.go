@@ -244,6 +244,12 @@ func TestDescribePartial(t *testing.T) {
 			t.Errorf("%s: kind %s, problems\n%s\nwant\n%s", c.in, d.Kind, strings.Join(d.Problems, "\n"), strings.Join(c.problems, "\n"))
 		}
 	}
+	// A draft (statement.validator null until mcpres seal fills it) is a
+	// bundle without problems.
+	draft := describe(t, read(t, "drafts/example.draft.json"))
+	if draft.Kind != inspect.KindBundle || len(draft.Problems) != 0 || draft.Bundle.Validator != "" {
+		t.Errorf("draft: %+v %q", draft.Bundle, draft.Problems)
+	}
 	for _, b := range partialBases(t) {
 		data := []byte(b.text)
 		if b.json != nil {
