@@ -3,7 +3,6 @@ package main
 import (
 	"crypto"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/tuffetch"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
@@ -286,9 +286,6 @@ is reached.`,
 	return cmd
 }
 
-// SchemaVersionFetchResult is the schemaVersion of fetch --format json objects.
-const SchemaVersionFetchResult = "mcpres.tuf-fetch-result/v1"
-
 const fetchLong = `Fetch the target NAME from the TUF repository URL_OR_DIR (an http(s) URL,
 or a directory read with no network), verified from the pinned root
 ROOT.json at the current time, and write its bytes to OUTPUT or stdout.
@@ -371,53 +368,30 @@ func (a *app) fetchFailed(format, target, repo string, err error) error {
 	if format != "json" {
 		return cli.Failf("trust policy %q from TUF repository %s: %v", target, repo, err)
 	}
-	role, check := canonjson.NewNull(), canonjson.NewNull()
+	res := &tuffetch.Result{Target: target, Repository: repo, Error: err.Error()}
 	var ve *tufdist.VerificationError
 	if errors.As(err, &ve) {
-		role, check = canonjson.NewString(ve.Role), canonjson.NewString(string(ve.Check))
+		res.Role, res.Check = ve.Role, string(ve.Check)
 	}
-	if werr := a.writeJSON(canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(SchemaVersionFetchResult)},
-		canonjson.Member{Key: "valid", Value: canonjson.NewBool(false)},
-		canonjson.Member{Key: "target", Value: canonjson.NewString(target)},
-		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},
-		canonjson.Member{Key: "error", Value: canonjson.NewString(err.Error())},
-		canonjson.Member{Key: "role", Value: role},
-		canonjson.Member{Key: "check", Value: check},
-	)); werr != nil {
+	if werr := a.writeJSON(res.JSON()); werr != nil {
 		return werr
 	}
 	return cli.Exit(exitInput)
 }
 
+// fetchResult is the result object of a verified fetch of res from repo.
 func fetchResult(repo string, res *tufdist.Result) *canonjson.Value {
-	role := func(r tufdist.RoleInfo) *canonjson.Value {
-		return canonjson.NewObject(
-			canonjson.Member{Key: "version", Value: canonjson.NewInt(r.Version)},
-			canonjson.Member{Key: "expires", Value: canonjson.NewString(r.Expires.UTC().Format(time.RFC3339))},
-		)
+	role := func(r tufdist.RoleInfo) tuffetch.Role { return tuffetch.Role{Version: r.Version, Expires: r.Expires} }
+	out := &tuffetch.Result{
+		Valid: true, Target: res.Target, Repository: repo,
+		Data: res.Data, SHA256: res.SHA256, EvaluatedAt: res.EvaluatedAt, ValidUntil: res.ValidUntil(),
+		FromCache: res.FromCache,
+		Root:      role(res.Root), Timestamp: role(res.Timestamp), Snapshot: role(res.Snapshot), Targets: role(res.Targets),
 	}
-	fetchErr := canonjson.NewNull()
 	if res.FetchError != nil {
-		fetchErr = canonjson.NewString(res.FetchError.Error())
+		out.FetchError = res.FetchError.Error()
 	}
-	return canonjson.NewObject(
-		canonjson.Member{Key: "schemaVersion", Value: canonjson.NewString(SchemaVersionFetchResult)},
-		canonjson.Member{Key: "valid", Value: canonjson.NewBool(true)},
-		canonjson.Member{Key: "target", Value: canonjson.NewString(res.Target)},
-		canonjson.Member{Key: "repository", Value: canonjson.NewString(repo)},
-		canonjson.Member{Key: "length", Value: canonjson.NewInt(int64(len(res.Data)))},
-		canonjson.Member{Key: "sha256", Value: canonjson.NewString(res.SHA256)},
-		canonjson.Member{Key: "evaluatedAt", Value: canonjson.NewString(res.EvaluatedAt.UTC().Format(time.RFC3339Nano))},
-		canonjson.Member{Key: "validUntil", Value: canonjson.NewString(res.ValidUntil().UTC().Format(time.RFC3339))},
-		canonjson.Member{Key: "fromCache", Value: canonjson.NewBool(res.FromCache)},
-		canonjson.Member{Key: "fetchError", Value: fetchErr},
-		canonjson.Member{Key: "root", Value: role(res.Root)},
-		canonjson.Member{Key: "timestamp", Value: role(res.Timestamp)},
-		canonjson.Member{Key: "snapshot", Value: role(res.Snapshot)},
-		canonjson.Member{Key: "targets", Value: role(res.Targets)},
-		canonjson.Member{Key: "dataBase64", Value: canonjson.NewString(base64.StdEncoding.EncodeToString(res.Data))},
-	)
+	return out.JSON()
 }
 
 func (a *app) writeJSON(v *canonjson.Value) error {

@@ -2,17 +2,16 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/tuffetch"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/spf13/cobra"
 )
@@ -30,13 +29,6 @@ const tufBinaryEnv = "MCPRES_TUF"
 // tufInvokedAs tells mcpres-tuf how it was invoked, for its usage lines
 // and message prefixes.
 const tufInvokedAs = "MCPRES_TUF_INVOKED_AS=mcpres policy tuf"
-
-// schemaVersionTUFFetchResult is the schemaVersion of `mcpres-tuf fetch
-// --format json`: cmd/mcpres-tuf's SchemaVersionFetchResult, which this
-// binary cannot import (a main package; tufdist would link go-tuf into
-// every run). The fetchPolicyTUF tests run mcpres-tuf, so they disagree
-// only with a failing test.
-const schemaVersionTUFFetchResult = "mcpres.tuf-fetch-result/v1"
 
 // findTUFBinary returns $MCPRES_TUF, else mcpres-tuf next to this
 // executable, else mcpres-tuf on PATH.
@@ -138,8 +130,8 @@ func (a *app) fetchPolicyTUF(root, repo, target, cacheDir string) (string, []byt
 	c.Stdout, c.Stderr = &stdout, &stderr
 	c.Env = append(os.Environ(), tufInvokedAs)
 	runErr := c.Run()
-	res, err := canonjson.Parse(stdout.Bytes())
-	if err != nil || !res.Is(canonjson.Object) || res.Get("schemaVersion").Str != schemaVersionTUFFetchResult {
+	res, err := tuffetch.Parse(stdout.Bytes())
+	if err != nil && !errors.Is(err, tuffetch.ErrInconsistent) {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = fmt.Sprintf("%s gave no result (%v)", bin, runErr)
@@ -147,20 +139,18 @@ func (a *app) fetchPolicyTUF(root, repo, target, cacheDir string) (string, []byt
 		return fail("%s", msg)
 	}
 	a.stderr.Write(stderr.Bytes())
-	if v := res.Get("valid"); !v.Is(canonjson.Bool) || !v.Bool {
-		return fail("%s", res.Get("error").Str)
+	if err == nil && !res.Valid {
+		return fail("%s", res.Error)
 	}
 	// Do not take mcpres-tuf's word for the bytes: they must be what it
-	// says it verified.
-	data, err := base64.StdEncoding.Strict().DecodeString(res.Get("dataBase64").Str)
-	sum := sha256.Sum256(data)
-	if err != nil || runErr != nil || hex.EncodeToString(sum[:]) != res.Get("sha256").Str {
+	// says it verified (tuffetch.Parse checks them).
+	if err != nil || runErr != nil {
 		return fail("%s returned an inconsistent result (exit %v)", bin, runErr)
 	}
-	version := res.Get("targets").Get("version").Int
-	if res.Get("fromCache").Bool {
+	version := res.Targets.Version
+	if res.FromCache {
 		a.warnf("TUF repository %s could not be read (%s); using the cached trust policy %q (targets version %d), verified again at %s and valid until %s",
-			repo, res.Get("fetchError").Str, target, version, res.Get("evaluatedAt").Str, res.Get("validUntil").Str)
+			repo, res.FetchError, target, version, res.EvaluatedAt.UTC().Format(time.RFC3339Nano), res.ValidUntil.UTC().Format(time.RFC3339))
 	}
-	return fmt.Sprintf("%s (TUF target of %s, targets version %d)", target, repo, version), data, nil
+	return fmt.Sprintf("%s (TUF target of %s, targets version %d)", target, repo, version), res.Data, nil
 }

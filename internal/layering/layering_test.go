@@ -58,11 +58,13 @@ var layout = []row{
 	{"witness/...", []string{"internal/...", "canonjson/...", "signednote/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
 	{"tlog/admit", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline"}, "the log's admission rule: a document is validated (an attested bundle verified) before it is logged"},
 	{"tlog/witnessclient", []string{"internal/...", "canonjson/...", "signednote/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
+	{"tlog/monitor", []string{"internal/...", "signednote/...", "offline", "trustpolicy"}, "the log monitor: reads tiles over HTTP (links net/http, as tlog/client does) or from a directory, judges checkpoints with offline and subjects with trustpolicy's patterns"},
 	{"tlog/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
 	{"oci/ocitest", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "registries for tests (distribution, go-containerregistry's), images and bundles to push"},
 	{"oci/pulled", []string{"internal/...", "canonjson/..."}, "a folder written by oci pull, read offline (its index, each bundle checked against it): links no network, so verifycmd reads pulled folders"},
 	{"oci/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "oci/..."}, "OCI registries (oras-go): attach, discover, pull; links net/http, so no verification package imports it"},
 	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy", "oci/pulled"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
+	{"cmd/internal/tuffetch", []string{"internal/...", "canonjson/..."}, "the fetch-result schema mcpres-tuf writes and mcpres reads: no TUF code, so mcpres links no go-tuf"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
 	{"bench/...", []string{"..."}, "the measurement tool (go run ./bench) and its floor programs: may use everything, and no command links them"},
 }
