@@ -1,0 +1,44 @@
+// Package monitor watches an mcpres transparency log (C2SP tlog-tiles,
+// served by `mcpres log serve`, any static server or bucket, or read from
+// a log directory) as `mcpres log monitor` does: every new checkpoint is
+// verified with the log key, proven consistent with the last verified one
+// (merkle's proof.VerifyConsistency over the log's own tiles, through
+// tessera's client.ProofBuilder), and checked against a tlog policy's
+// witness quorum (offline.VerifyCheckpoint, cosignature times judged by
+// signednote.JudgeCosignature); the new entries are read from the entry
+// bundles, every leaf hashed into a compact range that must reach the
+// checkpoint's root, decoded as mcpres.transparency-entry/v1 and matched
+// against watch rules. Each finding is an [Alert] (schema
+// mcpres.log-monitor-alert/v1, docs/monitor.md).
+//
+// # What an entry says, and what it does not
+//
+// An mcpres log entry (offline.Entry) names the evidence — the subject's
+// name and artifact digest, the bundle digest, the scenario and execution
+// digests — and not who signed it: the log admits a bundle and its
+// attested form as one entry (tlog/admit). A watched entry is therefore
+// reported (watched-entry) unless an [Authoriser] given by the caller
+// vouches for it; the authoriser is where a judgement of the signers
+// against a trust policy plugs in, from wherever the caller holds the
+// attested bundles.
+//
+// # State
+//
+// One state file per log ([State], named by [StateName]) in a state
+// directory, read, decided and written under an OS lock
+// (internal/filelock) and replaced atomically (internal/atomicfile). It
+// holds the last verified checkpoint, the position of the next entry and
+// the compact range of the entries before it (at most 64 hashes), so a
+// run resumes where the previous one stopped, and memory stays flat in
+// the log's size: one entry bundle and one chunk's alerts at a time. A
+// fork, a rollback, a split view or a checkpoint below quorum is never
+// written; nothing in the state moves backwards.
+//
+// # Sources
+//
+// [NewHTTPSource] reads with a timeout per request, a size limit per
+// resource ([MaxCheckpointBytes], [MaxTileBytes], [MaxEntryBundleBytes]),
+// no redirect followed, no proxy and no credential; [NewDirSource] reads
+// regular files inside a directory. Nothing read is trusted before it is
+// verified.
+package monitor

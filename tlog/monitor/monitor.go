@@ -1,0 +1,445 @@
+package monitor
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/transparency-dev/merkle/compact"
+	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+	"github.com/transparency-dev/tessera/api/layout"
+	"github.com/transparency-dev/tessera/client"
+)
+
+// DefaultChunkBundles is how many entry bundles (of 256 entries) are read
+// and verified together before the state is written.
+const DefaultChunkBundles = 16
+
+// Config is what a monitor of one log checks.
+type Config struct {
+	// LogKey is the log's verifier key (type 0x01): its name is the
+	// checkpoint origin. Required.
+	LogKey *signednote.Verifier
+	// TLogPolicy, when set, is the witness policy every checkpoint must
+	// satisfy (its witnesses, groups and quorum; its log lines are not
+	// read). Cosignatures are judged at Now by signednote.JudgeCosignature.
+	TLogPolicy *trustpolicy.TLogPolicy
+	// MaxCosignatureAge, when not zero, is the oldest a counted
+	// cosignature may be.
+	MaxCosignatureAge time.Duration
+	// Watch selects the entries to judge; Authoriser judges them (nil:
+	// every watched entry is a watched-entry alert).
+	Watch      Watch
+	Authoriser Authoriser
+	// StateDir holds the state files. Required.
+	StateDir string
+	// LockWait is how long to wait for another process holding the state.
+	LockWait time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// ChunkBundles is how many entry bundles are verified per state write
+	// (0: DefaultChunkBundles).
+	ChunkBundles int
+}
+
+// A Result says what one [Run] did.
+type Result struct {
+	// Alerts counts the alerts raised.
+	Alerts int
+	// Entries and Watched count the entries read and the watched ones.
+	Entries, Watched uint64
+	// Tree is the verified tree head in the state after the run (zero
+	// before the first).
+	Tree TreeHead
+	// Next is the index of the next entry to read.
+	Next uint64
+}
+
+// Run checks the log once: it reads the checkpoint of every source (all
+// of them serving the one log of cfg.LogKey) and, from the one verified
+// tree head they lead to, the new entries; each finding is passed to
+// emit as an [Alert]. It returns an error, and no result, only when the
+// monitor itself cannot work (a bad configuration, an unreadable or
+// locked state, an emit that fails); whatever a source serves is an
+// alert, never an error.
+//
+// In order:
+//
+//  1. each checkpoint must be signed by the log key for its origin
+//     (offline.VerifyCheckpoint): else a checkpoint-signature alert;
+//  2. with several sources, every checkpoint must be consistent with the
+//     largest (equal roots at equal sizes, else a consistency proof from
+//     the largest source's tiles verified with merkle's
+//     proof.VerifyConsistency): else a split-view alert, and nothing
+//     advances;
+//  3. against the state: a smaller checkpoint is a rollback alert, one
+//     that is not consistent with the verified tree head a fork alert;
+//  4. the tlog policy's quorum: else a below-quorum alert;
+//  5. the largest checkpoint that passed becomes the target: the entries
+//     from the state's position to its size are read from its source's
+//     entry bundles, ChunkBundles at a time, each leaf hashed (RFC 6962)
+//     into a compact range that must reach the target's root (through a
+//     consistency proof from the chunk's end): else a tiles alert and the
+//     state stays at the last chunk that verified. Each verified entry is
+//     decoded ([DecodeEntry]: else an entry-undecodable alert) and, when
+//     [Watch] matches it, judged by the Authoriser (unauthorised-entry)
+//     or reported (watched-entry). A chunk's alerts are emitted before
+//     the state records the chunk, so an interrupted run alerts again
+//     rather than never.
+//
+// The state is locked for the whole run and only ever moves forward.
+func Run(ctx context.Context, cfg Config, sources []Source, emit func(*Alert) error) (*Result, error) {
+	if cfg.LogKey == nil {
+		return nil, errors.New("monitor: no log key")
+	}
+	if err := cfg.LogKey.CheckType(0x01); err != nil {
+		return nil, fmt.Errorf("monitor: log key: %w", err)
+	}
+	if len(sources) == 0 {
+		return nil, errors.New("monitor: no log source")
+	}
+	if cfg.StateDir == "" {
+		return nil, errors.New("monitor: no state directory")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ChunkBundles <= 0 {
+		cfg.ChunkBundles = DefaultChunkBundles
+	}
+	logKey := signednote.FormatVerifierKey(cfg.LogKey.Name(), cfg.LogKey.Type(), cfg.LogKey.PublicKey())
+	sf, err := lockState(cfg.StateDir, StateName(cfg.LogKey.Name(), cfg.LogKey.KeyHash()), cfg.LockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer sf.release()
+	old, err := sf.load(logKey)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, emit: emit, origin: cfg.LogKey.Name(), sf: sf, old: old, res: &Result{}}
+	st := old
+	if st == nil {
+		st = &State{LogKey: logKey}
+	} else {
+		cp := *old
+		st = &cp
+	}
+	if err := r.check(ctx, sources, st); err != nil {
+		return nil, err
+	}
+	r.res.Tree, r.res.Next = st.Tree, st.Next
+	return r.res, nil
+}
+
+type run struct {
+	cfg    Config
+	emit   func(*Alert) error
+	origin string
+	sf     *stateFile
+	old    *State
+	res    *Result
+	now    time.Time
+}
+
+// view is a checkpoint a source served, signed by the log key.
+type view struct {
+	src  Source
+	raw  []byte
+	head TreeHead
+	root []byte
+	ok   bool // consistent, quorate, usable as a target
+}
+
+func (r *run) alert(a *Alert) error {
+	a.SchemaVersion = AlertSchema
+	a.Log = r.origin
+	a.Time = r.cfg.Now().UTC().Format(time.RFC3339)
+	r.res.Alerts++
+	return r.emit(a)
+}
+
+func (r *run) check(ctx context.Context, sources []Source, st *State) error {
+	var views []*view
+	var verified *TreeHead
+	if st.Checkpoint != "" {
+		verified = &TreeHead{Size: st.Tree.Size, RootHash: st.Tree.RootHash}
+	}
+	for _, src := range sources {
+		raw, err := src.ReadCheckpoint(ctx)
+		if err != nil {
+			if err := r.alert(&Alert{Kind: KindLogUnreadable, Source: src.Name(), Message: err.Error(), Verified: verified}); err != nil {
+				return err
+			}
+			continue
+		}
+		cp, err := offline.VerifyCheckpoint(raw, r.origin, r.cfg.LogKey, offline.Trust{Quorum: "none"})
+		if err != nil {
+			if err := r.alert(&Alert{Kind: KindCheckpointSignature, Source: src.Name(), Message: "checkpoint not accepted: " + err.Error(), Verified: verified}); err != nil {
+				return err
+			}
+			continue
+		}
+		views = append(views, &view{src: src, raw: raw, head: TreeHead{Size: cp.Size, RootHash: cp.Hash.String()}, root: bytes.Clone(cp.Hash[:]), ok: true})
+	}
+	if len(views) == 0 {
+		return nil
+	}
+	// 2. Split view: every view against the largest.
+	sort.SliceStable(views, func(i, j int) bool { return views[i].head.Size > views[j].head.Size })
+	largest := views[0]
+	split := false
+	for _, v := range views[1:] {
+		err := consistent(ctx, largest.src, v.head.Size, v.root, largest.head.Size, largest.root)
+		if err == nil {
+			continue
+		}
+		split = true
+		kind, msg := KindSplitView, fmt.Sprintf("the checkpoint of %s is not consistent with that of %s: %v", v.src.Name(), largest.src.Name(), err)
+		var se *SourceError
+		if errors.As(err, &se) {
+			kind, msg = KindLogUnreadable, "cannot check the sources against each other: "+err.Error()
+		}
+		if err := r.alert(&Alert{Kind: kind, Source: largest.src.Name(), Message: msg, Checkpoint: &largest.head, Verified: verified,
+			Other: &View{Source: v.src.Name(), Checkpoint: v.head}}); err != nil {
+			return err
+		}
+	}
+	// 3. Against the state; 4. the quorum.
+	var stRoot []byte
+	if verified != nil {
+		stRoot, _ = base64.StdEncoding.DecodeString(st.Tree.RootHash)
+	}
+	for _, v := range views {
+		if verified != nil {
+			var kind Kind
+			var msg string
+			switch {
+			case v.head.Size < st.Tree.Size:
+				kind, msg = KindRollback, fmt.Sprintf("checkpoint of size %d is smaller than the verified tree of size %d", v.head.Size, st.Tree.Size)
+			default:
+				if err := consistent(ctx, v.src, st.Tree.Size, stRoot, v.head.Size, v.root); err != nil {
+					kind, msg = KindFork, fmt.Sprintf("checkpoint of size %d is not consistent with the verified tree of size %d: %v", v.head.Size, st.Tree.Size, err)
+					var se *SourceError
+					if errors.As(err, &se) {
+						kind, msg = KindLogUnreadable, "cannot prove the checkpoint consistent with the verified tree: "+err.Error()
+					}
+				}
+			}
+			if kind != "" {
+				v.ok = false
+				if err := r.alert(&Alert{Kind: kind, Source: v.src.Name(), Message: msg, Checkpoint: &v.head, Verified: verified}); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if r.cfg.TLogPolicy != nil {
+			trust := r.cfg.TLogPolicy.Trust()
+			trust.EvaluatedAt, trust.MaxCosignatureAge = r.cfg.Now(), r.cfg.MaxCosignatureAge
+			if _, err := offline.VerifyCheckpoint(v.raw, r.origin, r.cfg.LogKey, trust); err != nil {
+				v.ok = false
+				if err := r.alert(&Alert{Kind: KindBelowQuorum, Source: v.src.Name(), Message: fmt.Sprintf("checkpoint of size %d does not meet the witness policy (quorum %s): %v", v.head.Size, r.cfg.TLogPolicy.Quorum, err), Checkpoint: &v.head, Verified: verified}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if split {
+		return nil
+	}
+	var target *view
+	for _, v := range views {
+		if v.ok {
+			target = v
+			break
+		}
+	}
+	if target == nil {
+		return nil
+	}
+	return r.read(ctx, target, st)
+}
+
+// consistent checks that the tree (size1, root1) is a prefix of (size2,
+// root2), with a consistency proof built from src's tiles of the larger
+// tree. An error that is a *SourceError means a tile could not be read.
+func consistent(ctx context.Context, src Source, size1 uint64, root1 []byte, size2 uint64, root2 []byte) error {
+	if size1 > size2 {
+		return fmt.Errorf("tree of size %d is larger than %d", size1, size2)
+	}
+	if size1 == size2 {
+		if !bytes.Equal(root1, root2) {
+			return fmt.Errorf("two root hashes for tree size %d", size1)
+		}
+		return nil
+	}
+	if size1 == 0 {
+		return nil
+	}
+	var fetchErr error
+	f := tileFetcher(src)
+	pb, err := client.NewProofBuilder(ctx, size2, func(ctx context.Context, l, i uint64, p uint8) ([]byte, error) {
+		b, err := f(ctx, l, i, p)
+		if err != nil && fetchErr == nil {
+			fetchErr = err
+		}
+		return b, err
+	})
+	if err != nil {
+		return err
+	}
+	p, err := pb.ConsistencyProof(ctx, size1, size2)
+	if fetchErr != nil {
+		return fetchErr
+	}
+	if err != nil {
+		return fmt.Errorf("building the consistency proof from %d to %d: %v", size1, size2, err)
+	}
+	if err := proof.VerifyConsistency(rfc6962.DefaultHasher, size1, size2, p, root1, root2); err != nil {
+		return fmt.Errorf("consistency proof from %d to %d does not verify: %v", size1, size2, err)
+	}
+	return nil
+}
+
+var rangeFactory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
+
+// read reads the entries of target from st.Next on, chunk by chunk.
+func (r *run) read(ctx context.Context, target *view, st *State) error {
+	hashes, err := st.rangeHashes()
+	if err != nil {
+		return err
+	}
+	rng, err := rangeFactory.NewRange(0, st.Next, hashes)
+	if err != nil {
+		return fmt.Errorf("state: entry range: %v", err)
+	}
+	accept := func() {
+		st.Checkpoint, st.Tree = string(target.raw), target.head
+	}
+	if st.Next == target.head.Size {
+		if st.Tree != target.head || st.Checkpoint == "" {
+			accept()
+			return r.sf.save(st, r.old, r.cfg.Now())
+		}
+		return nil
+	}
+	chunk := uint64(r.cfg.ChunkBundles) * layout.EntryBundleWidth
+	for st.Next < target.head.Size {
+		if err := ctx.Err(); err != nil {
+			return nil
+		}
+		end := min((st.Next/chunk+1)*chunk, target.head.Size)
+		pending, counts, err := r.readChunk(ctx, target, rng, st.Next, end)
+		if err == nil {
+			var root []byte
+			root, err = rng.GetRootHash(nil)
+			if err == nil {
+				err = consistent(ctx, target.src, end, root, target.head.Size, target.root)
+			}
+		}
+		if err != nil {
+			return r.alert(&Alert{Kind: KindTiles, Source: target.src.Name(), Checkpoint: &target.head,
+				Message: fmt.Sprintf("entries %d to %d do not verify against the checkpoint: %v", st.Next, end-1, err)})
+		}
+		for _, a := range pending {
+			if err := r.alert(a); err != nil {
+				return err
+			}
+		}
+		accept()
+		st.Next = end
+		st.Range = st.Range[:0]
+		for _, h := range rng.Hashes() {
+			st.Range = append(st.Range, base64.StdEncoding.EncodeToString(h))
+		}
+		st.Entries += counts.entries
+		st.Watched += counts.watched
+		st.Alerts += uint64(len(pending))
+		r.res.Entries += counts.entries
+		r.res.Watched += counts.watched
+		if err := r.sf.save(st, r.old, r.cfg.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type counts struct{ entries, watched uint64 }
+
+// readChunk reads entries [from, end) of target into rng and judges them;
+// the alerts are returned, to be raised once the chunk verifies. On error
+// rng may hold part of the chunk: the caller stops.
+func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, from, end uint64) ([]*Alert, counts, error) {
+	var pending []*Alert
+	var c counts
+	for idx := from / layout.EntryBundleWidth; idx*layout.EntryBundleWidth < end; idx++ {
+		p := layout.PartialTileSize(0, idx, target.head.Size)
+		width := int(p)
+		if width == 0 {
+			width = layout.EntryBundleWidth
+		}
+		raw, err := target.src.ReadEntryBundle(ctx, idx, p)
+		if err != nil {
+			return nil, c, err
+		}
+		entries, err := ParseEntryBundle(raw, width)
+		if err != nil {
+			return nil, c, fmt.Errorf("%s: %v", layout.EntriesPath(idx, p), err)
+		}
+		first := idx * layout.EntryBundleWidth
+		for i, data := range entries {
+			n := first + uint64(i)
+			if n < from || n >= end {
+				continue
+			}
+			leaf := rfc6962.DefaultHasher.HashLeaf(data)
+			if err := rng.Append(leaf, nil); err != nil {
+				return nil, c, err
+			}
+			c.entries++
+			if a := r.judge(n, leaf, data, &c); a != nil {
+				a.Source, a.Checkpoint = target.src.Name(), &target.head
+				pending = append(pending, a)
+			}
+		}
+	}
+	return pending, c, nil
+}
+
+// judge decides one entry.
+func (r *run) judge(n uint64, leaf, data []byte, c *counts) *Alert {
+	info := &EntryInfo{Index: n, LeafHash: hex.EncodeToString(leaf)}
+	e, err := DecodeEntry(data)
+	if err != nil {
+		sum := sha256.Sum256(data)
+		return &Alert{Kind: KindEntryUndecodable, Entry: info,
+			Message: fmt.Sprintf("entry %d (%d bytes, sha256 %x) cannot be decoded: %v", n, len(data), sum[:8], err)}
+	}
+	info.Subject, info.SubjectSha256, info.EvidenceBundleDigest = e.Subject.Name, e.Subject.Sha256, e.EvidenceBundleDigest
+	rule := r.cfg.Watch.Match(e)
+	if rule == "" {
+		return nil
+	}
+	c.watched++
+	info.Watch = rule
+	if r.cfg.Authoriser == nil {
+		return &Alert{Kind: KindWatchedEntry, Entry: info,
+			Message: fmt.Sprintf("new evidence about %q (%s) was logged", e.Subject.Name, rule)}
+	}
+	if err := r.cfg.Authoriser.Authorise(e); err != nil {
+		return &Alert{Kind: KindUnauthorisedEntry, Entry: info,
+			Message: fmt.Sprintf("evidence about %q (%s) not authorised: %v", e.Subject.Name, rule, err)}
+	}
+	return nil
+}
