@@ -199,9 +199,9 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cs, err := witness.Cosign(c, posix.New(dir), lv, w, st.Get(testOrigin), testNow)
+		cs, err := witness.CosignCheckpoint(c, posix.New(dir), lv, w, st.Get(testOrigin), testNow)
 		if err != nil {
-			t.Fatalf("%s: Cosign: %v", w.Name(), err)
+			t.Fatalf("%s: CosignCheckpoint: %v", w.Name(), err)
 		}
 		st.Put(cs.State)
 		if states[w.Name()], err = st.Marshal(); err != nil {
@@ -441,7 +441,7 @@ func TestProofsAcrossTiles(t *testing.T) {
 			from = int(prev.Size)
 		}
 		bulkAppend(t, dir, s, numbered(from, size))
-		cs, err := witness.Cosign(c, posix.New(dir), lv, w, prev, testNow)
+		cs, err := witness.CosignCheckpoint(c, posix.New(dir), lv, w, prev, testNow)
 		if err != nil {
 			t.Fatalf("cosign at %d: %v", size, err)
 		}

@@ -25,7 +25,7 @@ const (
 	MaxAddRequestBytes = len("old 18446744073709551615\n") + MaxProofLines*45 + 1 + signednote.MaxBytes
 )
 
-// Errors of the add-checkpoint protocol besides the refusals of [Cosign].
+// Errors of the add-checkpoint protocol besides the refusals of [CosignCheckpoint].
 var (
 	// ErrMalformedRequest: the body is not an add-checkpoint request, or
 	// its old size is larger than the checkpoint's, or a size is larger

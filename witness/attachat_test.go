@@ -23,7 +23,7 @@ func TestAttachAt(t *testing.T) {
 	dir, l := makeLog(t, k, "a")
 	c1 := mustCosign(t, k, dir, nil) // dated testNow
 	ahead := testNow.AddDate(1, 0, 0)
-	c2, err := witness.Cosign(ctx(t), posix.New(dir), k.logKey, k.w2, nil, ahead)
+	c2, err := witness.CosignCheckpoint(ctx(t), posix.New(dir), k.logKey, k.w2, nil, ahead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestAttachAt(t *testing.T) {
 		t.Errorf("a bad signature dated ahead: %v", err)
 	}
 	// Witness 1 already on the checkpoint: its line dated ahead is dropped.
-	c1ahead, err := witness.Cosign(ctx(t), posix.New(dir), k.logKey, k.w, nil, ahead)
+	c1ahead, err := witness.CosignCheckpoint(ctx(t), posix.New(dir), k.logKey, k.w, nil, ahead)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ type LogReader interface {
 	ReadCheckpoint(ctx context.Context) ([]byte, error)
 	// ReadTile returns the hash tile at tile level and index of width p
 	// (0: full), or the full tile when the partial one is gone. The bytes
-	// are not trusted: Cosign authenticates them.
+	// are not trusted: CosignCheckpoint authenticates them.
 	ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error)
 }
 
@@ -49,7 +49,7 @@ type LogState struct {
 	Hash   signednote.Hash // the root hash
 }
 
-// A Cosignature is the result of Cosign.
+// A Cosignature is the result of CosignCheckpoint.
 type Cosignature struct {
 	// Checkpoint is the checkpoint cosigned, as read and authenticated.
 	Checkpoint *signednote.Checkpoint
@@ -68,7 +68,7 @@ type Cosignature struct {
 	ConsistencyProof [][]byte
 }
 
-// Cosign reads the latest checkpoint of the log through r, authenticates it
+// CosignCheckpoint reads the latest checkpoint of the log through r, authenticates it
 // with logKey (whose name is the log's origin), checks it against prev (the
 // state recorded for this log, nil on first use), and returns a
 // cosignature/v1 line signed by w at time now. See the package
@@ -77,7 +77,7 @@ type Cosignature struct {
 // prev, when given, must be for logKey's origin. A checkpoint equal to prev
 // is cosigned again (with the new time). Errors that do not wrap ErrRefused
 // are failures to read the log or to build the proof: nothing was decided.
-func Cosign(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *signednote.WitnessSigner, prev *LogState, now time.Time) (*Cosignature, error) {
+func CosignCheckpoint(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *signednote.WitnessSigner, prev *LogState, now time.Time) (*Cosignature, error) {
 	origin := logKey.Name()
 	if prev != nil && prev.Origin != origin {
 		return nil, fmt.Errorf("witness: the recorded state is for log %q, not %q", prev.Origin, origin)

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpres/mcpres/signednote"
 )
 
-// ErrUnknownLog is matched (errors.Is) by the error of [CosignWithState]
+// ErrUnknownLog is matched (errors.Is) by the error of [CosignCheckpointWithState]
 // for a log the state has no record of (or a missing state file) when
 // trust on first use was not asked for: nothing was cosigned.
 var ErrUnknownLog = errors.New("witness: the log is not witnessed yet")
@@ -27,7 +27,7 @@ func (e *StateWriteError) Error() string {
 
 func (e *StateWriteError) Unwrap() error { return e.Err }
 
-// StateOptions configure [CosignWithState].
+// StateOptions configure [CosignCheckpointWithState].
 type StateOptions struct {
 	// LockWait is how long to wait for the state's lock held by another
 	// process ([LockStateFile]).
@@ -38,7 +38,7 @@ type StateOptions struct {
 	TrustOnFirstUse bool
 }
 
-// CosignWithState is [Cosign] against the state recorded in the state file
+// CosignCheckpointWithState is [CosignCheckpoint] against the state recorded in the state file
 // at statePath, the way `mcpres witness cosign` runs: the state's lock is
 // held from before the state is read until after it is written, so
 // witnesses sharing a state file take turns; a log the state does not know
@@ -47,7 +47,7 @@ type StateOptions struct {
 // is returned (a *[StateWriteError] if it cannot be), so a cosignature is
 // never published for a tree the state does not hold. A refusal matches
 // [ErrRefused] and changes nothing.
-func CosignWithState(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *signednote.WitnessSigner, statePath string, opts StateOptions, now time.Time) (*Cosignature, error) {
+func CosignCheckpointWithState(ctx context.Context, r LogReader, logKey *signednote.Verifier, w *signednote.WitnessSigner, statePath string, opts StateOptions, now time.Time) (*Cosignature, error) {
 	sf, err := LockStateFile(statePath, opts.LockWait)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func CosignWithState(ctx context.Context, r LogReader, logKey *signednote.Verifi
 	case s.Get(origin) == nil && !opts.TrustOnFirstUse:
 		return nil, fmt.Errorf("%w: witness state %s has no record of log %s", ErrUnknownLog, statePath, origin)
 	}
-	c, err := Cosign(ctx, r, logKey, w, s.Get(origin), now)
+	c, err := CosignCheckpoint(ctx, r, logKey, w, s.Get(origin), now)
 	if err != nil {
 		return nil, err
 	}

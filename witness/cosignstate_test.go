@@ -31,11 +31,11 @@ func TestCosignWithState(t *testing.T) {
 		return data
 	}
 
-	if _, err := witness.CosignWithState(ctx(t), posix.New(dirA), k.logKey, k.w, state, opts, testNow); !errors.Is(err, witness.ErrUnknownLog) || read() != nil {
+	if _, err := witness.CosignCheckpointWithState(ctx(t), posix.New(dirA), k.logKey, k.w, state, opts, testNow); !errors.Is(err, witness.ErrUnknownLog) || read() != nil {
 		t.Fatalf("no state, no trust on first use: %v", err)
 	}
 	opts.TrustOnFirstUse = true
-	c, err := witness.CosignWithState(ctx(t), posix.New(dirA), k.logKey, k.w, state, opts, testNow)
+	c, err := witness.CosignCheckpointWithState(ctx(t), posix.New(dirA), k.logKey, k.w, state, opts, testNow)
 	if err != nil || c.From != nil || c.State.Size != 2 {
 		t.Fatalf("trust on first use: %+v, %v", c, err)
 	}
@@ -48,14 +48,14 @@ func TestCosignWithState(t *testing.T) {
 	// trust on first use (it never overrides a record).
 	dirA3, _ := makeLog(t, k, "a", "b", "c")
 	opts.TrustOnFirstUse = false
-	c, err = witness.CosignWithState(ctx(t), posix.New(dirA3), k.logKey, k.w, state, opts, testNow)
+	c, err = witness.CosignCheckpointWithState(ctx(t), posix.New(dirA3), k.logKey, k.w, state, opts, testNow)
 	if err != nil || c.From == nil || c.From.Size != 2 || c.State.Size != 3 {
 		t.Fatalf("a consistent extension: %+v, %v", c, err)
 	}
 	before := read()
 	dirFork, _ := makeLog(t, k, "a", "x", "c")
 	opts.TrustOnFirstUse = true
-	if _, err := witness.CosignWithState(ctx(t), posix.New(dirFork), k.logKey, k.w, state, opts, testNow); !errors.Is(err, witness.ErrFork) || !bytes.Equal(read(), before) {
+	if _, err := witness.CosignCheckpointWithState(ctx(t), posix.New(dirFork), k.logKey, k.w, state, opts, testNow); !errors.Is(err, witness.ErrFork) || !bytes.Equal(read(), before) {
 		t.Fatalf("a fork: %v (the state changed: %v)", err, !bytes.Equal(read(), before))
 	}
 
@@ -67,7 +67,7 @@ func TestCosignWithState(t *testing.T) {
 	if err := os.WriteFile(other, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := witness.CosignWithState(ctx(t), posix.New(dirA), k.logKey, k.w, other, witness.StateOptions{}, testNow); !errors.Is(err, witness.ErrUnknownLog) {
+	if _, err := witness.CosignCheckpointWithState(ctx(t), posix.New(dirA), k.logKey, k.w, other, witness.StateOptions{}, testNow); !errors.Is(err, witness.ErrUnknownLog) {
 		t.Fatalf("a state without this log: %v", err)
 	}
 
@@ -77,7 +77,7 @@ func TestCosignWithState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sf.Unlock()
-	if _, err := witness.CosignWithState(ctx(t), posix.New(dirA3), k.logKey, k.w, state, witness.StateOptions{}, testNow); !errors.Is(err, witness.ErrStateLocked) || !bytes.Equal(read(), before) {
+	if _, err := witness.CosignCheckpointWithState(ctx(t), posix.New(dirA3), k.logKey, k.w, state, witness.StateOptions{}, testNow); !errors.Is(err, witness.ErrStateLocked) || !bytes.Equal(read(), before) {
 		t.Fatalf("a locked state: %v", err)
 	}
 }

@@ -3,7 +3,7 @@
 //
 // # Cosigning
 //
-// [Cosign] is what a witness does for one log: read the log's latest
+// [CosignCheckpoint] is what a witness does for one log: read the log's latest
 // checkpoint, authenticate it with the log's key, compare it with the
 // [LogState] the witness recorded when it last cosigned, prove consistency,
 // and sign. It refuses, with an error wrapping [ErrRefused]:
@@ -49,7 +49,7 @@
 // Every process that cosigns from a state file holds its lock across
 // read, decide and write: [LockStateFile] takes an exclusive OS lock on
 // PATH.lock (flock(2); internal/filelock), then [StateFile.Read] (a
-// regular file only: a FIFO is refused at once), [Cosign] or
+// regular file only: a FIFO is refused at once), [CosignCheckpoint] or
 // [AddCheckpoint], [StateFile.Write] (atomic), and [StateFile.Unlock]
 // once the new state is recorded. Two witnesses on one state then decide
 // one after the other: the second sees the tree the first cosigned, so

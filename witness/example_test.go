@@ -35,7 +35,7 @@ func (c checkpointOnly) ReadTile(context.Context, uint64, uint64, uint8) ([]byte
 // testdata/transparency's (its checkpoint taken from the reference's
 // proof), and the witness key is a test-only key from a fixed seed. A
 // checkpoint smaller than the recorded tree is a rollback: refused.
-func ExampleCosign() {
+func ExampleCosignCheckpoint() {
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "transparency", "example.ref.json"))
 	if err != nil {
 		log.Fatal(err)
@@ -58,7 +58,7 @@ func ExampleCosign() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := witness.Cosign(ctx, checkpointOnly(proof.Checkpoint), logKey, w, nil, time.Unix(1767225600, 0))
+	c, err := witness.CosignCheckpoint(ctx, checkpointOnly(proof.Checkpoint), logKey, w, nil, time.Unix(1767225600, 0))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func ExampleCosign() {
 
 	grown := c.State
 	grown.Size = 5 // as if this witness had cosigned a larger tree of the log
-	_, err = witness.Cosign(ctx, checkpointOnly(proof.Checkpoint), logKey, w, &grown, time.Unix(1767225601, 0))
+	_, err = witness.CosignCheckpoint(ctx, checkpointOnly(proof.Checkpoint), logKey, w, &grown, time.Unix(1767225601, 0))
 	fmt.Println(errors.Is(err, witness.ErrRefused), err)
 	// Output:
 	// cosigned log.example.org/mcpres-example at size 4

@@ -35,7 +35,7 @@ func signedCheckpoint(t testing.TB, k keys, n uint64) []byte {
 
 // TestTreeSizeLimit: a tree of MaxTreeSize (2^53−1) is cosigned and its
 // state recorded; any larger size, up to 2^64−1, is refused before
-// anything is signed (Cosign: a refusal; the protocol: a malformed
+// anything is signed (CosignCheckpoint: a refusal; the protocol: a malformed
 // request, also when only the old size or the unverified size line is too
 // large), never signed and then unrecordable.
 func TestTreeSizeLimit(t *testing.T) {
@@ -45,9 +45,9 @@ func TestTreeSizeLimit(t *testing.T) {
 		t.Fatalf("MaxTreeSize %d", limit)
 	}
 	for _, n := range []uint64{1, limit} {
-		c, err := witness.Cosign(ctx(t), checkpointLog(signedCheckpoint(t, k, n)), k.logKey, k.w, nil, testNow)
+		c, err := witness.CosignCheckpoint(ctx(t), checkpointLog(signedCheckpoint(t, k, n)), k.logKey, k.w, nil, testNow)
 		if err != nil {
-			t.Fatalf("Cosign at size %d: %v", n, err)
+			t.Fatalf("CosignCheckpoint at size %d: %v", n, err)
 		}
 		st := &witness.State{}
 		st.Put(c.State)
@@ -64,9 +64,9 @@ func TestTreeSizeLimit(t *testing.T) {
 	}
 	for _, n := range []uint64{limit + 1, 1 << 62, 1<<63 - 1, 1 << 63, 1<<64 - 1} {
 		cp := signedCheckpoint(t, k, n)
-		c, err := witness.Cosign(ctx(t), checkpointLog(cp), k.logKey, k.w, nil, testNow)
+		c, err := witness.CosignCheckpoint(ctx(t), checkpointLog(cp), k.logKey, k.w, nil, testNow)
 		if c != nil || !errors.Is(err, witness.ErrBadCheckpoint) || !strings.Contains(err.Error(), "the largest a witness records") {
-			t.Errorf("Cosign at size %d: %v, %v; want a refusal naming the limit", n, c, err)
+			t.Errorf("CosignCheckpoint at size %d: %v, %v; want a refusal naming the limit", n, c, err)
 		}
 		c, err = witness.AddCheckpoint(&witness.AddRequest{Checkpoint: cp}, k.logKey, k.w, nil, testNow)
 		if c != nil || !errors.Is(err, witness.ErrMalformedRequest) || !strings.Contains(err.Error(), "the largest a witness records") {

@@ -18,7 +18,7 @@ const MaxStateLogs = 1024
 
 // MaxTreeSize is the largest tree size a witness cosigns: the largest a
 // state document records (sizes are JSON safe integers, at most 2^53−1).
-// [Cosign] and [AddCheckpoint] refuse larger checkpoints before anything
+// [CosignCheckpoint] and [AddCheckpoint] refuse larger checkpoints before anything
 // is signed or recorded.
 const MaxTreeSize = 1<<53 - 1
 

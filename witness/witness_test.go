@@ -84,14 +84,14 @@ func makeLog(t testing.TB, k keys, entries ...string) (string, *tlog.Log) {
 
 func cosign(t testing.TB, k keys, dir string, prev *witness.LogState) (*witness.Cosignature, error) {
 	t.Helper()
-	return witness.Cosign(ctx(t), posix.New(dir), k.logKey, k.w, prev, testNow)
+	return witness.CosignCheckpoint(ctx(t), posix.New(dir), k.logKey, k.w, prev, testNow)
 }
 
 func mustCosign(t testing.TB, k keys, dir string, prev *witness.LogState) *witness.Cosignature {
 	t.Helper()
 	c, err := cosign(t, k, dir, prev)
 	if err != nil {
-		t.Fatalf("Cosign: %v", err)
+		t.Fatalf("CosignCheckpoint: %v", err)
 	}
 	return c
 }
@@ -183,12 +183,12 @@ func TestCosignRefusals(t *testing.T) {
 			c, err := cosign(t, k, tt.dir, &prev)
 			if tt.want == nil {
 				if err != nil {
-					t.Fatalf("Cosign: %v", err)
+					t.Fatalf("CosignCheckpoint: %v", err)
 				}
 				return
 			}
 			if c != nil || !errors.Is(err, tt.want) || !errors.Is(err, witness.ErrRefused) || !strings.Contains(err.Error(), tt.msg) {
-				t.Fatalf("Cosign = %v, %v; want %v mentioning %q", c, err, tt.want, tt.msg)
+				t.Fatalf("CosignCheckpoint = %v, %v; want %v mentioning %q", c, err, tt.want, tt.msg)
 			}
 		})
 	}
@@ -196,7 +196,7 @@ func TestCosignRefusals(t *testing.T) {
 		prev := state
 		prev.Origin = "example.org/other"
 		if _, err := cosign(t, k, dirA, &prev); err == nil || errors.Is(err, witness.ErrRefused) {
-			t.Errorf("Cosign with another log's state: %v", err)
+			t.Errorf("CosignCheckpoint with another log's state: %v", err)
 		}
 	})
 }
@@ -222,7 +222,7 @@ func TestCosignTiles(t *testing.T) {
 		p := prev
 		_, err = cosign(t, k, d, &p)
 		if err == nil || errors.Is(err, witness.ErrRefused) || !strings.Contains(err.Error(), "consistency proof") {
-			t.Errorf("Cosign with a corrupt tile: %v", err)
+			t.Errorf("CosignCheckpoint with a corrupt tile: %v", err)
 		}
 	})
 	t.Run("full tile for a partial one", func(t *testing.T) {
@@ -237,7 +237,7 @@ func TestCosignTiles(t *testing.T) {
 		os.WriteFile(filepath.Join(d, "tile/0/000"), full, 0o644)
 		p := prev
 		if _, err := cosign(t, k, d, &p); err != nil {
-			t.Errorf("Cosign with a full tile: %v", err)
+			t.Errorf("CosignCheckpoint with a full tile: %v", err)
 		}
 	})
 	t.Run("short tile", func(t *testing.T) {
@@ -246,7 +246,7 @@ func TestCosignTiles(t *testing.T) {
 		os.WriteFile(tile, make([]byte, 64), 0o644)
 		p := prev
 		if _, err := cosign(t, k, d, &p); err == nil || !strings.Contains(err.Error(), "is 64 bytes, want 96") {
-			t.Errorf("Cosign with a short tile: %v", err)
+			t.Errorf("CosignCheckpoint with a short tile: %v", err)
 		}
 	})
 }
@@ -255,7 +255,7 @@ func TestAttach(t *testing.T) {
 	k := testKeys(t)
 	dir, l := makeLog(t, k, "a")
 	c1 := mustCosign(t, k, dir, nil)
-	c2, err := witness.Cosign(ctx(t), posix.New(dir), k.logKey, k.w2, nil, testNow)
+	c2, err := witness.CosignCheckpoint(ctx(t), posix.New(dir), k.logKey, k.w2, nil, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestAttach(t *testing.T) {
 		skey, vkey, _ := signednote.GenerateKey(bytes.NewReader(testOnlyWitnessSeed), signednote.TypeCosignatureV1, "example.org/alias")
 		alias, _ := signednote.ParseWitnessSigner(skey)
 		aliasV, _ := signednote.ParseWitnessVerifier(vkey)
-		ca, err := witness.Cosign(ctx(t), posix.New(dir), k.logKey, alias, nil, testNow)
+		ca, err := witness.CosignCheckpoint(ctx(t), posix.New(dir), k.logKey, alias, nil, testNow)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -171,7 +171,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			defer cancel()
 			// The cosignature's timestamp: the one place this command
 			// reads the clock.
-			c, err := witness.CosignWithState(ctx, reader, lv, w, statePath, witness.StateOptions{LockWait: witnessLockWait, TrustOnFirstUse: initState}, time.Now())
+			c, err := witness.CosignCheckpointWithState(ctx, reader, lv, w, statePath, witness.StateOptions{LockWait: witnessLockWait, TrustOnFirstUse: initState}, time.Now())
 			var we *witness.StateWriteError
 			switch {
 			case errors.Is(err, witness.ErrRefused):

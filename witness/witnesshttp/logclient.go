@@ -27,7 +27,7 @@ const maxTileBytes = (1 << witness.TileHeight) * 32
 // the checkpoints it cosigns (`mcpres witness cosign --log URL`): a
 // witness.LogReader. It reads a checkpoint of at most signednote.MaxBytes
 // and tiles of at most a full tile, each request within LogTimeout; a 404
-// is fs.ErrNotExist. What it reads is not trusted: witness.Cosign
+// is fs.ErrNotExist. What it reads is not trusted: witness.CosignCheckpoint
 // authenticates it.
 type LogClient struct {
 	base   *url.URL
