@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/tlog/monitor"
+	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/spf13/cobra"
+)
+
+const logMonitorLong = `Watch a transparency log: verify every new checkpoint, read and judge every
+new entry, and report what needs a person as alerts (docs/monitor.md).
+
+--log is a 'log serve' URL, any tlog-tiles URL (a static server, a bucket)
+or a log directory; give it twice or more for several sources of the same
+log (frontends, mirrors): checkpoints that are not consistent with each
+other are a split-view alert. --log-key is the log's verifier key file.
+The state (the last verified checkpoint and the next entry to read) is kept
+per log in --state DIR, locked against another monitor and replaced
+atomically; it never moves backwards.
+
+Each new checkpoint must be signed by the log key, consistent with the last
+verified one (a consistency proof from the log's tiles), and, with
+--tlog-policy, meet the policy's witness quorum at the current time. The
+new entries are read from the entry bundles, each leaf hashed and the tree
+rebuilt to the checkpoint's root, and decoded as
+mcpres.transparency-entry/v1. An entry whose subject name matches a --watch
+pattern (the subject patterns of trust policies: "io.github.acme/*") or
+whose subject digest is a --watch-digest is reported (watched-entry): the
+log entry names the evidence, not who signed it.
+
+Alerts (schema mcpres.log-monitor-alert/v1) are written to stdout as JSON
+lines (--format json) or one line each (--format text), and to --exec
+PROGRAM (the JSON on its stdin) and --webhook URL (POSTed; https, or http
+to a loopback address), each within --hook-timeout.
+
+With --once it checks once and exits 0 when nothing alerted, 1 when
+something did, 2 when it could not work (usage, an unreadable key, policy
+or state, a hook that failed). Without it, it checks every --interval until
+interrupted.`
+
+func (a *app) logMonitorCommand() *cobra.Command {
+	var (
+		logs, watches, digests              []string
+		logKeyPath, stateDir, tlogPath      string
+		format, execProg, webhook           string
+		once                                bool
+		interval, timeout, hookTimeout, age time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "monitor --log URL|DIR... --log-key LOG.vkey --state DIR [--tlog-policy FILE] [--watch PATTERN]... [--watch-digest sha256:HEX]... [--once | --interval D]",
+		Short: "Watch a log: consistent, quorum-checked checkpoints and alerts on watched entries",
+		Long:  logMonitorLong,
+		Example: `  mcpres log monitor --log https://log.example.org --log-key log.vkey --state state \
+      --tlog-policy witnesses.txt --watch 'io.github.acme/*' --once`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(logs) == 0:
+				return cli.Usagef("--log is required")
+			case logKeyPath == "":
+				return cli.Usagef("--log-key is required: checkpoints are verified with it")
+			case stateDir == "":
+				return cli.Usagef("--state is required")
+			case format != "json" && format != "text":
+				return cli.Usagef("--format must be json or text")
+			case !once && interval <= 0:
+				return cli.Usagef("--interval must be positive")
+			}
+			cfg := monitor.Config{StateDir: stateDir, MaxCosignatureAge: age, LockWait: 10 * time.Second}
+			for _, w := range watches {
+				s, err := trustpolicy.ParseScope(w)
+				if err != nil {
+					return cli.Usagef("--watch: %v", err)
+				}
+				cfg.Watch.Subjects = append(cfg.Watch.Subjects, s)
+			}
+			for _, d := range digests {
+				h, err := monitor.ParseDigest(d)
+				if err != nil {
+					return cli.Usagef("--watch-digest: %v", err)
+				}
+				cfg.Watch.Digests = append(cfg.Watch.Digests, h)
+			}
+			var sources []monitor.Source
+			for _, l := range logs {
+				s, err := monitor.OpenSource(l, timeout)
+				if err != nil {
+					return cli.Failf("--log: %v", err)
+				}
+				sources = append(sources, s)
+			}
+			key, err := loadVerifierKey("--log-key", logKeyPath, signednote.ParseLogVerifier)
+			if err != nil {
+				return err
+			}
+			cfg.LogKey = key
+			if tlogPath != "" {
+				data, err := readTLogPolicyFile(tlogPath)
+				if err != nil {
+					return cli.Failf("--tlog-policy: %v", err)
+				}
+				pol, errs := trustpolicy.ParseTLogPolicy(string(data))
+				if len(errs) > 0 {
+					for _, e := range errs {
+						fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", tlogPath, e)
+					}
+					return cli.Failf("--tlog-policy %s is not a valid tlog policy", tlogPath)
+				}
+				cfg.TLogPolicy = pol
+			}
+			var hooks []func(context.Context, *monitor.Alert) error
+			if execProg != "" {
+				h := &monitor.ExecHook{Program: execProg, Timeout: hookTimeout, Output: a.stderr}
+				hooks = append(hooks, h.Deliver)
+			}
+			if webhook != "" {
+				h, err := monitor.NewWebhookHook(webhook, hookTimeout)
+				if err != nil {
+					return cli.Usagef("%v", err)
+				}
+				hooks = append(hooks, h.Deliver)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			emit := func(al *monitor.Alert) error {
+				if format == "json" {
+					fmt.Fprintf(a.stdout, "%s\n", al.JSON())
+				} else {
+					fmt.Fprintln(a.stdout, al.Text())
+				}
+				for _, h := range hooks {
+					if err := h(ctx, al); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			for {
+				res, err := monitor.Run(ctx, cfg, sources, emit)
+				if err != nil {
+					return cli.Failf("log monitor: %v", err)
+				}
+				fmt.Fprintf(a.stderr, "mcpres: log monitor: %s: verified tree size %d, next entry %d; read %d entries (%d watched); %d alert(s)\n",
+					key.Name(), res.Tree.Size, res.Next, res.Entries, res.Watched, res.Alerts)
+				if once {
+					if res.Alerts > 0 {
+						return cli.Exit(cli.ExitInvalid)
+					}
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(interval):
+				}
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&logs, "log", nil, "a log source: a 'log serve' or tlog-tiles URL, or a log directory (repeat for several sources of the same log)")
+	f.StringVar(&logKeyPath, "log-key", "", "the log's verifier key file")
+	f.StringVar(&stateDir, "state", "", "the directory of the monitor's state (one file per log)")
+	f.StringVar(&tlogPath, "tlog-policy", "", "a tlog policy whose witness quorum every checkpoint must meet")
+	f.DurationVar(&age, "max-cosignature-age", 0, "with --tlog-policy: the oldest a counted cosignature may be (0: any age)")
+	f.StringArrayVar(&watches, "watch", nil, "a subject name pattern to watch (trust-policy subject patterns; repeatable)")
+	f.StringArrayVar(&digests, "watch-digest", nil, "a subject artifact digest sha256:HEX to watch (repeatable)")
+	f.BoolVar(&once, "once", false, "check once and exit: 0 nothing alerted, 1 alerts, 2 could not check")
+	f.DurationVar(&interval, "interval", 5*time.Minute, "without --once, the time between checks")
+	f.DurationVar(&timeout, "timeout", 30*time.Second, "the time limit of each request to a log")
+	f.StringVar(&format, "format", "json", "alerts on stdout as json (one line each) or text")
+	f.StringVar(&execProg, "exec", "", "a program run for each alert, with the alert's JSON on its stdin")
+	f.StringVar(&webhook, "webhook", "", "a URL each alert's JSON is POSTed to (https, or http to a loopback address)")
+	f.DurationVar(&hookTimeout, "hook-timeout", monitor.DefaultHookTimeout, "the time limit of each --exec and --webhook delivery")
+	return cmd
+}
