@@ -198,7 +198,7 @@ func (f Failure) String() string {
 	return fmt.Sprintf("witness %s gave no cosignature (POST %s): %v", f.Name, f.URL, f.Err)
 }
 
-// A Result is what Cosign obtained.
+// A Result is what a round of [Client.WitnessLog] obtained.
 type Result struct {
 	// Cosignatures are the verified cosignature lines, in witness order,
 	// each "— NAME BASE64\n", as witness.CosignatureInput values (Source
@@ -270,15 +270,10 @@ func hasSig(n []byte, logKey, key *signednote.Verifier) bool {
 	return false
 }
 
-// Cosign sends the checkpoint note cp, which must verify with logKey, to
-// every witness in parallel and returns the cosignatures obtained. It
+// askAll sends the checkpoint note cp, which must verify with logKey, to the
+// witnesses remotes in parallel and returns the cosignatures obtained. It
 // fails only when cp does not verify; a witness that fails is a Failure.
-func (c *Client) Cosign(ctx context.Context, cp []byte, logKey *signednote.Verifier, proof ProofFunc) (*Result, error) {
-	return c.cosign(ctx, cp, logKey, proof, c.remotes)
-}
-
-// cosign is Cosign asking the witnesses remotes.
-func (c *Client) cosign(ctx context.Context, cp []byte, logKey *signednote.Verifier, proof ProofFunc, remotes []*remote) (*Result, error) {
+func (c *Client) askAll(ctx context.Context, cp []byte, logKey *signednote.Verifier, proof ProofFunc, remotes []*remote) (*Result, error) {
 	ck, err := signednote.Open(cp, logKey)
 	if err != nil {
 		return nil, fmt.Errorf("witnessclient: %w", err)

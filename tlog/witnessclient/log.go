@@ -55,7 +55,7 @@ func (c *Client) WitnessLog(ctx context.Context, lg Log, logKey *signednote.Veri
 	if len(ask) == 0 {
 		return cp, &Result{Present: present}, nil
 	}
-	res, err := c.cosign(ctx, cp.Note, logKey, TileProofs(readTile), ask)
+	res, err := c.askAll(ctx, cp.Note, logKey, TileProofs(readTile), ask)
 	if err != nil {
 		return nil, nil, err
 	}
