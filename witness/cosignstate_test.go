@@ -12,12 +12,12 @@ import (
 	"github.com/mcpres/mcpres/witness"
 )
 
-// TestCosignWithState: a log the state does not know is cosigned only on
+// TestCosignCheckpointWithState: a log the state does not know is cosigned only on
 // trust on first use, and the tree cosigned is recorded before the
 // cosignature is returned; a later run follows the recorded tree, and
 // refuses a fork without changing the state; a state whose lock another
 // holder keeps is never read.
-func TestCosignWithState(t *testing.T) {
+func TestCosignCheckpointWithState(t *testing.T) {
 	k := testKeys(t)
 	dirA, _ := makeLog(t, k, "a", "b")
 	state := filepath.Join(t.TempDir(), "state.json")
