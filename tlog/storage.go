@@ -38,11 +38,28 @@ type WitnessRounds interface {
 // A ServeLocker is a Storage that one process at a time may serve (a log
 // directory: its deduplication index lives in one process's memory).
 // LockServing takes that exclusion at once or fails, with an error
-// matching ErrServed when another process has it.
+// matching ErrServed when another process has it, or ErrServerStopping
+// when the process that has it said it is stopping (ServeLock.Stopping):
+// a server started while the previous one finishes its submissions can
+// then wait for it rather than refuse.
 type ServeLocker interface {
-	LockServing() (release func() error, err error)
+	LockServing() (ServeLock, error)
+}
+
+// A ServeLock is the exclusion ServeLocker.LockServing gave.
+type ServeLock interface {
+	// Stopping tells other processes that this one is stopping: their
+	// LockServing fails with ErrServerStopping instead of ErrServed
+	// until Release. It may be called more than once.
+	Stopping()
+	// Release ends the exclusion.
+	Release() error
 }
 
 // ErrServed is matched by the error of ServeLocker.LockServing when
 // another process serves the storage.
 var ErrServed = errors.New("served by another process")
+
+// ErrServerStopping is matched by the error of ServeLocker.LockServing
+// when the process that serves the storage is stopping.
+var ErrServerStopping = errors.New("served by another process that is stopping")

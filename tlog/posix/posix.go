@@ -31,6 +31,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/filelock"
@@ -186,27 +188,71 @@ func (s *Storage) RecordedKey(context.Context) (string, error) {
 }
 
 // serveLock is the lock a serving process holds on its log directory,
-// relative to it (tlog.ServeLocker).
-const serveLock = ".state/mcpres-serve.lock"
+// relative to it (tlog.ServeLocker); activeLock the one it holds beside it
+// until it starts stopping.
+const (
+	serveLock  = ".state/mcpres-serve.lock"
+	activeLock = ".state/mcpres-serve-active.lock"
+)
+
+// activeWait bounds how long a server that has the serving lock waits for
+// the active lock: another process only tries it, for a moment.
+const activeWait = 5 * time.Second
 
 var _ tlog.ServeLocker = (*Storage)(nil)
 
 // LockServing takes the directory's serving lock (an OS lock on
 // .state/mcpres-serve.lock, released when the process exits, even when it
-// is killed), or fails at once with an error matching tlog.ErrServed when
-// another process serves the directory. One process at a time may serve a
-// log directory: its deduplication index is held in that process's memory
-// and lock, and a second server would wait for it.
-func (s *Storage) LockServing() (func() error, error) {
+// is killed), or fails at once when another process serves the directory:
+// with an error matching tlog.ErrServed, or tlog.ErrServerStopping when
+// that process has called Stopping. One process at a time may serve a log
+// directory: its deduplication index is held in that process's memory and
+// lock, and a second server would wait for it.
+//
+// A serving process also holds .state/mcpres-serve-active.lock until it
+// calls Stopping: another process that finds the serving lock taken tries
+// that one, and gets it only from a server that is stopping.
+func (s *Storage) LockServing() (tlog.ServeLock, error) {
 	if err := os.MkdirAll(filepath.Join(s.dir, ".state"), 0o755); err != nil {
 		return nil, err
 	}
 	l, err := filelock.Acquire(filepath.Join(s.dir, serveLock), 0)
 	if errors.Is(err, filelock.ErrLocked) {
+		probe, perr := filelock.Acquire(filepath.Join(s.dir, activeLock), 0)
+		if perr == nil {
+			probe.Release()
+			return nil, fmt.Errorf("%s is %w (it holds %s and no longer %s)", s.dir, tlog.ErrServerStopping, serveLock, activeLock)
+		}
 		return nil, fmt.Errorf("%s is %w (it holds %s): a log directory is served by one process at a time; several frontends need a database (--mysql)", s.dir, tlog.ErrServed, serveLock)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return l.Release, nil
+	a, err := filelock.Acquire(filepath.Join(s.dir, activeLock), activeWait)
+	if err != nil {
+		l.Release()
+		return nil, err
+	}
+	return &serving{lock: l, active: a}, nil
+}
+
+// serving is the tlog.ServeLock of a log directory.
+type serving struct {
+	mu     sync.Mutex
+	lock   *filelock.Lock
+	active *filelock.Lock // nil once Stopping was called
+}
+
+func (s *serving) Stopping() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active != nil {
+		s.active.Release()
+		s.active = nil
+	}
+}
+
+func (s *serving) Release() error {
+	s.Stopping()
+	return s.lock.Release()
 }

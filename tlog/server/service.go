@@ -117,8 +117,61 @@ var ErrNoWitnessing = errors.New("on this system a log directory's checkpoint ca
 // Run serves the log on ln until ctx is done, then stops gracefully: no
 // new connections, the submissions in flight are finished and answered,
 // and the appender is closed, within Grace. The log must exist
-// (tlog.Log.Init) and be Signer's (tlog.CheckKey).
+// (tlog.Log.Init) and be Signer's (tlog.CheckKey). Run closes ln.
+//
+// A storage that one process at a time may serve (tlog.ServeLocker) is
+// locked first. When another process holds it and is stopping (its
+// context is done: it is finishing its submissions), Run waits for it, at
+// most RestartWait, saying so; when the other process is serving, Run
+// fails at once with an error matching tlog.ErrServed. Once ctx is done,
+// Run tells other processes it is stopping.
 func (s *Service) Run(ctx context.Context, ln net.Listener) error {
+	return s.run(ctx, func() (net.Listener, error) { return ln, nil })
+}
+
+// ListenAndRun is Run on a TCP listener on addr, opened once the storage
+// is locked: a server started while the previous one on the same address
+// and storage is stopping waits for it, then binds the address it
+// released, instead of failing to bind or to lock.
+func (s *Service) ListenAndRun(ctx context.Context, addr string) error {
+	return s.run(ctx, func() (net.Listener, error) {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s: %w", addr, err)
+		}
+		return ln, nil
+	})
+}
+
+// RestartWait bounds how long a Service waits for another process that
+// serves the same storage to stop: that process finishes its submissions
+// and closes its appender, each within its grace (DefaultGrace).
+const RestartWait = 2*DefaultGrace + 10*time.Second
+
+// lockServing takes the storage's serving exclusion, waiting up to
+// RestartWait for a process that holds it and is stopping.
+func (s *Service) lockServing(ctx context.Context, sl tlog.ServeLocker) (tlog.ServeLock, error) {
+	deadline := time.Now().Add(RestartWait)
+	for waited := false; ; waited = true {
+		lk, err := sl.LockServing()
+		if err == nil || !errors.Is(err, tlog.ErrServerStopping) {
+			return lk, err
+		}
+		if !waited {
+			s.logf("%v: waiting for it to stop (at most %v)", err, RestartWait)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w; it did not stop within %v", err, RestartWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (s *Service) run(ctx context.Context, listen func() (net.Listener, error)) error {
 	grace := s.Grace
 	if grace <= 0 {
 		grace = DefaultGrace
@@ -128,13 +181,30 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 			return ErrNoWitnessing
 		}
 	}
+	var lk tlog.ServeLock
 	if sl, ok := s.Storage.(tlog.ServeLocker); ok {
-		release, err := sl.LockServing()
-		if err != nil {
+		var err error
+		if lk, err = s.lockServing(ctx, sl); err != nil {
 			return err
 		}
-		defer release()
+		defer lk.Release()
 	}
+	defer context.AfterFunc(ctx, func() {
+		if lk != nil {
+			lk.Stopping() // a server started meanwhile waits for this one
+		}
+		s.logf("stopping: no new connections; the submissions in flight are answered first")
+	})()
+	ln, lerr := listen()
+	if lerr != nil {
+		return lerr
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
 	key := s.Signer.Verifier()
 	lg := tlog.Open(s.Storage, key)
 	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
@@ -227,6 +297,7 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 		Logf: s.logf, KeyReady: health.Ready,
 	})
 	s.logf("serving log %s on http://%s", lg.Origin(), ln.Addr())
+	serving = true // Serve closes ln
 	serr := Serve(ctx, ln, h, grace)
 	cctx, ccancel := context.WithTimeout(context.Background(), grace)
 	defer ccancel()
