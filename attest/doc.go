@@ -16,15 +16,19 @@
 //
 // Everything is offline and explicit: documents are *canonjson.Value
 // (canonjson.Parse), keys are ed25519.PrivateKey and PublicKey
-// ([ParsePrivateKeyPEM], [ParsePublicKeyPEM]), and no clock is read, so
+// (keyfile.ParsePrivateKeyPEM, keyfile.ParsePublicKeyPEM) or any Ed25519
+// crypto.Signer (package keyref), and no clock is read, so
 // the signing time ([SignOptions].SigningTime) and the evaluation time
 // ([Options].EvaluatedAt) are RFC 3339 strings the caller gives (REFERENCE
-// §1.7). A gate verifies and then checks the result:
+// §1.7). A gate is one [Verifier], built once from the policy, the time
+// and the [Gate], which decides:
 //
-//	r, err := attest.Verify(doc, attest.Options{Policy: policy, EvaluatedAt: now,
-//		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}})
-//	if err != nil || !r.Valid || r.Level < attest.Witnessed { // Levels are ordered
-//		// refuse
+//	v, err := attest.NewVerifier(attest.VerifierOptions{
+//		Policy: trustpolicy.Open(policy, trustpolicy.OpenOptions{}), EvaluatedAt: now,
+//		Gate:   attest.Gate{MinLevel: attest.Witnessed, Subject: attest.SubjectRequirement{Digests: []string{artifact}}}})
+//	r, verdict, err := v.Verify(doc)
+//	if err != nil || !verdict.Passed { // a PASS result, a trusted signer, WITNESSED, the artifact
+//		// refuse: verdict.Reasons() says why
 //	}
 //
 // A valid result vouches for the embedded bundle as a whole: its signed
@@ -55,50 +59,28 @@
 //
 // # Trust policies
 //
-// [Options].Policy is a parsed policy document; its schemaVersion picks the
-// loader. The built-in one reads mcp-res.trust-policy/0.2.0 with exactly
-// the upstream semantics; package trustpolicy's Loader reads
-// mcpres.trust-policy/v1 (witness rules, key windows, revocations, offline
-// transparency verification). Any other [TrustPolicy] can be plugged in
-// through [Options].PolicyLoaders: Verify gives it times as time.Time in
-// UTC, exact to the microsecond (see [EnvelopeFacts]).
+// [Options].Policy is a policy opened once ([LoadedPolicy]):
+// trustpolicy.Open reads either format, mcp-res.trust-policy/0.2.0 with
+// exactly the upstream semantics and mcpres.trust-policy/v1 (witness
+// rules, key windows, revocations, offline transparency verification).
+// Any other [TrustPolicy] can be given through [NewLoadedPolicy]: Verify
+// gives it times as time.Time in UTC, exact to the microsecond (see
+// [EnvelopeFacts]).
 //
 // # Cryptographic layer
 //
-// The files base64.go, spki.go, pae.go and keys.go hold the low-level
-// primitives the envelope logic is built on. Each one does exactly what
-// REFERENCE §6 fixes and nothing the upstream reference implementation
-// would not also do:
-//
-//   - [DecodeStrictBase64] (§6.8): standard alphabet, padding mandatory, no
-//     whitespace, no superfluous padding; non-zero unused bits in the last
-//     group are accepted.
-//   - Ed25519 (§6.7) is package ed25519strict's, which owns the rules for
-//     the whole module (note keys included): ed25519strict.Verify is pure
-//     Ed25519 with the Python validator's strictness. Go's
-//     crypto/ed25519.Verify alone accepts a small-order public key, so a
-//     "signature" made without any private key (public key = identity
-//     point, R = identity, S = 0) verifies for every message;
-//     ed25519strict.Verify rejects non-canonical and small-order A and R,
-//     S ≥ L and wrong lengths before it calls crypto/ed25519.Verify, and
-//     says which rule failed (its Err… values, wrapped).
-//   - The 44-byte Ed25519 SubjectPublicKeyInfo DER and its key id, the
-//     lowercase hex SHA-256 of those 44 bytes (also called the key
-//     fingerprint: the envelope's keyid, the predicate's
-//     signerKeyFingerprint, the trust policy's keyFingerprint) are
-//     ed25519strict.MarshalSPKI and ed25519strict.SPKIFingerprint (§6.6);
-//     [ParseSPKI] is check E5, the layout alone, and names the algorithm of
-//     a non-Ed25519 key with crypto/x509 (which ed25519strict, linked by
-//     package offline, must not import).
-//   - [PAE] (§6.5): the DSSE pre-authentication encoding that is signed.
-//   - [GenerateKey], [MarshalPrivateKeyPEM], [MarshalEncryptedPrivateKeyPEM],
-//     [ParsePrivateKeyPEM], [MarshalPublicKeyPEM], [ParsePublicKeyPEM]: key
-//     files. Private keys are PKCS#8 PEM ("PRIVATE KEY") or, encrypted, the
-//     cosign/sigstore format ("ENCRYPTED SIGSTORE PRIVATE KEY": scrypt and
-//     NaCl secretbox around the PKCS#8 DER); public keys are SPKI PEM
-//     ("PUBLIC KEY"). Only Ed25519 is supported; every other algorithm fails
-//     with an error that names it. No error message ever contains key
-//     material or a passphrase.
+// pae.go holds the DSSE pre-authentication encoding ([PAE], REFERENCE
+// §6.5) that is signed. Everything else the envelope logic is built on is
+// in the packages below: Ed25519 (§6.7) is package ed25519strict's, which
+// owns the rules for the whole module (ed25519strict.Verify is pure
+// Ed25519 with the Python validator's strictness: Go's
+// crypto/ed25519.Verify alone accepts a small-order public key, so a
+// "signature" made without any private key verifies for every message);
+// strict base64 (§6.8), the 44-byte Ed25519 SubjectPublicKeyInfo (§6.6,
+// check E5) and key files (PKCS#8 and SPKI PEM, cosign-encrypted keys)
+// are package keyfile's. The key id, the lowercase hex SHA-256 of the SPKI
+// DER (the envelope's keyid, the predicate's signerKeyFingerprint, the
+// trust policy's keyFingerprint), is ed25519strict.SPKIFingerprint.
 //
 // These functions are pure: no files, network, clock or package-level state.
 // Nothing is computed at package initialisation (the CLI has a startup

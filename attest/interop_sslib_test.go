@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 )
@@ -22,7 +22,7 @@ import (
 func TestInteropSecureSystemsLibStockVerifier(t *testing.T) {
 	for _, e := range signedEnvelopes(t) {
 		t.Run(e.name, func(t *testing.T) {
-			pubPEM, err := attest.MarshalPublicKeyPEM(e.pub)
+			pubPEM, err := keyfile.MarshalPublicKeyPEM(e.pub)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // inTotoPayloadType is the payloadType of every MCP-RES envelope, spelled
@@ -133,7 +134,7 @@ func TestPAEGoldenPrefixAndBase64Signature(t *testing.T) {
 		t.Fatalf("PAE starts %q, want %q", pae[:44], prefix)
 	}
 	const sigB64 = "rscpMk4hdq1sMTg0ymeniwWTPisEOjp8q2YxbFZwyI5GNrb29XaXYGoCcDis7SD+nLsr3eMoYA1caa7RMevYDQ=="
-	sig, err := DecodeStrictBase64(sigB64)
+	sig, err := keyfile.DecodeStrictBase64(sigB64)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // referenceMembers are the members of a transparency reference, in the
@@ -53,7 +54,7 @@ func ParseTransparencyReference(data []byte) (*TransparencyReference, []byte, er
 		InclusionProofBase64: v.Get("inclusionProofBase64").Str,
 		InclusionProofSha256: v.Get("inclusionProofSha256").Str,
 	}
-	proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
+	proof, err := keyfile.DecodeStrictBase64(ref.InclusionProofBase64)
 	if err != nil {
 		return nil, nil, fmt.Errorf("transparency reference: inclusionProofBase64: %w", err)
 	}

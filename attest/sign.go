@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/validator"
@@ -122,7 +123,7 @@ func checkTransparency(ref *TransparencyReference, b *canonjson.Value, quorum *o
 	if ref == nil {
 		return c, nil
 	}
-	proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
+	proof, err := keyfile.DecodeStrictBase64(ref.InclusionProofBase64)
 	if err != nil {
 		return c, &SignError{Refusal: RefusedTransparency, Err: fmt.Errorf("inclusionProofBase64: %w", err)}
 	}

@@ -1,7 +1,6 @@
 package attest
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
 	"testing"
@@ -60,14 +59,4 @@ func TestTestKeysMatchRFC8032(t *testing.T) {
 			t.Errorf("key %s: signature = %s, want %s", tc.name, got, tc.sigHex)
 		}
 	}
-}
-
-// identityHex is the identity point (0, 1): a small-order key.
-const identityHex = "0100000000000000000000000000000000000000000000000000000000000000"
-
-// withByte returns a copy of b with byte i set to v.
-func withByte(b []byte, i int, v byte) []byte {
-	c := bytes.Clone(b)
-	c[i] = v
-	return c
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -540,22 +541,22 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	v.keyIDs[keyID] = true
 	v.res.Evaluation.DistinctKeys = len(v.keyIDs)
 
-	payload, err := DecodeStrictBase64(env.Get("payload").Str) // E3
+	payload, err := keyfile.DecodeStrictBase64(env.Get("payload").Str) // E3
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+"payload: "+err.Error())
 	}
-	der, err := DecodeStrictBase64(sig.Get("publicKeySpkiBase64").Str)
+	der, err := keyfile.DecodeStrictBase64(sig.Get("publicKeySpkiBase64").Str)
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+"publicKeySpkiBase64: "+err.Error())
 	}
-	rawSig, err := DecodeStrictBase64(sig.Get("sig").Str)
+	rawSig, err := keyfile.DecodeStrictBase64(sig.Get("sig").Str)
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+"sig: "+err.Error())
 	}
 	if ed25519strict.SPKIFingerprint(der) != keyID { // E4
 		return v.fail(CodeIdentityMismatch, where+"keyid is not the SHA-256 of the public key")
 	}
-	pub, err := ParseSPKI(der) // E5
+	pub, err := keyfile.ParseSPKI(der) // E5
 	if err != nil {
 		return v.fail(CodeSignatureInvalid, where+err.Error())
 	}
@@ -607,7 +608,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 		}
 	}
 	if ref := p.TransparencyReference; ref != nil { // E14
-		proof, err := DecodeStrictBase64(ref.InclusionProofBase64)
+		proof, err := keyfile.DecodeStrictBase64(ref.InclusionProofBase64)
 		if err != nil {
 			ev.Transparency = TransparencyFailed
 			return v.fail(CodeTransparencyInvalid, where+"inclusionProofBase64: "+err.Error())

@@ -14,7 +14,7 @@
 // [SPKIFingerprint]). It is pure: it imports neither crypto/x509 nor
 // anything that links net, so that package offline can use it. A layout
 // that is not the Ed25519 SPKI is rejected here without naming its
-// algorithm; attest.ParseSPKI does that with crypto/x509 on its failure
+// algorithm; keyfile.ParseSPKI does that with crypto/x509 on its failure
 // path.
 //
 // Why it exists: crypto/ed25519.Verify accepts small-order public keys

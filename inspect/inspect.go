@@ -27,11 +27,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -447,14 +447,14 @@ func (d *Description) attestation(auth *canonjson.Value, at string) *Attestation
 			sigAt := envAt + "/signatures/0"
 			sig := d.typed(sigs[0], sigAt, canonjson.Object)
 			e.KeyID, e.SignerIdentity, e.Algorithm = d.str(sig, sigAt, "keyid"), d.str(sig, sigAt, "signerIdentity"), d.str(sig, sigAt, "algorithm")
-			if der, err := attest.DecodeStrictBase64(d.str(sig, sigAt, "publicKeySpkiBase64")); err == nil {
+			if der, err := keyfile.DecodeStrictBase64(d.str(sig, sigAt, "publicKeySpkiBase64")); err == nil {
 				e.KeyFingerprint = ed25519strict.SPKIFingerprint(der)
 			} else {
 				d.problem("envelope %d: publicKeySpkiBase64: %v", i, err)
 			}
 		}
 		if p := d.need(env, envAt, "payload", canonjson.String); p != nil {
-			if payload, err := attest.DecodeStrictBase64(p.Str); err != nil {
+			if payload, err := keyfile.DecodeStrictBase64(p.Str); err != nil {
 				d.problem("envelope %d: payload: %v", i, err)
 			} else if st, err := canonjson.Parse(payload); err != nil {
 				d.problem("envelope %d: the payload is not a JSON statement: %v", i, err)
@@ -501,7 +501,7 @@ func (d *Description) reference(ref *canonjson.Value, at string) *Reference {
 	if b64 == nil {
 		return r
 	}
-	proof, err := attest.DecodeStrictBase64(b64.Str)
+	proof, err := keyfile.DecodeStrictBase64(b64.Str)
 	if err != nil {
 		d.problem("%s/inclusionProofBase64: %v", at, err)
 		return r
@@ -595,7 +595,7 @@ func (d *Description) policy(doc *canonjson.Value) *Policy {
 	p.Version = strconv.FormatInt(pd.Version, 10)
 	for i, s := range pd.Signers {
 		ps := PolicySigner{Name: s.Name, Identity: s.Identity, Roles: s.Roles, ValidFrom: s.ValidFrom, ValidUntil: s.ValidUntil, Subjects: s.Subjects}
-		if k, err := attest.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil {
+		if k, err := keyfile.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil {
 			ps.KeyFingerprint = ed25519strict.Fingerprint(k)
 		} else {
 			d.problem("signer %d (%q): publicKey: %v", i, s.Name, err)

@@ -4,8 +4,8 @@ import (
 	"crypto/ed25519"
 	"fmt"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 )
 
@@ -17,7 +17,7 @@ func ExampleOpen() {
 	seed := make([]byte, 32)
 	copy(seed, []byte{0x9d, 0x61, 0xb1, 0x9d, 0xef, 0xfd, 0x5a, 0x60, 0xba, 0x84, 0x4a, 0xf4, 0x92, 0xec, 0x2c, 0xc4,
 		0x44, 0x49, 0xc5, 0x69, 0x7b, 0x32, 0x69, 0x19, 0x70, 0x3b, 0xac, 0x03, 0x1c, 0xae, 0x7f, 0x60})
-	pemText, _ := attest.MarshalPrivateKeyPEM(ed25519.NewKeyFromSeed(seed))
+	pemText, _ := keyfile.MarshalPrivateKeyPEM(ed25519.NewKeyFromSeed(seed))
 	env := map[string]string{"MCPRES_SIGNING_KEY": string(pemText)}
 	k, err := keyref.Open("env:MCPRES_SIGNING_KEY", keyref.Options{
 		LookupEnv: func(name string) (string, bool) { v, ok := env[name]; return v, ok },

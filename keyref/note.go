@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/signednote"
 )
 
@@ -16,8 +17,8 @@ const maxNoteKeyBytes = 4096
 
 // openNoteKey parses a signed-note private key of kind want: one line
 // holding one key, optionally followed by one newline.
-func openNoteKey(r *Ref, data []byte, want signednote.KeyKind) (*Key, error) {
-	if err := signednote.CheckKeyKind(data, want); err != nil {
+func openNoteKey(r *Ref, data []byte, want keyfile.Kind) (*Key, error) {
+	if err := keyfile.CheckKind(data, want); err != nil {
 		return nil, err
 	}
 	if len(data) > maxNoteKeyBytes {
@@ -30,7 +31,7 @@ func openNoteKey(r *Ref, data []byte, want signednote.KeyKind) (*Key, error) {
 	var name string
 	var typ byte
 	var s crypto.Signer
-	if want == signednote.LogSignerKey {
+	if want == keyfile.LogSignerKey {
 		ls, err := signednote.ParseLogSigner(text)
 		if err != nil {
 			return nil, err
@@ -58,7 +59,7 @@ var ErrNoName = errors.New("the key has no name")
 // origin, with key k. A signed-note log key from a file or a variable
 // carries its origin: origin must be "" or that name. Any other key (in a
 // token or an agent) needs origin (else [ErrNoName]). A witness key is
-// refused with a *signednote.KeyKindError.
+// refused with a *keyfile.KindError.
 func LogSigner(k *Key, origin string) (*signednote.LogSigner, error) {
 	name, err := noteName(k, origin, signednote.TypeEd25519, "--origin", "log")
 	if err != nil {
@@ -88,8 +89,8 @@ func noteName(k *Key, given string, typ byte, flag, role string) (string, error)
 	case got == 0:
 		return given, nil
 	case got != typ:
-		kinds := map[byte]signednote.KeyKind{signednote.TypeEd25519: signednote.LogSignerKey, signednote.TypeCosignatureV1: signednote.WitnessSignerKey}
-		return "", &signednote.KeyKindError{Got: kinds[got], Want: kinds[typ]}
+		kinds := map[byte]keyfile.Kind{signednote.TypeEd25519: keyfile.LogSignerKey, signednote.TypeCosignatureV1: keyfile.WitnessSignerKey}
+		return "", &keyfile.KindError{Got: kinds[got], Want: kinds[typ]}
 	case given != "" && given != name:
 		return "", fmt.Errorf("%s %q is not the %s key's name %q: a signed-note key file carries its name", flag, given, role, name)
 	}

@@ -9,10 +9,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // Environment variables read by [Open] (through Options.LookupEnv).
@@ -77,15 +76,15 @@ const MaxPINBytes = 1024
 // and takes PEM private keys.
 type Options struct {
 	// Want is the kind of key file a File or Env reference must hold:
-	// signednote.PEMPrivateKey (the zero value UnknownKey means that
-	// too), signednote.LogSignerKey or signednote.WitnessSignerKey.
-	// Another kind is refused with a *signednote.KeyKindError naming it.
-	Want signednote.KeyKind
+	// keyfile.PEMPrivateKey (the zero value UnknownKey means that
+	// too), keyfile.LogSignerKey or keyfile.WitnessSignerKey.
+	// Another kind is refused with a *keyfile.KindError naming it.
+	Want keyfile.Kind
 	// LookupEnv reads environment variables; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	// Passphrase returns the passphrase of an encrypted PEM key; label
 	// names the key (a path or $NAME). nil refuses encrypted keys
-	// (attest.ErrPassphraseRequired).
+	// (keyfile.ErrPassphraseRequired).
 	Passphrase func(label string) ([]byte, error)
 	// Warn, if set, receives warnings: a key file readable by other users,
 	// a PIN given in the URI itself.
@@ -205,8 +204,8 @@ func (k *Key) Close() error {
 // Open resolves the key reference ref (see [Parse]) to its key:
 //
 //   - File, Env: the key file's text (read through internal/regularfile:
-//     a regular file only, at most attest.MaxKeyFileBytes) is parsed as
-//     o.Want says: a PEM private key with attest.ParsePrivateKeyPEM
+//     a regular file only, at most keyfile.MaxBytes) is parsed as
+//     o.Want says: a PEM private key with keyfile.ParsePrivateKeyPEM
 //     (o.Passphrase for an encrypted one), a signed-note key with
 //     signednote's parsers (its name is [Key.NoteName]). A key file
 //     readable by other users is warned about (o.Warn).
@@ -222,8 +221,9 @@ func (k *Key) Close() error {
 //   - SSHAgent: the agent at $SSH_AUTH_SOCK must hold an ssh-ed25519 key
 //     with the fingerprint.
 //
-// Failures are the Err… values above (wrapped), attest's and
-// signednote's key-file errors, or [ErrSyntax].
+// Failures are the Err… values above (wrapped), package keyfile's errors
+// (another kind of key file: a *keyfile.KindError), signednote's key
+// errors, or [ErrSyntax].
 func Open(ref string, o Options) (*Key, error) {
 	r, err := Parse(ref)
 	if err != nil {
@@ -319,28 +319,28 @@ func openText(r *Ref, o Options) (*Key, error) {
 		data = []byte(v)
 	} else {
 		var err error
-		if data, err = regularfile.ReadFile(r.Path, attest.MaxKeyFileBytes); err != nil {
+		if data, err = regularfile.ReadFile(r.Path, keyfile.MaxBytes); err != nil {
 			return nil, redactError(err)
 		}
-		if st, err := os.Stat(r.Path); err == nil && st.Mode().Perm()&0o077 != 0 && !signednote.RecogniseKey(data).Public() {
+		if st, err := os.Stat(r.Path); err == nil && st.Mode().Perm()&0o077 != 0 && !keyfile.Recognise(data).Public() {
 			// A public key given by mistake is refused below, not warned about.
 			o.warn("private key %s is readable by other users (mode %04o); chmod 600 it", r, st.Mode().Perm())
 		}
 	}
 	defer clear(data)
 	want := o.Want
-	if want == signednote.UnknownKey {
-		want = signednote.PEMPrivateKey
+	if want == keyfile.UnknownKey {
+		want = keyfile.PEMPrivateKey
 	}
 	switch want {
-	case signednote.LogSignerKey, signednote.WitnessSignerKey:
+	case keyfile.LogSignerKey, keyfile.WitnessSignerKey:
 		return openNoteKey(r, data, want)
 	}
 	var pass func() ([]byte, error)
 	if o.Passphrase != nil {
 		pass = func() ([]byte, error) { return o.Passphrase(label) }
 	}
-	priv, err := attest.ParsePrivateKeyPEM(data, pass)
+	priv, err := keyfile.ParsePrivateKeyPEM(data, pass)
 	if err != nil {
 		return nil, err
 	}

@@ -87,13 +87,11 @@
 // # Kinds of key file
 //
 // mcpres takes two worlds of keys, and "witness" names one of each: PEM
-// Ed25519 keys (mcpres key generate) sign and co-sign attested bundles,
-// signed-note keys (log keygen, witness keygen) sign and cosign a log's
-// checkpoints. [RecogniseKey] tells which kind of key file it is given, by
-// the PEM type or with the strict parsers, and every key reader of mcpres
-// (the parsers here, package attest's PEM readers, the commands) refuses
-// another kind with a [KeyKindError] that says what the file is and which
-// command takes it, instead of an encoding error.
+// Ed25519 keys (package keyfile) sign and co-sign attested bundles,
+// signed-note keys (this package) sign and cosign a log's checkpoints.
+// Package keyfile tells which kind of key file a reader was given, with
+// the strict parsers of this package for note keys ([ParseVerifier],
+// [SignerKeyType]); the parsers here report only their own errors.
 //
 // The package reads no clock: a cosignature's timestamp is an argument
 // ([WitnessSigner.At]), and so is the evaluation time it is judged at

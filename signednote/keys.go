@@ -277,25 +277,24 @@ func parseP256(der []byte) (*ecdsa.PublicKey, bool) {
 	return ec, err == nil
 }
 
-// ParseLogVerifier parses a log's vkey, which must have type 0x01. Another
-// kind of key file is named in the error ([KeyKindError]).
+// ParseLogVerifier parses a log's vkey, which must have type 0x01.
+// (Package keyfile names another kind of key file given instead.)
 func ParseLogVerifier(vkey string) (*Verifier, error) {
-	return parseTyped(vkey, TypeEd25519, LogVerifierKey)
+	return parseTyped(vkey, TypeEd25519)
 }
 
 // ParseWitnessVerifier parses a witness's vkey, which must have type 0x04.
-// Another kind of key file is named in the error ([KeyKindError]).
 func ParseWitnessVerifier(vkey string) (*Verifier, error) {
-	return parseTyped(vkey, TypeCosignatureV1, WitnessVerifierKey)
+	return parseTyped(vkey, TypeCosignatureV1)
 }
 
-func parseTyped(vkey string, want byte, kind KeyKind) (*Verifier, error) {
+func parseTyped(vkey string, want byte) (*Verifier, error) {
 	v, err := ParseVerifier(vkey)
 	if err != nil {
-		return nil, kindMismatch(vkey, kind, err, false)
+		return nil, err
 	}
 	if err := v.CheckType(want); err != nil {
-		return nil, kindMismatch(vkey, kind, fmt.Errorf("vkey %q: %w", truncate.String(v.name, 128), err), true)
+		return nil, fmt.Errorf("vkey %q: %w", truncate.String(v.name, 128), err)
 	}
 	return v, nil
 }
@@ -402,16 +401,25 @@ type signerKey struct {
 	signer crypto.Signer
 }
 
-// parseSignerKey parses an skey, which must have type want (of kind
-// kind); another kind of key file is named in the error.
-func parseSignerKey(skey string, want byte, kind KeyKind) (signerKey, error) {
+// SignerKeyType returns the key type of skey, a signed-note private key
+// that parses strictly (the rules of [ParseLogSigner] and
+// [ParseWitnessSigner] but the type check), and whether it does. Nothing
+// of the key is kept.
+func SignerKeyType(skey string) (byte, bool) {
+	_, typ, priv, err := parsePrivate(skey)
+	clear(priv)
+	return typ, err == nil
+}
+
+// parseSignerKey parses an skey, which must have type want.
+func parseSignerKey(skey string, want byte) (signerKey, error) {
 	name, typ, priv, err := parsePrivate(skey)
 	if err != nil {
-		return signerKey{}, kindMismatch(skey, kind, err, false)
+		return signerKey{}, err
 	}
 	if err := checkType(typ, want); err != nil {
 		clear(priv)
-		return signerKey{}, kindMismatch(skey, kind, fmt.Errorf("private key %q: %w", name, err), true)
+		return signerKey{}, fmt.Errorf("private key %q: %w", name, err)
 	}
 	pub := priv.Public().(ed25519.PublicKey)
 	return signerKey{name: name, hash: keyHash(name, typ, pub), pub: pub, signer: priv}, nil
@@ -449,7 +457,7 @@ var _ note.Signer = (*LogSigner)(nil)
 
 // ParseLogSigner parses a log's skey, which must have type 0x01.
 func ParseLogSigner(skey string) (*LogSigner, error) {
-	k, err := parseSignerKey(skey, TypeEd25519, LogSignerKey)
+	k, err := parseSignerKey(skey, TypeEd25519)
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +499,7 @@ type WitnessSigner struct{ signerKey }
 
 // ParseWitnessSigner parses a witness's skey, which must have type 0x04.
 func ParseWitnessSigner(skey string) (*WitnessSigner, error) {
-	k, err := parseSignerKey(skey, TypeCosignatureV1, WitnessSignerKey)
+	k, err := parseSignerKey(skey, TypeCosignatureV1)
 	if err != nil {
 		return nil, err
 	}

@@ -198,7 +198,7 @@ func TestParseErrors(t *testing.T) {
 		{"witness skey as log key", func() error { _, err := signednote.ParseLogSigner(wskey); return err }, `private key "example.org/w": key type 0x04 (cosignature/v1 key)`},
 		{"log skey as witness key", func() error { _, err := signednote.ParseWitnessSigner(lskey); return err }, `private key "example.org/log": key type 0x01 (Ed25519 signed-note key)`},
 		{"small-order key", func() error { _, err := signednote.ParseVerifier(smallOrder); return err }, "small-order"},
-		{"vkey as skey", func() error { _, err := signednote.ParseLogSigner(lvkey); return err }, "this is a signed-note log verifier key (NAME.vkey of `mcpres log keygen`)"},
+		{"vkey as skey", func() error { _, err := signednote.ParseLogSigner(lvkey); return err }, "malformed private key"}, // package keyfile names the kind
 		{"garbage as skey", func() error { _, err := signednote.ParseLogSigner("PRIVATE+KEY+x"); return err }, "malformed private key"},
 		{"trailing newline", func() error { _, err := signednote.ParseVerifier(lvkey + "\n"); return err }, "not canonical"},
 		{"name with space", func() error {

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/truncate"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -64,7 +65,7 @@ func schemaErrors(ps []Problem) []schema.Error {
 //     that has both;
 //   - uniqueName: no two signers share a name;
 //   - publicKey: each key is an Ed25519 SPKI (PEM or base64, see
-//     attest.ParsePublicKeyPEM) that passes ed25519strict.CheckPublicKey;
+//     keyfile.ParsePublicKeyPEM) that passes ed25519strict.CheckPublicKey;
 //   - uniqueKey: no two signers share a key, compared by SPKI fingerprint,
 //     whatever their names or identities (one key is one signer and counts
 //     once);
@@ -157,7 +158,7 @@ func (c *checker) check(doc *canonjson.Value) {
 				}
 			}
 			if pk, ok := str(s, "publicKey"); ok {
-				pub, err := attest.ParsePublicKeyPEM([]byte(pk))
+				pub, err := keyfile.ParsePublicKeyPEM([]byte(pk))
 				if err != nil {
 					c.add(at+"/publicKey", "publicKey", "not a valid Ed25519 public key: %v", err)
 				} else {

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 func TestLoadValid(t *testing.T) {
@@ -21,7 +21,7 @@ func TestLoadValid(t *testing.T) {
 	d.Signers[0].ValidUntil = "2026-02-01T00:00:00.000Z" // a one-instant window is valid
 	d.Revocations = append(d.Revocations, Revocation{Fingerprint: strings.Repeat("ab", 32), Reason: "lost", RevokedAt: "2026-03-01T00:00:00Z"})
 	d.Transparency = &Transparency{TLogPolicy: testTLogText}
-	pemKey, err := attest.MarshalPublicKeyPEM(pub(attesttest.TestOnlyKeyTwo()))
+	pemKey, err := keyfile.MarshalPublicKeyPEM(pub(attesttest.TestOnlyKeyTwo()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestLoadRejections(t *testing.T) {
 		{
 			name: "same key as PEM and as base64",
 			edit: func(d *Document) {
-				pemKey, _ := attest.MarshalPublicKeyPEM(pub(two))
+				pemKey, _ := keyfile.MarshalPublicKeyPEM(pub(two))
 				d.AddSigner(Signer{Name: "two-again", Identity: attesttest.IdentityTwo, PublicKey: string(pemKey), Roles: []string{RoleSigner}})
 			},
 			want: []Problem{{"/signers/2/publicKey", "uniqueKey", "key " + fp(two) + ` is already listed as /signers/1 ("signer-two"); one key is one signer and counts once`}},
@@ -141,10 +141,10 @@ func TestLoadRejections(t *testing.T) {
 		{
 			name: "private key instead of a public key",
 			edit: func(d *Document) {
-				pemKey, _ := attest.MarshalPrivateKeyPEM(one)
+				pemKey, _ := keyfile.MarshalPrivateKeyPEM(one)
 				d.Signers[0].PublicKey = string(pemKey)
 			},
-			want: []Problem{{"/signers/0/publicKey", "publicKey", "not a valid Ed25519 public key: unsupported key format: this is a PEM private key (NAME.key of `mcpres key generate`), for signing attested bundles: `mcpres attest sign --key`, the role keys of `mcpres policy tuf`; not a PEM public key (NAME.pub of `mcpres key generate`)"}},
+			want: []Problem{{"/signers/0/publicKey", "publicKey", "not a valid Ed25519 public key: unsupported key format: this is a PEM private key; not a PEM public key"}},
 		},
 		{
 			name: "member unknown",

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // MediaType is the media type of the Sigstore bundles ExportBundle writes.
@@ -145,7 +146,7 @@ func checkEnvelope(env *canonjson.Value) (checked, error) {
 	if keyID.Str != fp {
 		return c, notExportable("%s.keyid is not the SHA-256 of the decoded publicKeySpkiBase64 (%s)", where, fp)
 	}
-	pub, err := attest.ParseSPKI(der)
+	pub, err := keyfile.ParseSPKI(der)
 	if err != nil {
 		return c, notExportable("%s.publicKeySpkiBase64: %v", where, err)
 	}
@@ -187,7 +188,7 @@ func strictBase64(obj *canonjson.Value, where, key string) ([]byte, error) {
 	if !v.Is(canonjson.String) {
 		return nil, notExportable("%s member %s is not a string", where, key)
 	}
-	b, err := attest.DecodeStrictBase64(v.Str)
+	b, err := keyfile.DecodeStrictBase64(v.Str)
 	if err != nil {
 		return nil, notExportable("%s member %s: %v", where, key, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -55,11 +56,11 @@ func envelopeAndDigest(t *testing.T, name string, i int) (*canonjson.Value, []by
 func signerKey(t *testing.T, env *canonjson.Value) (ed25519.PublicKey, string) {
 	t.Helper()
 	sig := env.Get("signatures").Items[0]
-	der, err := attest.DecodeStrictBase64(sig.Get("publicKeySpkiBase64").Str)
+	der, err := keyfile.DecodeStrictBase64(sig.Get("publicKeySpkiBase64").Str)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := attest.ParseSPKI(der)
+	pub, err := keyfile.ParseSPKI(der)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/offline/rekor/rekortest"
@@ -287,7 +288,7 @@ func TestAttestVerifyAdHocKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	signed := write(t, c.dir, "signed.json", pretty(t, attest.Wrap(c.bundle, attest.SignedWithIdentity, env)))
-	pemBytes, err := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	pemBytes, err := keyfile.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
 	if err != nil {
 		t.Fatal(err)
 	}

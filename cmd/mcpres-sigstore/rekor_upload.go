@@ -19,6 +19,7 @@ import (
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/tlog/admit"
 	"github.com/mcpres/mcpres/tlog/rekor"
 	"github.com/spf13/cobra"
@@ -182,11 +183,11 @@ func loadSigningKey(spec string) (ed25519.PrivateKey, error) {
 	} else {
 		var err error
 		label = strings.TrimPrefix(spec, "file:")
-		if data, err = regularfile.ReadFile(label, attest.MaxKeyFileBytes); err != nil {
+		if data, err = regularfile.ReadFile(label, keyfile.MaxBytes); err != nil {
 			return nil, fmt.Errorf("private key: %v", err)
 		}
 	}
-	priv, err := attest.ParsePrivateKeyPEM(data, func() ([]byte, error) {
+	priv, err := keyfile.ParsePrivateKeyPEM(data, func() ([]byte, error) {
 		if p, ok := os.LookupEnv(passwordEnv); ok {
 			return []byte(p), nil
 		}

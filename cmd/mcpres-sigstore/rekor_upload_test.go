@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/tlog/rekor/rekorfake"
 	"github.com/mcpres/mcpres/trustpolicy"
 )
@@ -39,7 +40,7 @@ func runRekorCLI(args ...string) (string, string, int) {
 
 func writeKeyPEM(t *testing.T, dir string, priv ed25519.PrivateKey) string {
 	t.Helper()
-	data, err := attest.MarshalPrivateKeyPEM(priv)
+	data, err := keyfile.MarshalPrivateKeyPEM(priv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,10 +24,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/termsafe"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"golang.org/x/term"
 )
@@ -110,11 +110,11 @@ func (a *app) loadPrivateKey(spec string) (crypto.Signer, error) {
 // listed, a private key reference is listed and signs.
 func (a *app) loadRootKey(path string) (ed25519.PublicKey, crypto.Signer, error) {
 	if ref, err := keyref.Parse(path); err == nil && ref.Scheme == keyref.File {
-		data, err := regularfile.ReadFile(ref.Path, attest.MaxKeyFileBytes)
+		data, err := regularfile.ReadFile(ref.Path, keyfile.MaxBytes)
 		if err != nil {
 			return nil, nil, cli.Failf("root key: %v", err)
 		}
-		if pub, err := attest.ParsePublicKeyPEM(data); err == nil {
+		if pub, err := keyfile.ParsePublicKeyPEM(data); err == nil {
 			return pub, nil, nil
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // usagePointer ends the message of a usage error (internal/cli
@@ -38,11 +38,11 @@ func tufKeyFiles(t *testing.T, names ...string) string {
 	dir := t.TempDir()
 	for _, n := range names {
 		k := testOnlyTUFKey(n)
-		priv, err := attest.MarshalPrivateKeyPEM(k)
+		priv, err := keyfile.MarshalPrivateKeyPEM(k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pub, err := attest.MarshalPublicKeyPEM(k.Public().(ed25519.PublicKey))
+		pub, err := keyfile.MarshalPublicKeyPEM(k.Public().(ed25519.PublicKey))
 		if err != nil {
 			t.Fatal(err)
 		}

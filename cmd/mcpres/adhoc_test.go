@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // adHocFixture signs the example bundle with test key one (signed.json)
@@ -34,7 +35,7 @@ func adHocFixture(t *testing.T) (dir, signed, cosigned, pubOne, pubTwo string) {
 	}
 	pubOne, pubTwo = filepath.Join(dir, "one.pub"), filepath.Join(dir, "two.pub")
 	for path, priv := range map[string][]byte{pubOne: attesttest.TestOnlyKeyOne(), pubTwo: attesttest.TestOnlyKeyTwo()} {
-		pemBytes, err := attest.MarshalPublicKeyPEM(priv[32:])
+		pemBytes, err := keyfile.MarshalPublicKeyPEM(priv[32:])
 		if err != nil {
 			t.Fatal(err)
 		}

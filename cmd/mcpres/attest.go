@@ -13,8 +13,8 @@ import (
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
-	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -134,7 +134,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 				a.printInputInvalid(args[0], err, "text", false)
 				return cli.Exit(exitInput)
 			}
-			key, err := a.openKey("--key", keyPath, "private key", signednote.PEMPrivateKey)
+			key, err := a.openKey("--key", keyPath, "private key", keyfile.PEMPrivateKey)
 			if err != nil {
 				return err
 			}

@@ -22,7 +22,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // writeTestFile writes data to dir/name with mode (chmod'ed, so the umask
@@ -43,7 +43,7 @@ func writeTestFile(t testing.TB, dir, name string, data []byte, mode os.FileMode
 // Only the public RFC 8032 test keys are ever written (attesttest).
 func writeTestKey(t testing.TB, dir, name string, priv ed25519.PrivateKey) string {
 	t.Helper()
-	data, err := attest.MarshalPrivateKeyPEM(priv)
+	data, err := keyfile.MarshalPrivateKeyPEM(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +189,11 @@ func TestCLIKeyGenerate(t *testing.T) {
 	if !bytes.HasPrefix(keyPEM, []byte("-----BEGIN PRIVATE KEY-----\n")) {
 		t.Errorf("NAME.key is not an unencrypted PKCS#8 PEM block:\n%s", keyPEM)
 	}
-	priv, err := attest.ParsePrivateKeyPEM(keyPEM, nil)
+	priv, err := keyfile.ParsePrivateKeyPEM(keyPEM, nil)
 	if err != nil {
 		t.Fatalf("NAME.key does not parse: %v", err)
 	}
-	pub, err := attest.ParsePublicKeyPEM(pubPEM)
+	pub, err := keyfile.ParsePublicKeyPEM(pubPEM)
 	if err != nil {
 		t.Fatalf("NAME.pub does not parse: %v", err)
 	}
@@ -302,13 +302,13 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	if info, _ := os.Lstat(name + ".key"); info.Mode().Perm() != 0o600 {
 		t.Errorf("encrypted key mode %v, want 0600", info.Mode())
 	}
-	if !bytes.HasPrefix(keyPEM, []byte("-----BEGIN "+signednote.PEMTypeEncryptedSigstore+"-----\n")) {
+	if !bytes.HasPrefix(keyPEM, []byte("-----BEGIN "+keyfile.PEMTypeEncryptedSigstore+"-----\n")) {
 		t.Fatalf("not an encrypted sigstore key:\n%s", keyPEM)
 	}
-	if _, err := attest.ParsePrivateKeyPEM(keyPEM, nil); !errors.Is(err, attest.ErrPassphraseRequired) {
+	if _, err := keyfile.ParsePrivateKeyPEM(keyPEM, nil); !errors.Is(err, keyfile.ErrPassphraseRequired) {
 		t.Errorf("parsing without a passphrase: %v, want ErrPassphraseRequired", err)
 	}
-	priv, err := attest.ParsePrivateKeyPEM(keyPEM, func() ([]byte, error) { return []byte(pass), nil })
+	priv, err := keyfile.ParsePrivateKeyPEM(keyPEM, func() ([]byte, error) { return []byte(pass), nil })
 	if err != nil {
 		t.Fatalf("decrypting with the passphrase: %v", err)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -155,7 +155,7 @@ func TestCLIFutureCosignature(t *testing.T) {
 
 	// Verifying time: the same rule, unchanged.
 	runExpect(t, 0, sign("signed.json")...)
-	pub, _ := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	pub, _ := keyfile.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
 	writeTestFile(t, e.dir, "one.pub", pub, 0o644)
 	runExpect(t, 0, "policy", "init", p("policy.json"), "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")
 	runExpect(t, 0, "policy", "add-signer", p("policy.json"), "--name", "one", "--identity", attesttest.IdentityOne, "--key", p("one.pub"))

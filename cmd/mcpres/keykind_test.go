@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // Every key reader given another kind of key file — "witness" names a
@@ -28,33 +27,33 @@ func TestCLIKeyReadersNameTheKind(t *testing.T) {
 		"--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2099-01-01T00:00:00.000Z")
 	tlogPolicy := filepath.Join(d, "tlog-policy.txt")
 	logDir := e.initLog("logdir")
-	files := map[signednote.KeyKind]string{
-		signednote.PEMPrivateKey:      keyOne,
-		signednote.PEMPublicKey:       pubOne,
-		signednote.LogSignerKey:       e.p("log.key"),
-		signednote.WitnessSignerKey:   e.p("w1.key"),
-		signednote.LogVerifierKey:     e.p("log.vkey"),
-		signednote.WitnessVerifierKey: e.p("w1.vkey"),
+	files := map[keyfile.Kind]string{
+		keyfile.PEMPrivateKey:      keyOne,
+		keyfile.PEMPublicKey:       pubOne,
+		keyfile.LogSignerKey:       e.p("log.key"),
+		keyfile.WitnessSignerKey:   e.p("w1.key"),
+		keyfile.LogVerifierKey:     e.p("log.vkey"),
+		keyfile.WitnessVerifierKey: e.p("w1.vkey"),
 	}
 	for _, r := range []struct {
 		name string
-		want signednote.KeyKind
+		want keyfile.Kind
 		flag string // "" when the message says "not …"
 		args []string
 	}{
-		{"attest sign --key", signednote.PEMPrivateKey, "--key", signArgs(bundle, "@KEY@", attesttest.IdentityOne, filepath.Join(d, "out.json"))},
-		{"attest verify --key", signednote.PEMPublicKey, "--key", []string{"attest", "verify", attested, "--key", "@KEY@", "--identity", attesttest.IdentityOne}},
-		{"key fingerprint", signednote.PEMPublicKey, "key fingerprint", []string{"key", "fingerprint", "@KEY@"}},
-		{"policy add-signer --key", signednote.PEMPublicKey, "--key", []string{"policy", "add-signer", policy, "--name", "n", "--identity", "i", "--key", "@KEY@"}},
-		{"policy add-witness --key", signednote.PEMPublicKey, "--key", []string{"policy", "add-witness", policy, "--name", "n", "--identity", "i", "--key", "@KEY@"}},
-		{"policy tlog add-log --key", signednote.LogVerifierKey, "--key", []string{"policy", "tlog", "add-log", tlogPolicy, "--key", "@KEY@"}},
-		{"policy tlog add-witness --key", signednote.WitnessVerifierKey, "--key", []string{"policy", "tlog", "add-witness", tlogPolicy, "--name", "w", "--key", "@KEY@"}},
-		{"log init --key", signednote.LogSignerKey, "--key", []string{"log", "init", "--dir", filepath.Join(d, "new-log"), "--key", "@KEY@", "--origin", testLogOrigin}},
-		{"log proof --log-key", signednote.LogVerifierKey, "", []string{"log", "proof", "--dir", logDir, "--index", "0", "--log-key", "@KEY@"}},
-		{"log add-cosignature --witness-key", signednote.WitnessVerifierKey, "", []string{"log", "add-cosignature", "--dir", logDir, "--witness-key", "@KEY@", e.p("w1.vkey")}},
+		{"attest sign --key", keyfile.PEMPrivateKey, "--key", signArgs(bundle, "@KEY@", attesttest.IdentityOne, filepath.Join(d, "out.json"))},
+		{"attest verify --key", keyfile.PEMPublicKey, "--key", []string{"attest", "verify", attested, "--key", "@KEY@", "--identity", attesttest.IdentityOne}},
+		{"key fingerprint", keyfile.PEMPublicKey, "key fingerprint", []string{"key", "fingerprint", "@KEY@"}},
+		{"policy add-signer --key", keyfile.PEMPublicKey, "--key", []string{"policy", "add-signer", policy, "--name", "n", "--identity", "i", "--key", "@KEY@"}},
+		{"policy add-witness --key", keyfile.PEMPublicKey, "--key", []string{"policy", "add-witness", policy, "--name", "n", "--identity", "i", "--key", "@KEY@"}},
+		{"policy tlog add-log --key", keyfile.LogVerifierKey, "--key", []string{"policy", "tlog", "add-log", tlogPolicy, "--key", "@KEY@"}},
+		{"policy tlog add-witness --key", keyfile.WitnessVerifierKey, "--key", []string{"policy", "tlog", "add-witness", tlogPolicy, "--name", "w", "--key", "@KEY@"}},
+		{"log init --key", keyfile.LogSignerKey, "--key", []string{"log", "init", "--dir", filepath.Join(d, "new-log"), "--key", "@KEY@", "--origin", testLogOrigin}},
+		{"log proof --log-key", keyfile.LogVerifierKey, "", []string{"log", "proof", "--dir", logDir, "--index", "0", "--log-key", "@KEY@"}},
+		{"log add-cosignature --witness-key", keyfile.WitnessVerifierKey, "", []string{"log", "add-cosignature", "--dir", logDir, "--witness-key", "@KEY@", e.p("w1.vkey")}},
 	} {
 		for got, file := range files {
-			if got == r.want || (r.want == signednote.PEMPublicKey && got == signednote.PEMPrivateKey && r.name == "key fingerprint") {
+			if got == r.want || (r.want == keyfile.PEMPublicKey && got == keyfile.PEMPrivateKey && r.name == "key fingerprint") {
 				continue // the control below
 			}
 			args := make([]string, len(r.args))
@@ -67,10 +66,10 @@ func TestCLIKeyReadersNameTheKind(t *testing.T) {
 			if r.flag != "" {
 				tail = r.flag + " takes " + r.want.String()
 			}
-			if r.flag == "" && (got == signednote.PEMPrivateKey || got == signednote.PEMPublicKey) {
+			if r.flag == "" && (got == keyfile.PEMPrivateKey || got == keyfile.PEMPublicKey) {
 				// A file that is no note key at all, given where some
 				// note key is taken.
-				tail = "not " + signednote.NoteKey.String()
+				tail = "not " + keyfile.NoteKey.String()
 			}
 			if code != exitInput || !strings.Contains(stderr, want) || !strings.Contains(stderr, tail) || strings.Contains(stderr, "readable by other users") {
 				t.Errorf("%s given %s: exit %d\nstdout %s\nstderr %s\nwant exit 2 with %q and %q", r.name, got, code, stdout, stderr, want, tail)
@@ -101,7 +100,7 @@ func TestCLIAttestSignPublicKeyNoPermissionWarning(t *testing.T) {
 	if code != exitInput || strings.Contains(stderr, "readable by other users") || !strings.Contains(stderr, "this is a PEM public key") || !strings.Contains(stderr, "--key takes a PEM private key") {
 		t.Errorf("public key: exit %d, stderr %q", code, stderr)
 	}
-	privPEM, err := attest.MarshalPrivateKeyPEM(attesttest.TestOnlyKeyOne())
+	privPEM, err := keyfile.MarshalPrivateKeyPEM(attesttest.TestOnlyKeyOne())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/signednote"
 )
@@ -17,7 +19,7 @@ const keyRefUsage = "PATH or file:PATH, env:NAME, pkcs11:URI (a key in a PKCS#11
 // flag; a key file must be of kind want (keyref.Options.Want). what names
 // the key in messages ("private key", "log key"). Every failure is exit 2
 // and says what to do; no message holds a PIN or key material.
-func (a *app) openKey(flag, spec, what string, want signednote.KeyKind) (*keyref.Key, error) {
+func (a *app) openKey(flag, spec, what string, want keyfile.Kind) (*keyref.Key, error) {
 	return a.openKeyWith(flag, spec, what, keyref.Options{Want: want})
 }
 
@@ -34,7 +36,7 @@ func (a *app) openKeyWith(flag, spec, what string, o keyref.Options) (*keyref.Ke
 		if ref.Scheme == keyref.Env && strings.Contains(err.Error(), "is not set or empty") {
 			return nil, cli.Failf("%s: %v", what, err)
 		}
-		return nil, cli.Failf("%s %s: %v", what, ref, signednote.WithFlag(err, flag))
+		return nil, cli.Failf("%s %s: %v", what, ref, keyhints.Word(err, flag))
 	}
 	return k, nil
 }
@@ -69,7 +71,7 @@ func (a *app) openLogSigner(spec, origin string) (*signednote.LogSigner, *keyref
 	if err != nil {
 		return nil, nil, err
 	}
-	k, err := a.openKey("--key", spec, "log key", signednote.LogSignerKey)
+	k, err := a.openKey("--key", spec, "log key", keyfile.LogSignerKey)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,7 +90,7 @@ func (a *app) openWitnessSigner(spec, name string) (*signednote.WitnessSigner, *
 	if err != nil {
 		return nil, nil, err
 	}
-	k, err := a.openKey("--key", spec, "witness key", signednote.WitnessSignerKey)
+	k, err := a.openKey("--key", spec, "witness key", keyfile.WitnessSignerKey)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,5 +106,5 @@ func noteSignerError(what string, k *keyref.Key, err error) error {
 	if errors.Is(err, keyref.ErrNoName) {
 		return cli.Usagef("%s %s: %v", what, k, err)
 	}
-	return cli.Failf("%s %s: %v", what, k, signednote.WithFlag(err, "--key"))
+	return cli.Failf("%s %s: %v", what, k, keyhints.Word(err, "--key"))
 }

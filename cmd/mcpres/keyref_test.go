@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/internal/doctest"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
 	"github.com/mcpres/mcpres/signednote"
@@ -180,7 +180,7 @@ func TestCLISSHAgent(t *testing.T) {
 
 	runExpect(t, 0, "key", "public", sk.Ref(), "-o", p("agent.pub"))
 	data, _ := os.ReadFile(p("agent.pub"))
-	pub, err := attest.ParsePublicKeyPEM(data)
+	pub, err := keyfile.ParsePublicKeyPEM(data)
 	if err != nil {
 		t.Fatal(err)
 	}

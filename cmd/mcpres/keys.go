@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
-	"github.com/mcpres/mcpres/signednote"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -66,7 +66,7 @@ for on the terminal.`,
 			if err := keyPairBase("--"+keyPairFlag, out, ".key", ".pub"); err != nil {
 				return err
 			}
-			priv, err := attest.GenerateKey(rand.Reader)
+			priv, err := keyfile.GenerateKey(rand.Reader)
 			if err != nil {
 				return cli.Failf("generating key: %v", err)
 			}
@@ -76,15 +76,15 @@ for on the terminal.`,
 				if err != nil {
 					return err
 				}
-				privPEM, err = attest.MarshalEncryptedPrivateKeyPEM(priv, pass)
+				privPEM, err = keyfile.MarshalEncryptedPrivateKeyPEM(priv, pass)
 				if err != nil {
 					return cli.Failf("encrypting private key: %v", err)
 				}
-			} else if privPEM, err = attest.MarshalPrivateKeyPEM(priv); err != nil {
+			} else if privPEM, err = keyfile.MarshalPrivateKeyPEM(priv); err != nil {
 				return cli.Failf("encoding private key: %v", err)
 			}
 			pub := priv.Public().(ed25519.PublicKey)
-			pubPEM, err := attest.MarshalPublicKeyPEM(pub)
+			pubPEM, err := keyfile.MarshalPublicKeyPEM(pub)
 			if err != nil {
 				return cli.Failf("encoding public key: %v", err)
 			}
@@ -172,7 +172,7 @@ Nothing secret is written; the fingerprint is printed on stdout.`,
 				return err
 			}
 			defer k.Close()
-			data, err := attest.MarshalPublicKeyPEM(k.PublicKey())
+			data, err := keyfile.MarshalPublicKeyPEM(k.PublicKey())
 			if err != nil {
 				return cli.Failf("encoding public key: %v", err)
 			}
@@ -199,14 +199,14 @@ Nothing secret is written; the fingerprint is printed on stdout.`,
 // the public half of a private key reference.
 func (a *app) loadAnyPublicKey(spec string) (ed25519.PublicKey, error) {
 	if ref, err := keyref.Parse(spec); err == nil && ref.Scheme == keyref.File {
-		data, err := regularfile.ReadFile(ref.Path, attest.MaxKeyFileBytes)
+		data, err := regularfile.ReadFile(ref.Path, keyfile.MaxBytes)
 		if err != nil {
 			return nil, cli.Failf("%v", err)
 		}
-		if signednote.RecogniseKey(data) != signednote.PEMPrivateKey && !bytes.Contains(data, []byte("PRIVATE KEY-----")) {
-			pub, err := attest.ParsePublicKeyPEM(data)
+		if keyfile.Recognise(data) != keyfile.PEMPrivateKey && !bytes.Contains(data, []byte("PRIVATE KEY-----")) {
+			pub, err := keyfile.ParsePublicKeyPEM(data)
 			if err != nil {
-				return nil, cli.Failf("public key %s: %v", ref.Path, signednote.WithFlag(err, "key fingerprint"))
+				return nil, cli.Failf("public key %s: %v", ref.Path, keyhints.Word(err, "key fingerprint"))
 			}
 			return pub, nil
 		}

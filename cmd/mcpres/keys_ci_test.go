@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // Keys for CI: --key env:NAME and file:PATH; the key never appears in
@@ -15,11 +15,11 @@ import (
 func TestCLISignKeyFromEnvAndFile(t *testing.T) {
 	dir := t.TempDir()
 	bundle := filepath.Join("..", "..", "testdata", "bundles", "example.json")
-	plain, err := attest.MarshalPrivateKeyPEM(attesttest.TestOnlyKeyOne())
+	plain, err := keyfile.MarshalPrivateKeyPEM(attesttest.TestOnlyKeyOne())
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := attest.MarshalEncryptedPrivateKeyPEM(attesttest.TestOnlyKeyOne(), []byte("ci-passphrase"))
+	enc, err := keyfile.MarshalEncryptedPrivateKeyPEM(attesttest.TestOnlyKeyOne(), []byte("ci-passphrase"))
 	if err != nil {
 		t.Fatal(err)
 	}

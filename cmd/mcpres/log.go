@@ -17,9 +17,11 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/termsafe"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
@@ -246,26 +248,34 @@ func readKeyFile(path string) (string, error) {
 
 // noteKeyText is parseKeyText for a signed-note key of kind want: data
 // that is another kind of key file is named instead
-// (signednote.KeyKindError). With want signednote.NoteKey only a file
+// (keyfile.KindError). With want keyfile.NoteKey only a file
 // that is no note key at all (a PEM key) is, and the note-key parsers name
 // a note key of the wrong kind.
-func noteKeyText(data []byte, want signednote.KeyKind) (string, error) {
-	if err := signednote.CheckKeyKind(data, want); err != nil {
+func noteKeyText(data []byte, want keyfile.Kind) (string, error) {
+	if err := keyfile.CheckKind(data, want); err != nil {
 		return "", err
 	}
 	return parseKeyText(data)
 }
 
-// loadVerifierKey reads a vkey file with the given parser; another kind of
-// key file is named (signednote.KeyKindError).
-func loadVerifierKey(what, path string, parse func(string) (*signednote.Verifier, error)) (*signednote.Verifier, error) {
+// loadVerifierKey reads a vkey file of kind want (keyfile.LogVerifierKey
+// or keyfile.WitnessVerifierKey); another kind of key file is named
+// (keyfile.KindError, worded by keyhints).
+func loadVerifierKey(what, path string, want keyfile.Kind) (*signednote.Verifier, error) {
+	parse := signednote.ParseLogVerifier
+	if want == keyfile.WitnessVerifierKey {
+		parse = signednote.ParseWitnessVerifier
+	}
 	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
 		return nil, cli.Failf("%s %s: %v", what, path, err)
 	}
-	s, err := noteKeyText(data, signednote.NoteKey)
+	s, err := noteKeyText(data, keyfile.NoteKey)
+	if err == nil {
+		err = keyfile.CheckKind(data, want)
+	}
 	if err != nil {
-		return nil, cli.Failf("%s %s: %v", what, path, err)
+		return nil, cli.Failf("%s %s: %v", what, path, keyhints.Word(err, ""))
 	}
 	v, err := parse(s)
 	if err != nil {
@@ -749,7 +759,7 @@ in one transaction holding the row lock Tessera's publisher takes.`,
 			defer done()
 			var ws []*signednote.Verifier
 			for _, p := range witnessKeys {
-				w, err := loadVerifierKey("witness key", p, signednote.ParseWitnessVerifier)
+				w, err := loadVerifierKey("witness key", p, keyfile.WitnessVerifierKey)
 				if err != nil {
 					return err
 				}

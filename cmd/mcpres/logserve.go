@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
@@ -48,7 +50,7 @@ const (
 	serveGCPercent = 400
 )
 
-var logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
+const logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
 
 Reads are the C2SP tlog-tiles API, public: GET /checkpoint (text/plain,
 never cached), GET /tile/L/N[.p/W] and /tile/entries/N[.p/W]
@@ -99,12 +101,6 @@ With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
 --listen says otherwise: put a reverse proxy that terminates TLS in front
 of it. SIGTERM or SIGINT stops it: no new connections, the submissions in
 flight are finished and answered, then it exits 0.
-
-One process at a time serves a log directory (--dir): a second 'log serve'
-on it refuses to start (exit status 2), unless the first is stopping (it
-has received SIGTERM or SIGINT and finishes its submissions): then the new
-one says so, waits for it (at most ` + server.RestartWait.String() + `), and only then
-binds --listen, so that a restart on the same address works at once.
 
 --mysql DSN serves a log kept in MariaDB/MySQL through Tessera's MySQL
 driver ("user:password@tcp(127.0.0.1:3306)/dbname", go-sql-driver/mysql's
@@ -164,6 +160,10 @@ func (a *app) logServeCommand() *cobra.Command {
 				return err
 			}
 			defer done()
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return cli.Failf("listening on %s: %v", listen, err)
+			}
 			if os.Getenv("GOMEMLIMIT") == "" {
 				// The bound the process stays under: the collector
 				// works harder as the heap nears it.
@@ -179,10 +179,7 @@ func (a *app) logServeCommand() *cobra.Command {
 				Token: token, MaxConcurrent: maxConcurrent, MaxMemory: int64(maxMemoryMiB) << 20,
 				Logger: log.New(a.stderr, "mcpres: log serve: ", 0),
 			}
-			// The address is bound once the log is locked, so that a
-			// restart waits for a server that is stopping instead of
-			// failing to bind the address it still holds.
-			if err := svc.ListenAndRun(ctx, listen); errors.Is(err, server.ErrNoWitnessing) {
+			if err := svc.Run(ctx, ln); errors.Is(err, server.ErrNoWitnessing) {
 				return cli.Failf("--witness-policy: %v; use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process", err)
 			} else if err != nil {
 				return cli.Failf("%v", err)
@@ -236,7 +233,7 @@ func (c *submitClient) flags(f *pflag.FlagSet) {
 // to the log service at base, and writes the reference the client
 // verified (tlog/client).
 func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c submitClient, out, proofOut string, force bool) error {
-	v, err := loadVerifierKey("log key", c.logKey, signednote.ParseLogVerifier)
+	v, err := loadVerifierKey("log key", c.logKey, keyfile.LogVerifierKey)
 	if err != nil {
 		return err
 	}
@@ -289,7 +286,7 @@ func (a *app) openLogReader(dir, dsn, logKey string) (tlog.Storage, *signednote.
 	var key *signednote.Verifier
 	if logKey != "" {
 		var err error
-		if key, err = loadVerifierKey("log key", logKey, signednote.ParseLogVerifier); err != nil {
+		if key, err = loadVerifierKey("log key", logKey, keyfile.LogVerifierKey); err != nil {
 			return nil, nil, nil, err
 		}
 	}

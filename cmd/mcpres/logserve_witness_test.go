@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"
 )
 
@@ -73,7 +73,7 @@ func logServeWitnessTest(t *testing.T, e *logEnv, storeArgs []string) {
 	}
 	e.run("log", "add", "--server", srv.url, "--log-key", p("log.vkey"), files[0], "-o", p("ref-0.json"))
 
-	pub, _ := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	pub, _ := keyfile.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
 	os.WriteFile(p("one.pub"), pub, 0o644)
 	writeTestKey(t, e.dir, "one.key", attesttest.TestOnlyKeyOne())
 	runExpect(t, 0, "policy", "init", p("policy.json"), "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/cli"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/tlog/monitor"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
@@ -97,7 +97,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 				}
 				sources = append(sources, s)
 			}
-			key, err := loadVerifierKey("--log-key", logKeyPath, signednote.ParseLogVerifier)
+			key, err := loadVerifierKey("--log-key", logKeyPath, keyfile.LogVerifierKey)
 			if err != nil {
 				return err
 			}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/oci/ocitest"
 )
 
@@ -27,7 +27,7 @@ func TestOCIForwarding(t *testing.T) {
 	dir := t.TempDir()
 	bundle := filepath.Join(dir, "b.attested.json")
 	pub := filepath.Join(dir, "one.pub")
-	pem, err := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	pem, err := keyfile.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
 	if err != nil {
 		t.Fatal(err)
 	}

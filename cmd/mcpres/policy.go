@@ -11,13 +11,14 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
-	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
@@ -166,13 +167,13 @@ func (a *app) readPolicyPublicKey(path string) (spki, fp string, err error) {
 	if ref.Scheme == keyref.File {
 		path = ref.Path
 	}
-	data, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
+	data, err := regularfile.ReadFile(path, keyfile.MaxBytes)
 	if err != nil {
 		return "", "", cli.Failf("public key: %v", err)
 	}
-	pub, err := attest.ParsePublicKeyPEM(data)
+	pub, err := keyfile.ParsePublicKeyPEM(data)
 	if err != nil {
-		return "", "", cli.Failf("public key %s: %v", path, signednote.WithFlag(err, "--key"))
+		return "", "", cli.Failf("public key %s: %v", path, keyhints.Word(err, "--key"))
 	}
 	der := ed25519strict.MarshalSPKI(pub)
 	return base64.StdEncoding.EncodeToString(der), ed25519strict.SPKIFingerprint(der), nil
@@ -521,7 +522,7 @@ signer (the revocation wins) or be any other key.`,
 				d.Revoke(trustpolicy.Revocation{Fingerprint: fingerprint, Reason: reason, RevokedAt: revokedAt})
 				what := fmt.Sprintf("revoked key %s (%s)", fingerprint, reason)
 				for _, s := range d.Signers {
-					if k, err := attest.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil && ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(k)) == fingerprint {
+					if k, err := keyfile.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil && ed25519strict.SPKIFingerprint(ed25519strict.MarshalSPKI(k)) == fingerprint {
 						what += fmt.Sprintf("; signer %q stays listed, its envelopes now fail", s.Name)
 					}
 				}

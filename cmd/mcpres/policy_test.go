@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/trustpolicy"
 )
 
@@ -38,7 +38,7 @@ func newPolicyEnv(t *testing.T) *policyEnv {
 	t.Helper()
 	e := &policyEnv{t: t, dir: t.TempDir()}
 	for name, priv := range map[string]ed25519.PrivateKey{"one": attesttest.TestOnlyKeyOne(), "two": attesttest.TestOnlyKeyTwo()} {
-		pemKey, err := attest.MarshalPublicKeyPEM(priv.Public().(ed25519.PublicKey))
+		pemKey, err := keyfile.MarshalPublicKeyPEM(priv.Public().(ed25519.PublicKey))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,7 +502,7 @@ func policyTestKeyThree() ed25519.PrivateKey {
 
 func policyPubPEM(t *testing.T, priv ed25519.PrivateKey) []byte {
 	t.Helper()
-	b, err := attest.MarshalPublicKeyPEM(priv.Public().(ed25519.PublicKey))
+	b, err := keyfile.MarshalPublicKeyPEM(priv.Public().(ed25519.PublicKey))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func policyPubPEM(t *testing.T, priv ed25519.PrivateKey) []byte {
 
 func policyPrivPEM(t *testing.T) []byte {
 	t.Helper()
-	b, err := attest.MarshalPrivateKeyPEM(policyTestKeyThree())
+	b, err := keyfile.MarshalPrivateKeyPEM(policyTestKeyThree())
 	if err != nil {
 		t.Fatal(err)
 	}

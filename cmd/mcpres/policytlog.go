@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
 )
@@ -96,13 +97,13 @@ func tlogField(flag, v string) error {
 // readVKeyFile reads a verifier key file (one vkey line) of one of the
 // kinds want; another kind of key file is named, with the flag that takes
 // the file (--key).
-func readVKeyFile(path string, want ...signednote.KeyKind) (string, error) {
+func readVKeyFile(path string, want ...keyfile.Kind) (string, error) {
 	data, err := regularfile.ReadFile(path, maxKeyFileBytes)
 	if err != nil {
 		return "", cli.Failf("%v", err)
 	}
-	if err := signednote.CheckKeyKind(data, want...); err != nil {
-		return "", cli.Failf("--key %s: %v", path, signednote.WithFlag(err, "--key"))
+	if err := keyfile.CheckKind(data, want...); err != nil {
+		return "", cli.Failf("--key %s: %v", path, keyhints.Word(err, "--key"))
 	}
 	k, err := parseKeyText(data)
 	if err != nil {
@@ -141,7 +142,7 @@ func (a *app) policyTLogAddLogCommand() *cobra.Command {
 			if key == "" {
 				return cli.Usagef("--key is required (the log's verifier key file)")
 			}
-			k, err := readVKeyFile(key, signednote.LogVerifierKey, signednote.RekorVerifierKey)
+			k, err := readVKeyFile(key, keyfile.LogVerifierKey, keyfile.RekorVerifierKey)
 			if err != nil {
 				return err
 			}
@@ -173,7 +174,7 @@ refused, naming the base URL to give instead.`,
 			if err := tlogField("--name", name); err != nil {
 				return err
 			}
-			k, err := readVKeyFile(key, signednote.WitnessVerifierKey)
+			k, err := readVKeyFile(key, keyfile.WitnessVerifierKey)
 			if err != nil {
 				return err
 			}

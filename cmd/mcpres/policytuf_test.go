@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // buildTUFBinary builds cmd/mcpres-tuf into a temporary directory and
@@ -65,7 +65,7 @@ func tufRepoViaCLI(t *testing.T, now time.Time) (keys, repo string) {
 	t.Helper()
 	keys = t.TempDir()
 	for _, n := range []string{"root", "targets", "snapshot", "timestamp"} {
-		pem, err := attest.MarshalPrivateKeyPEM(testOnlyTUFKey(n))
+		pem, err := keyfile.MarshalPrivateKeyPEM(testOnlyTUFKey(n))
 		if err != nil {
 			t.Fatal(err)
 		}

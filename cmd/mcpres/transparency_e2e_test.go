@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 )
 
@@ -73,7 +74,7 @@ func TestTransparencyEndToEnd(t *testing.T) {
 		}
 		return strings.TrimSpace(string(b))
 	}
-	pub, _ := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	pub, _ := keyfile.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
 	os.WriteFile(p("one.pub"), pub, 0o644)
 	writeTestKey(t, dir, "one.key", attesttest.TestOnlyKeyOne())
 	tlogPolicy := func(name string, logs []string, quorum string) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness"
 	"github.com/mcpres/mcpres/witness/witnesshttp"
@@ -154,7 +155,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if err := checkOutputs([]string{out}, append(keyInputs(keyPath), logKey, statePath), force); err != nil {
 				return err
 			}
-			lv, err := loadVerifierKey("log key", logKey, signednote.ParseLogVerifier)
+			lv, err := loadVerifierKey("log key", logKey, keyfile.LogVerifierKey)
 			if err != nil {
 				return err
 			}

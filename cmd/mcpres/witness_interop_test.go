@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/doctest"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/signednote"
 	fnote "github.com/transparency-dev/formats/note"
 	"github.com/transparency-dev/tessera"
@@ -322,7 +322,7 @@ func TestLitewitnessCosignsMcpresLog(t *testing.T) {
 		t.Fatalf("log proof: %s", out)
 	}
 
-	pub, _ := attest.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	pub, _ := keyfile.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
 	os.WriteFile(p("one.pub"), pub, 0o644)
 	writeTestKey(t, dir, "one.key", attesttest.TestOnlyKeyOne())
 	runExpect(t, 0, "policy", "init", p("policy.json"), "--id", attesttest.TrustPolicyID, "--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2100-01-01T00:00:00.000Z")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/witness/witnesshttp"
 	"github.com/spf13/cobra"
@@ -89,7 +90,7 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			defer key.Close()
 			var logs []*signednote.Verifier
 			for _, p := range logKeys {
-				v, err := loadVerifierKey("log key", p, signednote.ParseLogVerifier)
+				v, err := loadVerifierKey("log key", p, keyfile.LogVerifierKey)
 				if err != nil {
 					return err
 				}

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -137,10 +137,10 @@ func parsers(t *testing.T) []parser {
 	return []parser{
 		{"ed25519strict.CheckPublicKey", ed25519strict.CheckPublicKey},
 		{"ed25519strict.Verify", verify(ed25519strict.Verify)},
-		{"attest.ParsePublicKeyPEM (PEM)", func(pub []byte) error {
-			return errOf(attest.ParsePublicKeyPEM(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: ed25519strict.MarshalSPKI(pub)})))
+		{"keyfile.ParsePublicKeyPEM (PEM)", func(pub []byte) error {
+			return errOf(keyfile.ParsePublicKeyPEM(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: ed25519strict.MarshalSPKI(pub)})))
 		}},
-		{"attest.ParsePublicKeyPEM (base64 SPKI)", func(pub []byte) error { return errOf(attest.ParsePublicKeyPEM([]byte(spkiB64(pub)))) }},
+		{"keyfile.ParsePublicKeyPEM (base64 SPKI)", func(pub []byte) error { return errOf(keyfile.ParsePublicKeyPEM([]byte(spkiB64(pub)))) }},
 		{"signednote.ParseVerifier (type 0x01)", vkey(signednote.TypeEd25519, func(s string) error { return errOf(signednote.ParseVerifier(s)) })},
 		{"signednote.ParseVerifier (type 0x04)", vkey(signednote.TypeCosignatureV1, func(s string) error { return errOf(signednote.ParseVerifier(s)) })},
 		{"signednote.ParseLogVerifier", vkey(signednote.TypeEd25519, func(s string) error { return errOf(signednote.ParseLogVerifier(s)) })},
@@ -181,9 +181,9 @@ func logLine(k string) string { return "log " + k + "\nquorum none\n" }
 // Not in the table, by design: package witness and package tlog have no key
 // parser (they take *signednote.Verifier, which only the parsers above
 // make, and signednote.Open takes nothing else); offline.Trust holds parsed
-// *signednote.Verifier (TestZeroVerifierIsRefused covers a zero value); attest.ParseSPKI
+// *signednote.Verifier (TestZeroVerifierIsRefused covers a zero value); keyfile.ParseSPKI
 // is the layout step (check E5) whose key goes to ed25519strict.Verify only,
-// and attest.ParsePrivateKeyPEM derives its public key from a seed.
+// and keyfile.ParsePrivateKeyPEM derives its public key from a seed.
 func TestEveryKeyParserIsStrict(t *testing.T) {
 	for _, p := range parsers(t) {
 		t.Run(p.name, func(t *testing.T) {

@@ -44,26 +44,27 @@ var layout = []row{
 	{"bundle/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/..."}, "the typed documents and Seal"},
 	{"validator", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/schema"}, "core validation and what every kind reports the same way: never its kind packages, which depend on it (package document chooses among them)"},
 	{"validator/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/..."}, "the schema engine and the kind validators"},
-	{"attest/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "offline", "attest/..."}, "statements, envelopes, keys, Verify; a transparency reference checked before it is signed (offline)"},
-	{"keyref/p11", []string{"internal/...", "ed25519strict", "keyref"}, "PKCS#11 tokens in this process (cgo): the opener the helper cmd/mcpres-pkcs11 runs"},
-	{"keyref/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "offline", "keyref/..."}, "key references: files, variables, PKCS#11 tokens (through a helper process or keyref/p11), ssh-agent; one Ed25519 crypto.Signer"},
+	{"keyfile", []string{"internal/...", "ed25519strict", "signednote"}, "key files: PKCS#8/SPKI PEM, encrypted keys, strict base64, SPKI, the key-kind recogniser (signed-note keys through signednote's parsers); no command words"},
+	{"attest/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "keyfile", "bundle/...", "validator/...", "offline", "attest/..."}, "statements, envelopes, keys, Verify; a transparency reference checked before it is signed (offline)"},
+	{"keyref/p11", []string{"internal/...", "ed25519strict", "keyfile", "keyref"}, "PKCS#11 tokens in this process (cgo): the opener the helper cmd/mcpres-pkcs11 runs"},
+	{"keyref/...", []string{"internal/...", "ed25519strict", "signednote/...", "keyfile", "keyref/..."}, "key references: files, variables, PKCS#11 tokens (through a helper process or keyref/p11), ssh-agent; one Ed25519 crypto.Signer; below attest (key files through keyfile)"},
 	{"document", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/..."}, "the one document-kind switch: detects a kind and calls its validator (attest.Verify for attested bundles)"},
 	{"report/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "HTML rendering of results computed by the packages below it; computes no verdict of its own"},
 	{"offline", []string{"internal/...", "canonjson/...", "signednote/..."}, "verification of transparency references with no network: not even attest (it links net through crypto/x509)"},
 	{"offline/...", []string{"internal/...", "canonjson/...", "signednote/...", "offline/..."}, "offline's helpers and the Rekor verifier"},
-	{"trustpolicy/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
-	{"inspect", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "describing documents, references, checkpoints and policies without judging trust"},
+	{"trustpolicy/...", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "keyfile", "bundle/...", "validator/...", "attest/...", "offline", "trustpolicy/..."}, "trust policies; never offline/rekor, which mcpres does not link"},
+	{"inspect", []string{"internal/...", "ed25519strict", "canonjson/...", "signednote/...", "keyfile", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy"}, "describing documents, references, checkpoints and policies without judging trust"},
 	{"migrate/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "migrate/..."}, "v0.1 → v0.2 migration"},
 	{"witness/witnesshttp", []string{"internal/...", "canonjson/...", "signednote/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
 	{"witness/...", []string{"internal/...", "canonjson/...", "signednote/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
 	{"tlog/admit", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline"}, "the log's admission rule: a document is validated (an attested bundle verified) before it is logged"},
 	{"tlog/witnessclient", []string{"internal/...", "canonjson/...", "signednote/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
 	{"tlog/monitor", []string{"internal/...", "signednote/...", "offline", "trustpolicy"}, "the log monitor: reads tiles over HTTP (links net/http, as tlog/client does) or from a directory, judges checkpoints with offline and subjects with trustpolicy's patterns"},
-	{"tlog/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
+	{"tlog/...", []string{"internal/...", "canonjson/...", "signednote/...", "keyfile", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
 	{"oci/ocitest", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "registries for tests (distribution, go-containerregistry's), images and bundles to push"},
 	{"oci/pulled", []string{"internal/...", "canonjson/..."}, "a folder written by oci pull, read offline (its index, each bundle checked against it): links no network, so verifycmd reads pulled folders"},
 	{"oci/...", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "oci/..."}, "OCI registries (oras-go): attach, discover, pull; links net/http, so no verification package imports it"},
-	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy", "oci/pulled"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
+	{"cmd/internal/verifycmd", []string{"internal/...", "canonjson/...", "signednote/...", "keyfile", "bundle/...", "validator/...", "attest/...", "document", "offline", "trustpolicy", "oci/pulled", "cmd/internal/keyhints"}, "attest verify's command code, shared by mcpres and mcpres-sigstore: never offline/rekor (mcpres-sigstore plugs its loader in), so mcpres links no Sigstore"},
 	{"cmd/internal/tuffetch", []string{"internal/...", "canonjson/..."}, "the fetch-result schema mcpres-tuf writes and mcpres reads: no TUF code, so mcpres links no go-tuf"},
 	{"cmd/...", []string{"..."}, "the CLIs"},
 	{"bench/...", []string{"..."}, "the measurement tool (go run ./bench) and its floor programs: may use everything, and no command links them"},
@@ -78,7 +79,7 @@ var exceptions = map[string]string{}
 // Tessera, checked on their transitive dependencies; package offline links
 // no package net at all.
 var (
-	verification = []string{"attest/...", "bundle/...", "canonjson/...", "ed25519strict", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "inspect", "cmd/internal/verifycmd", "oci/pulled",
+	verification = []string{"attest/...", "bundle/...", "canonjson/...", "ed25519strict", "keyfile", "internal/...", "signednote/...", "offline", "trustpolicy", "validator/...", "document", "report/...", "inspect", "cmd/internal/verifycmd", "oci/pulled",
 		// witness is not on a verify path, but cosigning is offline too:
 		// its HTTP service lives in its own package.
 		"witness"}

@@ -7,8 +7,8 @@ import (
 	"crypto/ed25519"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
 	"github.com/mcpres/mcpres/keyref/p11"
@@ -32,7 +32,7 @@ func BenchmarkSign(b *testing.B) {
 	b.Run("file", func(b *testing.B) {
 		// As mcpres signs with a key file: a keyref.Key, checked too.
 		_, priv, _ := ed25519.GenerateKey(nil)
-		pemText, err := attest.MarshalPrivateKeyPEM(priv)
+		pemText, err := keyfile.MarshalPrivateKeyPEM(priv)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
 	"github.com/mcpres/mcpres/keyref/p11"
@@ -63,11 +63,11 @@ func TestPKCS11Sign(t *testing.T) {
 // Ed25519 with the same key.
 func TestPKCS11ImportedKeySignsAsTheFile(t *testing.T) {
 	tok := keyreftest.SoftHSM(t, "mcpres")
-	priv, err := attest.GenerateKey(nil)
+	priv, err := keyfile.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pemData, err := attest.MarshalPrivateKeyPEM(priv)
+	pemData, err := keyfile.MarshalPrivateKeyPEM(priv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/keyfile"
 	rclient "github.com/sigstore/rekor/pkg/client"
 	"github.com/sigstore/rekor/pkg/generated/client/entries"
 	"github.com/sigstore/rekor/pkg/generated/models"
@@ -86,7 +86,7 @@ func ProposedEntry(ctx context.Context, entry []byte, priv ed25519.PrivateKey) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("rekor: signing: %w", err)
 	}
-	pubPEM, err := attest.MarshalPublicKeyPEM(priv.Public().(ed25519.PublicKey))
+	pubPEM, err := keyfile.MarshalPublicKeyPEM(priv.Public().(ed25519.PublicKey))
 	if err != nil {
 		return nil, nil, fmt.Errorf("rekor: public key: %w", err)
 	}

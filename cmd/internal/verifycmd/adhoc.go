@@ -6,9 +6,10 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 )
@@ -57,12 +58,12 @@ func (c Config) newAdHocPolicy(keyPaths, identities []string, evaluatedAt string
 	}
 	var names []string
 	for i, path := range keyPaths {
-		pem, err := regularfile.ReadFile(path, attest.MaxKeyFileBytes)
+		pem, err := regularfile.ReadFile(path, keyfile.MaxBytes)
 		if err != nil {
 			return nil, cli.Fail(fmt.Errorf("--key: %v", err))
 		}
-		if err := signednote.CheckKeyKind(pem, signednote.PEMPublicKey); err != nil {
-			return nil, cli.Fail(fmt.Errorf("--key %s: %v", path, signednote.WithFlag(err, "--key")))
+		if err := keyfile.CheckKind(pem, keyfile.PEMPublicKey); err != nil {
+			return nil, cli.Fail(fmt.Errorf("--key %s: %v", path, keyhints.Word(err, "--key")))
 		}
 		name := fmt.Sprintf("key-%d", i+1)
 		d.AddSigner(trustpolicy.Signer{Name: name, Identity: identities[i], PublicKey: string(pem), Roles: roles})
@@ -125,7 +126,7 @@ func firstTrustPolicyID(doc *canonjson.Value) string {
 	if b64 == nil || !b64.Is(canonjson.String) {
 		return ""
 	}
-	raw, err := attest.DecodeStrictBase64(b64.Str)
+	raw, err := keyfile.DecodeStrictBase64(b64.Str)
 	if err != nil {
 		return ""
 	}

@@ -6,8 +6,9 @@ import (
 	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/document"
-	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator/official"
 )
@@ -91,8 +92,8 @@ func recognise(data []byte, doc *canonjson.Value) (fileKind, bool) {
 		}
 		return fileKind{}, false
 	}
-	if k := signednote.RecogniseKey(data); k != signednote.UnknownKey {
-		return fileKind{what: k.Describe()}, true
+	if k := keyfile.Recognise(data); k != keyfile.UnknownKey {
+		return fileKind{what: keyhints.Describe(k)}, true
 	}
 	if looksLikeTLogPolicy(data) {
 		return fileKind{what: "a tlog policy text (log and witness lines)", takes: "`mcpres policy tlog check` checks it, and `mcpres policy set-transparency POLICY FILE` puts it into a trust policy for --policy", tlog: true}, true

@@ -1,4 +1,4 @@
-package attest
+package keyfile
 
 import (
 	"bytes"
@@ -198,7 +198,7 @@ var sharedEncrypted = sync.OnceValue(func() []byte {
 	if err != nil {
 		panic(err)
 	}
-	return pemOf(signednote.PEMTypeEncryptedSigstore, sealed)
+	return pemOf(PEMTypeEncryptedSigstore, sealed)
 })
 
 func mustHexBytes(s string) []byte { return mustHex(s) }
@@ -248,16 +248,16 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"X25519 PKCS#8", pemOf("PRIVATE KEY", pkcs8Of(t, xKey)), nil, ErrUnsupportedKeyType, "private key is X25519, only Ed25519 is supported"},
 		{"RSA PKCS#1 block", pemOf("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)), nil, ErrUnsupportedKeyType, "private key is RSA, only Ed25519 is supported"},
 		{"SEC 1 EC block", pemOf("EC PRIVATE KEY", []byte{0x30, 0}), nil, ErrUnsupportedKeyType, "private key is ECDSA, only Ed25519 is supported"},
-		{"encrypted RSA (cosign format)", testOnlyEncryptedPEM(t, signednote.PEMTypeEncryptedSigstore, pkcs8Of(t, rsaKey), testPassphrase, encrypted.Legacy),
+		{"encrypted RSA (cosign format)", testOnlyEncryptedPEM(t, PEMTypeEncryptedSigstore, pkcs8Of(t, rsaKey), testPassphrase, encrypted.Legacy),
 			passphraseOf(testPassphrase), ErrUnsupportedKeyType, "private key is RSA, only Ed25519 is supported"},
 
 		{"OpenSSH", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), nil, ErrUnsupportedKeyFormat, "OpenSSH private keys are not supported"},
 		{"PKCS#8 encrypted", pemOf("ENCRYPTED PRIVATE KEY", []byte{0x30, 0}), nil, ErrUnsupportedKeyFormat, "PKCS#8-encrypted keys are not supported"},
-		{"public key", pemOf("PUBLIC KEY", ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "this is a PEM public key (NAME.pub of `mcpres key generate`), for signers and co-signers (witnesses) of attested bundles"},
+		{"public key", pemOf("PUBLIC KEY", ed25519strict.MarshalSPKI(mustHex(testKeyOnePubHex))), nil, ErrUnsupportedKeyFormat, "this is a PEM public key; not a PEM private key"},
 		{"ECDSA public key", pemOf("PUBLIC KEY", spkiOf(t, &ecKey.PublicKey)), nil, ErrUnsupportedKeyFormat, "PEM block is a public key (ECDSA P-256); a private key is needed here, and only Ed25519 keys are accepted"},
 		{"X25519 public key", pemOf("PUBLIC KEY", spkiOf(t, xKey.Public())), nil, ErrUnsupportedKeyFormat, "(X25519); a private key is needed here, and only Ed25519 keys are accepted"},
 		{"unknown type", pemOf("CERTIFICATE", []byte{1}), nil, ErrUnsupportedKeyFormat, `PEM block type "CERTIFICATE" is not a supported private key type`},
-		{"signed-note log vkey", []byte(testOnlyLogVKey + "\n"), nil, ErrUnsupportedKeyFormat, "this is a signed-note log verifier key (NAME.vkey of `mcpres log keygen`)"},
+		{"signed-note log vkey", []byte(testOnlyLogVKey + "\n"), nil, ErrUnsupportedKeyFormat, "this is a signed-note log verifier key; not a PEM private key"},
 		{"cosignature/v1 vkey", []byte(testOnlyWitnessVKey + "\n"), nil, ErrUnsupportedKeyFormat, "this is a cosignature/v1 witness verifier key"},
 		{"base64 SPKI", []byte(testKeyOneSPKIB64), nil, ErrUnsupportedKeyFormat, "this is a PEM public key"},
 		{"not a key at all", []byte("hello\n"), nil, ErrInvalidPEM, "no PEM block found"},
@@ -265,7 +265,7 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"truncated PKCS#8", pemOf("PRIVATE KEY", goodDER[:40]), nil, ErrMalformedKey, "private key is not valid PKCS#8"},
 		{"Ed25519 PKCS#8 with a 31-byte seed", pemOf("PRIVATE KEY", mustHex("302d020100300506032b657004210420"+testOnlySeedOneHex[:62])), nil,
 			ErrMalformedKey, "private key is not valid PKCS#8"},
-		{"encrypted non-PKCS#8 plaintext", testOnlyEncryptedPEM(t, signednote.PEMTypeEncryptedSigstore, []byte("not der"), testPassphrase, encrypted.Legacy),
+		{"encrypted non-PKCS#8 plaintext", testOnlyEncryptedPEM(t, PEMTypeEncryptedSigstore, []byte("not der"), testPassphrase, encrypted.Legacy),
 			passphraseOf(testPassphrase), ErrMalformedKey, "private key is not valid PKCS#8"},
 
 		{"encrypted, no passphrase function", enc, nil, ErrPassphraseRequired, "no passphrase was supplied"},
@@ -280,7 +280,7 @@ func TestParsePrivateKeyPEMErrors(t *testing.T) {
 		{"encrypted, salt altered", editContainer(t, enc, func(m map[string]any) {
 			m["kdf"].(map[string]any)["salt"] = make([]byte, 32)
 		}), passphraseOf(testPassphrase), ErrIncorrectPassphrase, "wrong passphrase or corrupted key"},
-		{"encrypted, not JSON", pemOf(signednote.PEMTypeEncryptedSigstore, []byte("{not json")), neverCalled, ErrMalformedKey, "not valid JSON"},
+		{"encrypted, not JSON", pemOf(PEMTypeEncryptedSigstore, []byte("{not json")), neverCalled, ErrMalformedKey, "not valid JSON"},
 		{"encrypted, huge scrypt N", editContainer(t, enc, func(m map[string]any) {
 			m["kdf"].(map[string]any)["params"].(map[string]any)["N"] = 1 << 30
 		}), neverCalled, ErrUnsupportedKeyFormat, "unsupported scrypt parameters N=1073741824 r=8 p=1"},
@@ -365,7 +365,7 @@ func TestPrivateKeyErrorsDoNotLeak(t *testing.T) {
 	}
 	// A damaged encrypted container (JSON truncated at every 7th byte).
 	for n := 0; n < len(encBlock.Bytes); n += 7 {
-		inputs = append(inputs, pemOf(signednote.PEMTypeEncryptedSigstore, encBlock.Bytes[:n]))
+		inputs = append(inputs, pemOf(PEMTypeEncryptedSigstore, encBlock.Bytes[:n]))
 	}
 	for i, in := range inputs {
 		_, err := ParsePrivateKeyPEM(in, passphraseOf(testWrongPassphrase))
@@ -472,7 +472,7 @@ func TestParsePublicKeyPEMErrors(t *testing.T) {
 		{"RSA SPKI", pemOf("PUBLIC KEY", rsaSPKI), ErrInvalidSPKI, "public key is RSA, only Ed25519 is supported"},
 		{"ECDSA SPKI", pemOf("PUBLIC KEY", ecSPKI), ErrInvalidSPKI, "public key is ECDSA P-384, only Ed25519 is supported"},
 		{"RSA PKCS#1 public key", pemOf("RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&rsaKey.PublicKey)), ErrUnsupportedKeyType, "public key is RSA"},
-		{"private key", pemOf("PRIVATE KEY", pkcs8Of(t, testOnlyKeyOne())), ErrUnsupportedKeyFormat, "this is a PEM private key (NAME.key of `mcpres key generate`)"},
+		{"private key", pemOf("PRIVATE KEY", pkcs8Of(t, testOnlyKeyOne())), ErrUnsupportedKeyFormat, "this is a PEM private key; not a PEM public key"},
 		{"encrypted private key", sharedEncrypted(), ErrUnsupportedKeyFormat, "this is a PEM private key"},
 		{"OpenSSH private key", pemOf("OPENSSH PRIVATE KEY", []byte("openssh-key-v1\x00")), ErrUnsupportedKeyFormat, "PEM block is a private key, want a public key"},
 		{"certificate", pemOf("CERTIFICATE", []byte{0x30, 0}), ErrUnsupportedKeyFormat, `PEM block type "CERTIFICATE" is not "PUBLIC KEY"`},
@@ -484,7 +484,7 @@ func TestParsePublicKeyPEMErrors(t *testing.T) {
 		{"off-curve key", pemOf("PUBLIC KEY", ed25519strict.MarshalSPKI(mustHex("0200000000000000000000000000000000000000000000000000000000000000"))), ed25519strict.ErrKeyNotOnCurve, "not a point on the curve"},
 		// A signed-note key (a witness of a log, not of attested bundles) says
 		// what it is instead of "invalid strict base64: length 69".
-		{"cosignature/v1 vkey", []byte(testOnlyWitnessVKey + "\n"), ErrUnsupportedKeyFormat, "this is a cosignature/v1 witness verifier key (NAME.vkey of `mcpres witness keygen`), for transparency-log witnesses"},
+		{"cosignature/v1 vkey", []byte(testOnlyWitnessVKey + "\n"), ErrUnsupportedKeyFormat, "this is a cosignature/v1 witness verifier key; not a PEM public key"},
 		{"signed-note log vkey", []byte(testOnlyLogVKey), ErrUnsupportedKeyFormat, "this is a signed-note log verifier key"},
 	}
 	for _, tt := range tests {

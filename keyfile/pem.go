@@ -1,4 +1,4 @@
-package attest
+package keyfile
 
 import (
 	"bytes"
@@ -15,13 +15,28 @@ import (
 
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/truncate"
-	"github.com/mcpres/mcpres/signednote"
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 )
 
-// MaxKeyFileBytes bounds a PEM key file: a key is well under 1 KiB (an
+// MaxBytes bounds a PEM key file: a key is well under 1 KiB (an
 // encrypted one about 700 bytes); readers refuse a larger file unread.
-const MaxKeyFileBytes = 64 << 10
+const MaxBytes = 64 << 10
+
+// PEM block types of the key files this package reads and writes.
+const (
+	// PEMTypePrivateKey is an unencrypted PKCS#8 private key.
+	PEMTypePrivateKey = "PRIVATE KEY"
+	// PEMTypePublicKey is a DER SubjectPublicKeyInfo.
+	PEMTypePublicKey = "PUBLIC KEY"
+	// PEMTypeEncryptedSigstore is a private key encrypted the way cosign
+	// and sigstore do it: the block's bytes are the JSON container of
+	// go-securesystemslib's encrypted package (scrypt key derivation, NaCl
+	// secretbox) whose plaintext is the PKCS#8 DER.
+	PEMTypeEncryptedSigstore = "ENCRYPTED SIGSTORE PRIVATE KEY"
+	// PEMTypeEncryptedCosign is the older name cosign gave the same format;
+	// it is read but never written.
+	PEMTypeEncryptedCosign = "ENCRYPTED COSIGN PRIVATE KEY"
+)
 
 // Errors of the key-file functions. They are returned wrapped with details;
 // test with errors.Is. No message ever contains key material, the PEM body
@@ -62,7 +77,7 @@ func GenerateKey(rand io.Reader) (ed25519.PrivateKey, error) {
 }
 
 // MarshalPrivateKeyPEM returns priv as an unencrypted PKCS#8 PEM block of
-// type [signednote.PEMTypePrivateKey], the format openssl and cosign's unencrypted
+// type [PEMTypePrivateKey], the format openssl and cosign's unencrypted
 // import read. priv must be 64 bytes whose second half is the public key of
 // the first (the seed), else the error wraps [ErrMalformedKey]. Write the
 // result with mode 0600.
@@ -72,14 +87,14 @@ func MarshalPrivateKeyPEM(priv ed25519.PrivateKey) ([]byte, error) {
 		return nil, err
 	}
 	defer clear(der)
-	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypePrivateKey, Bytes: der}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: PEMTypePrivateKey, Bytes: der}), nil
 }
 
 // MarshalEncryptedPrivateKeyPEM returns priv encrypted with passphrase in
 // cosign's format: the PKCS#8 DER of priv is sealed by go-securesystemslib's
 // encrypted.Encrypt (scrypt N=2^16, r=8, p=1, random 32-byte salt; NaCl
 // secretbox with a random nonce) and the resulting JSON container is the
-// body of a PEM block of type [signednote.PEMTypeEncryptedSigstore]. cosign reads the
+// body of a PEM block of type [PEMTypeEncryptedSigstore]. cosign reads the
 // result, and [ParsePrivateKeyPEM] reads cosign's keys.
 //
 // An empty passphrase is refused with [ErrEmptyPassphrase] (it would only
@@ -101,15 +116,15 @@ func MarshalEncryptedPrivateKeyPEM(priv ed25519.PrivateKey, passphrase []byte) (
 		// carries the plaintext or the passphrase.
 		return nil, fmt.Errorf("encrypting private key: %w", err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypeEncryptedSigstore, Bytes: sealed}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: PEMTypeEncryptedSigstore, Bytes: sealed}), nil
 }
 
 // ParsePrivateKeyPEM reads an Ed25519 private key from data, which must hold
 // exactly one PEM block (surrounding whitespace is allowed, other text is
 // not; else [ErrInvalidPEM]) without PEM headers, of one of the types
 //
-//   - [signednote.PEMTypePrivateKey]: unencrypted PKCS#8;
-//   - [signednote.PEMTypeEncryptedSigstore] or [signednote.PEMTypeEncryptedCosign]: cosign's
+//   - [PEMTypePrivateKey]: unencrypted PKCS#8;
+//   - [PEMTypeEncryptedSigstore] or [PEMTypeEncryptedCosign]: cosign's
 //     encrypted format (see [MarshalEncryptedPrivateKeyPEM]). passphrase is
 //     called once to obtain the passphrase; if passphrase is nil the error
 //     is [ErrPassphraseRequired], an error it returns is wrapped, and a
@@ -126,8 +141,8 @@ func MarshalEncryptedPrivateKeyPEM(priv ed25519.PrivateKey, passphrase []byte) (
 // [ErrUnsupportedKeyFormat]; damaged encodings with [ErrMalformedKey].
 //
 // Another kind of key file — an Ed25519 public key, a signed-note key —
-// fails with a *signednote.KeyKindError (matching [ErrUnsupportedKeyFormat])
-// that says what it is and which command takes it.
+// fails with a *[KindError] (matching [ErrUnsupportedKeyFormat]) that says
+// what it is.
 //
 // Error messages never contain key bytes, the PEM body or the passphrase.
 // Intermediate copies of the DER are zeroed; the returned passphrase slice
@@ -135,16 +150,16 @@ func MarshalEncryptedPrivateKeyPEM(priv ed25519.PrivateKey, passphrase []byte) (
 func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519.PrivateKey, error) {
 	block, err := decodeSinglePEM(data)
 	if err != nil {
-		return nil, otherKind(data, signednote.PEMPrivateKey, err)
+		return nil, otherKind(data, PEMPrivateKey, err)
 	}
 	defer clear(block.Bytes)
 	if len(block.Headers) != 0 {
 		return nil, fmt.Errorf("%w: PEM headers are not supported (legacy OpenSSL encryption?), use PKCS#8", ErrUnsupportedKeyFormat)
 	}
 	switch block.Type {
-	case signednote.PEMTypePrivateKey:
+	case PEMTypePrivateKey:
 		return parsePKCS8Ed25519(block.Bytes)
-	case signednote.PEMTypeEncryptedSigstore, signednote.PEMTypeEncryptedCosign:
+	case PEMTypeEncryptedSigstore, PEMTypeEncryptedCosign:
 		der, err := decryptSigstore(block.Bytes, passphrase)
 		if err != nil {
 			return nil, err
@@ -156,34 +171,34 @@ func ParsePrivateKeyPEM(data []byte, passphrase func() ([]byte, error)) (ed25519
 	case "EC PRIVATE KEY":
 		return nil, fmt.Errorf("%w: private key is ECDSA, only Ed25519 is supported", ErrUnsupportedKeyType)
 	case "OPENSSH PRIVATE KEY":
-		return nil, fmt.Errorf("%w: OpenSSH private keys are not supported, use a PKCS#8 %q PEM block", ErrUnsupportedKeyFormat, signednote.PEMTypePrivateKey)
+		return nil, fmt.Errorf("%w: OpenSSH private keys are not supported, use a PKCS#8 %q PEM block", ErrUnsupportedKeyFormat, PEMTypePrivateKey)
 	case "ENCRYPTED PRIVATE KEY":
 		return nil, fmt.Errorf("%w: PKCS#8-encrypted keys are not supported, use %q (cosign's format) or an unencrypted %q",
-			ErrUnsupportedKeyFormat, signednote.PEMTypeEncryptedSigstore, signednote.PEMTypePrivateKey)
-	case signednote.PEMTypePublicKey:
+			ErrUnsupportedKeyFormat, PEMTypeEncryptedSigstore, PEMTypePrivateKey)
+	case PEMTypePublicKey:
 		// Say which public key it is: the half of an Ed25519 pair, or a
 		// key of another algorithm (which no private key of it could fix).
 		if alg := describeSPKI(block.Bytes); alg != "" {
 			return nil, fmt.Errorf("%w: PEM block is a public key (%s); a private key is needed here, and only Ed25519 keys are accepted", ErrUnsupportedKeyFormat, alg)
 		}
-		return nil, &signednote.KeyKindError{Got: signednote.PEMPublicKey, Want: signednote.PEMPrivateKey, Err: ErrUnsupportedKeyFormat}
+		return nil, &KindError{Got: PEMPublicKey, Want: PEMPrivateKey, Err: ErrUnsupportedKeyFormat}
 	default:
 		return nil, fmt.Errorf("%w: PEM block type %q is not a supported private key type", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64))
 	}
 }
 
-// MarshalPublicKeyPEM returns pub as a PEM block of type [signednote.PEMTypePublicKey]
+// MarshalPublicKeyPEM returns pub as a PEM block of type [PEMTypePublicKey]
 // holding the 44-byte SPKI DER of ed25519strict.MarshalSPKI. A pub that is not 32 bytes
 // yields [ErrPublicKeySize].
 func MarshalPublicKeyPEM(pub ed25519.PublicKey) ([]byte, error) {
 	if len(pub) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("%w: got %d bytes, want %d", ed25519strict.ErrPublicKeySize, len(pub), ed25519.PublicKeySize)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: signednote.PEMTypePublicKey, Bytes: ed25519strict.MarshalSPKI(pub)}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: PEMTypePublicKey, Bytes: ed25519strict.MarshalSPKI(pub)}), nil
 }
 
 // ParsePublicKeyPEM reads an Ed25519 public key from data, which is either
-// exactly one PEM block of type [signednote.PEMTypePublicKey] without headers, or the
+// exactly one PEM block of type [PEMTypePublicKey] without headers, or the
 // strict base64 (see [DecodeStrictBase64]) of the SPKI DER, as found in an
 // envelope's publicKeySpkiBase64; surrounding whitespace is allowed in both
 // forms. The DER must be the 44-byte layout of [ParseSPKI] (else
@@ -212,24 +227,24 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 		switch {
 		case len(block.Headers) != 0:
 			return nil, fmt.Errorf("%w: PEM headers are not supported", ErrUnsupportedKeyFormat)
-		case block.Type == signednote.PEMTypePublicKey:
+		case block.Type == PEMTypePublicKey:
 			der = block.Bytes
 		case block.Type == "RSA PUBLIC KEY":
 			return nil, fmt.Errorf("%w: public key is RSA, only Ed25519 is supported", ErrUnsupportedKeyType)
 		case bytes.Contains([]byte(block.Type), []byte("PRIVATE KEY")):
 			clear(block.Bytes)
-			if err := otherKind(trimmed, signednote.PEMPublicKey, nil); err != nil {
-				return nil, err // the private half of a pair of key generate
+			if err := otherKind(trimmed, PEMPublicKey, nil); err != nil {
+				return nil, err // the private half of an Ed25519 key pair
 			}
-			return nil, fmt.Errorf("%w: PEM block is a private key, want a public key (%q)", ErrUnsupportedKeyFormat, signednote.PEMTypePublicKey)
+			return nil, fmt.Errorf("%w: PEM block is a private key, want a public key (%q)", ErrUnsupportedKeyFormat, PEMTypePublicKey)
 		default:
-			return nil, fmt.Errorf("%w: PEM block type %q is not %q", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64), signednote.PEMTypePublicKey)
+			return nil, fmt.Errorf("%w: PEM block type %q is not %q", ErrUnsupportedKeyFormat, truncate.String(block.Type, 64), PEMTypePublicKey)
 		}
 	} else {
 		var err error
 		der, err = DecodeStrictBase64(string(trimmed))
 		if err != nil {
-			return nil, otherKind(data, signednote.PEMPublicKey, fmt.Errorf("public key is neither a PEM block nor base64 SPKI: %w", err))
+			return nil, otherKind(data, PEMPublicKey, fmt.Errorf("public key is neither a PEM block nor base64 SPKI: %w", err))
 		}
 	}
 	pub, err := ParseSPKI(der)
@@ -242,11 +257,11 @@ func ParsePublicKeyPEM(data []byte) (ed25519.PublicKey, error) {
 	return pub, nil
 }
 
-// otherKind is err, or a *signednote.KeyKindError matching
-// ErrUnsupportedKeyFormat when data is another kind of key file than want.
-func otherKind(data []byte, want signednote.KeyKind, err error) error {
-	var ke *signednote.KeyKindError
-	if errors.As(signednote.CheckKeyKind(data, want), &ke) {
+// otherKind is err, or a *KindError matching ErrUnsupportedKeyFormat when
+// data is another kind of key file than want.
+func otherKind(data []byte, want Kind, err error) error {
+	var ke *KindError
+	if errors.As(CheckKind(data, want), &ke) {
 		ke.Err = ErrUnsupportedKeyFormat
 		return ke
 	}
