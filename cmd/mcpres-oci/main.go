@@ -4,6 +4,7 @@
 //	mcpres-oci attach IMAGE FILE...
 //	mcpres-oci discover IMAGE [--format json]
 //	mcpres-oci pull IMAGE -o DIR
+//	mcpres-oci resolve IMAGE
 //	mcpres-oci attest verify --oci IMAGE [--policy POLICY] [--require-level L]
 //
 // mcpres runs it for `mcpres oci …` and for `mcpres attest verify --oci`,
@@ -98,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	top := root // the pages are of this binary's commands, never of the parents below
 	man := cli.ManCommand(func() *cobra.Command { return top }, cli.Usage,
 		func(err error) error { return cli.Failf("%v", err) }, nil)
-	root.AddCommand(a.attachCommand(), a.discoverCommand(), a.pullCommand(), attestCmd, man)
+	root.AddCommand(a.attachCommand(), a.discoverCommand(), a.pullCommand(), a.resolveCommand(), attestCmd, man)
 	root.Version = version.Version
 	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-oci"))
 	if len(words) > 0 {

@@ -29,7 +29,8 @@ func findOCIBinary() (string, error) {
 }
 
 const ociLong = `Publish attested bundles beside the OCI images they are about, find them,
-and download them for offline verification: attach, discover and pull.
+and download them for offline verification: attach, discover and pull;
+resolve prints an image's manifest digest.
 Run 'mcpres oci --help' or 'mcpres oci COMMAND --help' for the details;
 docs/oci.md describes the artifact and the registry rules.
 
@@ -42,7 +43,7 @@ unchanged, and its exit status is mcpres' exit status.`
 // arguments, standard streams and exit status.
 func (a *app) ociCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:                "oci (attach|discover|pull) [flags]",
+		Use:                "oci (attach|discover|pull|resolve) [flags]",
 		Short:              "Attach attested bundles to OCI images, discover and pull them (runs mcpres-oci)",
 		Long:               ociLong,
 		DisableFlagParsing: true,
