@@ -34,14 +34,14 @@ var ErrBusy = errors.New("tlog: the log is busy (too many entries waiting), retr
 type AppenderOptions struct {
 	// BatchSize and BatchMaxAge bound Tessera's batches of entries
 	// (default 1 and tessera.DefaultBatchMaxAge). BatchMaxAge is at least
-	// the storage's minimum when it has a MinBatchMaxAge() time.Duration
-	// method: a driver that publishes seldom gains nothing from younger
-	// batches, only more integration transactions.
+	// the storage's minimum when it is a [BatchAgeFloor]: a driver that
+	// publishes seldom gains nothing from younger batches, only more
+	// integration transactions.
 	BatchSize   uint
 	BatchMaxAge time.Duration
 	// CheckpointInterval is the shortest interval between two checkpoints
 	// (default and minimum CheckpointInterval, or the storage's minimum
-	// when it has a MinCheckpointInterval() time.Duration method).
+	// when it is a [CheckpointIntervalFloor]).
 	CheckpointInterval time.Duration
 	// GCInterval is how often Tessera deletes the partial versions of
 	// full tiles and entry bundles (default tessera's, one minute).
@@ -76,13 +76,13 @@ func (o AppenderOptions) tessera(store Storage, signer note.Signer, d *dedup) *t
 	if age == 0 {
 		age = tessera.DefaultBatchMaxAge
 	}
-	if m, ok := store.(interface{ MinBatchMaxAge() time.Duration }); ok && age < m.MinBatchMaxAge() {
+	if m, ok := store.(BatchAgeFloor); ok && age < m.MinBatchMaxAge() {
 		age = m.MinBatchMaxAge()
 	}
 	if ci < CheckpointInterval {
 		ci = CheckpointInterval
 	}
-	if m, ok := store.(interface{ MinCheckpointInterval() time.Duration }); ok && ci < m.MinCheckpointInterval() {
+	if m, ok := store.(CheckpointIntervalFloor); ok && ci < m.MinCheckpointInterval() {
 		ci = m.MinCheckpointInterval()
 	}
 	opts := tessera.NewAppendOptions().
@@ -162,7 +162,7 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 	a := &Appender{l: l, idx: idx, dedup: &dedup{idx: idx}, cache: newResourceCache(cachedResources), nodes: newNodeCache(),
 		awaitHook: opts.AwaitHook && opts.OnCheckpoint != nil, hookDone: make(chan struct{}), gcInterval: opts.GCInterval}
 	a.update = a.l.updateCheckpoint
-	if ex, ok := l.store.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
+	if ex, ok := l.store.(PublisherExclusion); ok && !ex.ExcludesOwnPublisher() {
 		a.update = nil
 	}
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -63,3 +63,27 @@ var ErrServed = errors.New("served by another process")
 // ErrServerStopping is matched by the error of ServeLocker.LockServing
 // when the process that serves the storage is stopping.
 var ErrServerStopping = errors.New("served by another process that is stopping")
+
+// A PublisherExclusion is a Storage that says whether its
+// ReplaceCheckpoint is excluded against Tessera's publisher of this
+// process (tlog/posix: only with open-file-description locks). One that is
+// not cannot have cosignatures attached while an [Appender] of this
+// process is open: [Appender.UpdateCheckpoint] refuses rather than races.
+type PublisherExclusion interface {
+	ExcludesOwnPublisher() bool
+}
+
+// A CheckpointIntervalFloor is a Storage whose driver publishes no more
+// often than MinCheckpointInterval (tlog/mysql): an [Appender]'s
+// checkpoint interval is at least that.
+type CheckpointIntervalFloor interface {
+	MinCheckpointInterval() time.Duration
+}
+
+// A BatchAgeFloor is a Storage on which batches younger than
+// MinBatchMaxAge gain nothing (a driver that publishes seldom: only more
+// integration transactions; tlog/mysql): an [Appender]'s BatchMaxAge is
+// at least that.
+type BatchAgeFloor interface {
+	MinBatchMaxAge() time.Duration
+}

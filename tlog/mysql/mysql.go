@@ -150,6 +150,11 @@ func Open(ctx context.Context, dsn string) (*Storage, error) {
 // Close closes the database connections.
 func (s *Storage) Close() error { return s.db.Close() }
 
+var (
+	_ tlog.CheckpointIntervalFloor = (*Storage)(nil)
+	_ tlog.BatchAgeFloor           = (*Storage)(nil)
+)
+
 // MinCheckpointInterval is the shortest checkpoint interval Tessera's MySQL
 // driver accepts.
 func (s *Storage) MinCheckpointInterval() time.Duration { return minCheckpointInterval }

@@ -3,8 +3,11 @@ package posix
 import (
 	"os"
 
+	"github.com/mcpres/mcpres/tlog"
 	"golang.org/x/sys/unix"
 )
+
+var _ tlog.PublisherExclusion = (*Storage)(nil)
 
 // ExcludesOwnPublisher reports whether ReplaceCheckpoint is excluded
 // against a Tessera appender of this process on the same directory: on

@@ -6,7 +6,11 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/mcpres/mcpres/tlog"
 )
+
+var _ tlog.PublisherExclusion = (*Storage)(nil)
 
 // ExcludesOwnPublisher reports whether ReplaceCheckpoint is excluded
 // against a Tessera appender of this process on the same directory: not on

@@ -177,7 +177,7 @@ func (s *Service) run(ctx context.Context, listen func() (net.Listener, error)) 
 		grace = DefaultGrace
 	}
 	if s.Witnesses != nil {
-		if ex, ok := s.Storage.(interface{ ExcludesOwnPublisher() bool }); ok && !ex.ExcludesOwnPublisher() {
+		if ex, ok := s.Storage.(tlog.PublisherExclusion); ok && !ex.ExcludesOwnPublisher() {
 			return ErrNoWitnessing
 		}
 	}
