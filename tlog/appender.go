@@ -54,11 +54,12 @@ type AppenderOptions struct {
 	// published).
 	Tessera func(*tessera.AppendOptions) *tessera.AppendOptions
 	// OnCheckpoint, when set, is called (from one goroutine, in order)
-	// with each new checkpoint the appender sees published, once per tree
-	// (a checkpoint replaced by its cosigned version is not new): the hook
-	// for collecting witness cosignatures (with
-	// [Appender.UpdateCheckpoint]) and for monitoring.
-	OnCheckpoint func(ctx context.Context, cp *signednote.Checkpoint)
+	// with the appender and each new checkpoint it sees published, once
+	// per tree (a checkpoint replaced by its cosigned version is not new):
+	// the hook for collecting witness cosignatures (with
+	// [Appender.UpdateCheckpoint]; witnessclient.Witnessing) and for
+	// monitoring.
+	OnCheckpoint func(ctx context.Context, a *Appender, cp *signednote.Checkpoint)
 	// AwaitHook makes Add wait, after a published checkpoint covers the
 	// entry, until OnCheckpoint has returned for a checkpoint that covers
 	// it (bounded by Add's context), and prove the entry against the
@@ -207,7 +208,7 @@ func (l *Log) NewAppender(ctx context.Context, signer note.Signer, opts Appender
 // watch calls hook with each new published checkpoint (a new tree: a
 // checkpoint replaced by its cosigned version is not new) until ctx is
 // done.
-func (a *Appender) watch(ctx context.Context, hook func(context.Context, *signednote.Checkpoint)) {
+func (a *Appender) watch(ctx context.Context, hook func(context.Context, *Appender, *signednote.Checkpoint)) {
 	defer a.done.Done()
 	var last, lastText []byte
 	t := time.NewTicker(PollInterval)
@@ -218,7 +219,7 @@ func (a *Appender) watch(ctx context.Context, hook func(context.Context, *signed
 				last = data
 				if cp.Text != string(lastText) {
 					lastText = []byte(cp.Text)
-					hook(ctx, cp)
+					hook(ctx, a, cp)
 					a.hookReturned(cp.Size)
 				}
 			}

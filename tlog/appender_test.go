@@ -17,13 +17,12 @@ import (
 )
 
 // cosignHook returns an OnCheckpoint hook that cosigns each new checkpoint
-// with w and attaches the cosignature through the appender (*ap, set once
-// NewAppender returns), and the sizes it was called for.
-func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.WitnessSigner, wv *signednote.Verifier, ap **tlog.Appender, ready chan struct{}) (func(context.Context, *signednote.Checkpoint), func() []uint64) {
+// with w and attaches the cosignature through the appender it is given,
+// and the sizes it was called for.
+func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.WitnessSigner, wv *signednote.Verifier) (func(context.Context, *tlog.Appender, *signednote.Checkpoint), func() []uint64) {
 	var mu sync.Mutex
 	var sizes []uint64
-	hook := func(ctx context.Context, cp *signednote.Checkpoint) {
-		<-ready
+	hook := func(ctx context.Context, ap *tlog.Appender, cp *signednote.Checkpoint) {
 		mu.Lock()
 		sizes = append(sizes, cp.Size)
 		mu.Unlock()
@@ -32,7 +31,7 @@ func cosignHook(t *testing.T, lv *signednote.Verifier, w *signednote.WitnessSign
 			t.Errorf("cosigning size %d: %v", cp.Size, err)
 			return
 		}
-		_, err = (*ap).UpdateCheckpoint(ctx, func(cur *signednote.Checkpoint) ([]byte, error) {
+		_, err = ap.UpdateCheckpoint(ctx, func(cur *signednote.Checkpoint) ([]byte, error) {
 			a, err := witness.Attach(cur.Note, lv, []*signednote.Verifier{wv}, []witness.CosignatureInput{{Source: "w1", Data: c.Line}})
 			if err != nil {
 				return nil, err
@@ -63,15 +62,11 @@ func TestAppenderUpdateCheckpoint(t *testing.T) {
 	l, s := newLog(t, dir, testOnlyLogSeed)
 	_, lv, _ := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
 	w, wv, _ := signednotetest.WitnessKey(t, testOnlyWitness1Seed, "example.org/witness-1")
-	var ap *tlog.Appender
-	ready := make(chan struct{})
-	hook, sizes := cosignHook(t, lv, w, wv, &ap, ready)
-	var err error
-	ap, err = l.NewAppender(c, s, tlog.AppenderOptions{BatchSize: 4, BatchMaxAge: 10 * time.Millisecond, OnCheckpoint: hook, AwaitHook: true})
+	hook, sizes := cosignHook(t, lv, w, wv)
+	ap, err := l.NewAppender(c, s, tlog.AppenderOptions{BatchSize: 4, BatchMaxAge: 10 * time.Millisecond, OnCheckpoint: hook, AwaitHook: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	close(ready)
 	stop := make(chan struct{})
 	var seen []uint64
 	var watch sync.WaitGroup
@@ -138,7 +133,7 @@ func TestAppenderAwaitHookBounded(t *testing.T) {
 			c := ctx(t)
 			l, s := newLog(t, filepath.Join(t.TempDir(), "log"), testOnlyLogSeed)
 			release := make(chan struct{})
-			ap, err := l.NewAppender(c, s, tlog.AppenderOptions{AwaitHook: await, OnCheckpoint: func(ctx context.Context, cp *signednote.Checkpoint) {
+			ap, err := l.NewAppender(c, s, tlog.AppenderOptions{AwaitHook: await, OnCheckpoint: func(ctx context.Context, _ *tlog.Appender, cp *signednote.Checkpoint) {
 				if cp.Size > 0 {
 					select {
 					case <-release:

@@ -157,7 +157,7 @@ func TestAppenderOnCheckpoint(t *testing.T) {
 	l, s := newLog(t, dir, testOnlyLogSeed)
 	var mu sync.Mutex
 	var sizes []uint64
-	a, err := l.NewAppender(c, s, tlog.AppenderOptions{OnCheckpoint: func(_ context.Context, cp *signednote.Checkpoint) {
+	a, err := l.NewAppender(c, s, tlog.AppenderOptions{OnCheckpoint: func(_ context.Context, _ *tlog.Appender, cp *signednote.Checkpoint) {
 		mu.Lock()
 		defer mu.Unlock()
 		sizes = append(sizes, cp.Size)

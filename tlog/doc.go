@@ -29,7 +29,10 @@
 // while an [Appender] is open in this process, [Appender.UpdateCheckpoint]
 // (from the [AppenderOptions.OnCheckpoint] hook: the log service), which
 // keep the checkpoint body and the log signature and replace the
-// checkpoint atomically, excluded against Tessera's publisher. With
+// checkpoint atomically, excluded against Tessera's publisher. The one
+// witnessing round of mcpres (ask a tlog policy's witnesses, attach what
+// they give) is tlog/witnessclient's Witnessing: that hook in the log
+// service, a round after Add in one-shot commands. With
 // [AppenderOptions.AwaitHook], [Appender.Add] proves an entry against the
 // checkpoint as it is once the hook has run for it, cosignatures
 // included. Tessera is configured never to republish an unchanged tree, so

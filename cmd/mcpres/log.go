@@ -519,23 +519,21 @@ func (a *app) addLocal(dir, keyPath, origin, path string, adm *admit.Admission, 
 	if err := tlog.CheckKey(ctx, store, signer.Verifier()); err != nil {
 		return cli.Failf("%v", err)
 	}
-	wc, err := wp.client(a, signer.Verifier())
+	wg, err := wp.witnessing(a, store, signer.Verifier(), a.roundLogger())
 	if err != nil {
 		return err
 	}
 	lg := tlog.Open(store, signer.Verifier())
-	if wc != nil {
-		if before, err := lg.Checkpoint(ctx); err == nil {
-			wc.Hint(before.Size) // what the witnesses last saw, most likely
-		}
+	if wg != nil {
+		_ = wg.Hint(ctx, lg) // CheckKey read the checkpoint: Add says why it fails
 	}
 	p, err := lg.Add(ctx, signer, entry)
 	if err != nil {
 		return cli.Failf("logging %s: %v", path, err)
 	}
-	if wc != nil {
-		if p.Checkpoint, err = a.collectCosignatures(ctx, wc, store.ReadTile, lg, signer.Verifier()); err != nil {
-			return err
+	if wg != nil {
+		if p.Checkpoint, err = wg.Round(ctx, lg); err != nil {
+			return cli.Failf("collecting cosignatures: %v", err)
 		}
 	}
 	a.reportLogged(path, p)
@@ -678,21 +676,19 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 			if where == "" {
 				where = "the database"
 			}
-			wc, err := wp.client(a, v)
+			wg, err := wp.witnessing(a, store, v, a.roundLogger())
 			if err != nil {
 				return err
 			}
 			ctx, cancel := logContext()
 			defer cancel()
 			lg := tlog.Open(store, v)
-			if wc != nil {
-				cp, err := lg.Checkpoint(ctx)
-				if err != nil {
+			if wg != nil {
+				if err := wg.Hint(ctx, lg); err != nil {
 					return cli.Failf("%s: %v", where, err)
 				}
-				wc.Hint(cp.Size) // a witness that is behind answers 409 with its size
-				if _, err := a.collectCosignatures(ctx, wc, store.ReadTile, lg, v); err != nil {
-					return err
+				if _, err := wg.Round(ctx, lg); err != nil {
+					return cli.Failf("collecting cosignatures: %v", err)
 				}
 			}
 			p, err := lg.Proof(ctx, n)

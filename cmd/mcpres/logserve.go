@@ -22,6 +22,7 @@ import (
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
+	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -151,7 +152,7 @@ func (a *app) logServeCommand() *cobra.Command {
 			if wp.timeout > server.MaxWitnessTimeout {
 				return cli.Usagef("--witness-timeout %v: at most %v with log serve (a submission waits for its checkpoint's witnesses within %v)", wp.timeout, server.MaxWitnessTimeout, server.DefaultAddTimeout)
 			}
-			wc, err := wp.client(a, signer.Verifier())
+			pol, err := wp.read(a)
 			if err != nil {
 				return err
 			}
@@ -160,6 +161,13 @@ func (a *app) logServeCommand() *cobra.Command {
 				return err
 			}
 			defer done()
+			logger := log.New(a.stderr, "mcpres: log serve: ", 0)
+			var wg *witnessclient.Witnessing
+			if pol != nil {
+				if wg, err = wp.open(a, pol, store, signer.Verifier(), logger); err != nil {
+					return err
+				}
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return cli.Failf("listening on %s: %v", listen, err)
@@ -175,9 +183,9 @@ func (a *app) logServeCommand() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			svc := server.Service{
-				Storage: store, Signer: signer, Witnesses: wc,
+				Storage: store, Signer: signer, Witnessing: wg,
 				Token: token, MaxConcurrent: maxConcurrent, MaxMemory: int64(maxMemoryMiB) << 20,
-				Logger: log.New(a.stderr, "mcpres: log serve: ", 0),
+				Logger: logger,
 			}
 			if err := svc.Run(ctx, ln); errors.Is(err, server.ErrNoWitnessing) {
 				return cli.Failf("--witness-policy: %v; use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process", err)

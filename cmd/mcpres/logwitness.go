@@ -1,17 +1,17 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"log"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
-	"github.com/transparency-dev/tessera/client"
 )
 
 // witnessPolicyFlags are the flags of the commands that collect
@@ -26,10 +26,24 @@ func (w *witnessPolicyFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&w.timeout, "witness-timeout", witnessclient.DefaultTimeout, "the deadline of each witness")
 }
 
-// client parses the witness policy (mcpres's own strict parser, which
-// counts each witness once) and returns a client for the witnesses that
-// have a URL; nil without --witness-policy.
-func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witnessclient.Client, error) {
+// witnessing reads the witness policy (mcpres's own strict parser, which
+// counts each witness once) and returns the witnessing of the log in store
+// (key logKey) by its witnesses with a URL (witnessclient.Witnessing), its
+// rounds said on stderr through logger; nil without --witness-policy.
+func (w *witnessPolicyFlags) witnessing(a *app, store tlog.Storage, logKey *signednote.Verifier, logger *log.Logger) (*witnessclient.Witnessing, error) {
+	if w.policy == "" {
+		return nil, nil
+	}
+	pol, err := w.read(a)
+	if err != nil {
+		return nil, err
+	}
+	return w.open(a, pol, store, logKey, logger)
+}
+
+// read checks --witness-timeout and reads the witness policy; nil without
+// --witness-policy.
+func (w *witnessPolicyFlags) read(a *app) (*trustpolicy.TLogPolicy, error) {
 	if w.policy == "" {
 		return nil, nil
 	}
@@ -47,44 +61,29 @@ func (w *witnessPolicyFlags) client(a *app, logKey *signednote.Verifier) (*witne
 		}
 		return nil, cli.Failf("witness policy %s is not a valid tlog policy", w.policy)
 	}
-	listed := false
-	for _, l := range pol.Logs {
-		listed = listed || l.Key.String() == logKey.String()
-	}
-	if !listed {
-		a.warnf("witness policy %s does not list this log's key %s: a verifier using it will not trust this log", w.policy, logKey)
-	}
-	var ws []witnessclient.Witness
-	for _, pw := range pol.Witnesses {
-		if pw.URL == "" {
-			a.warnf("witness policy %s: witness %q has no URL: not asked", w.policy, pw.Name)
-			continue
-		}
-		// pw.Key is a type 0x04 key (ParseTLogPolicy checked it).
-		ws = append(ws, witnessclient.Witness{Name: pw.Name, Key: pw.Key, URL: pw.URL})
-	}
-	if len(ws) == 0 {
-		return nil, cli.Failf("witness policy %s has no witness with a URL to ask", w.policy)
-	}
-	return witnessclient.New(ws, witnessclient.Options{Timeout: w.timeout, Now: time.Now})
+	return pol, nil
 }
 
-// collectCosignatures asks the witnesses to cosign the published checkpoint
-// of lg (readTile reads its tiles) and attaches what they give that counts
-// now (a cosignature dated later is not attached: witnessclient); a
-// witness that fails is a warning, never an error: the verifier's quorum
-// decides.
-func (a *app) collectCosignatures(ctx context.Context, c *witnessclient.Client, readTile client.TileFetcherFunc, lg witnessclient.Log, logKey *signednote.Verifier) (*signednote.Checkpoint, error) {
-	cp, res, err := c.WitnessLog(ctx, lg, logKey, readTile)
+// open returns the witnessing of pol, read by read, and says its warnings.
+func (w *witnessPolicyFlags) open(a *app, pol *trustpolicy.TLogPolicy, store tlog.Storage, logKey *signednote.Verifier, logger *log.Logger) (*witnessclient.Witnessing, error) {
+	wg, warnings, err := witnessclient.NewWitnessing(witnessclient.WitnessingConfig{
+		Policy: pol, PolicyName: w.policy, Storage: store, LogKey: logKey,
+		Options: witnessclient.Options{Timeout: w.timeout, Now: time.Now},
+		Logf:    logger.Printf,
+	})
+	for _, m := range warnings {
+		a.warnf("%s", m)
+	}
 	if err != nil {
-		return nil, cli.Failf("collecting cosignatures: %v", err)
+		return nil, cli.Failf("%v", err)
 	}
-	for _, f := range res.Failures {
-		a.warnf("%v", f)
-	}
-	fmt.Fprintf(a.stderr, "mcpres: %s\n", res.Summary(cp))
-	return cp, nil
+	return wg, nil
 }
+
+// roundLogger is where a one-shot command's witnessing round speaks:
+// "mcpres: warning: …" for each witness that gave no cosignature,
+// "mcpres: …" for the round's account.
+func (a *app) roundLogger() *log.Logger { return log.New(a.stderr, "mcpres: ", 0) }
 
 // requireQuorumUsage is the help of --require-quorum on the log commands.
 const requireQuorumUsage = "a tlog policy (the consumers'): exit 1 and write no reference unless the checkpoint's cosignatures satisfy its quorum"

@@ -58,7 +58,7 @@ var layout = []row{
 	{"witness/witnesshttp", []string{"internal/...", "canonjson/...", "signednote/...", "witness"}, "the witness's C2SP tlog-witness HTTP service: the one witness package that links net/http"},
 	{"witness/...", []string{"internal/...", "canonjson/...", "signednote/...", "witness/..."}, "checkpoint cosigning and the add-checkpoint rules: no log, no Tessera, no HTTP"},
 	{"tlog/admit", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document", "offline"}, "the log's admission rule: a document is validated (an attested bundle verified) before it is logged"},
-	{"tlog/witnessclient", []string{"internal/...", "canonjson/...", "signednote/...", "witness", "tlog"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server"},
+	{"tlog/witnessclient", []string{"internal/...", "canonjson/...", "signednote/...", "witness", "tlog", "trustpolicy"}, "the log's side of C2SP tlog-witness: the witness's rules, never its server; the witnesses of a tlog policy (trustpolicy)"},
 	{"tlog/monitor", []string{"internal/...", "signednote/...", "offline", "trustpolicy"}, "the log monitor: reads tiles over HTTP (links net/http, as tlog/client does) or from a directory, judges checkpoints with offline and subjects with trustpolicy's patterns"},
 	{"tlog/...", []string{"internal/...", "canonjson/...", "signednote/...", "keyfile", "bundle/...", "attest/...", "offline/...", "witness/...", "tlog/..."}, "the log and its clients"},
 	{"oci/ocitest", []string{"internal/...", "canonjson/...", "signednote/...", "bundle/...", "validator/...", "attest/...", "document"}, "registries for tests (distribution, go-containerregistry's), images and bundles to push"},

@@ -7,7 +7,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -34,11 +33,6 @@ const (
 	// a submission may wait for the witnessing of the checkpoint before its
 	// own, then of its own, within DefaultAddTimeout.
 	MaxWitnessTimeout = DefaultAddTimeout / 3
-	// witnessRoundMargin is what a round takes beyond its witnesses'
-	// deadline (the consistency proofs, attaching the cosignatures): on
-	// storage shared by several processes, a process waits that long for
-	// another's round.
-	witnessRoundMargin = 5 * time.Second
 )
 
 // AppenderOptions is a Service's appender tuning (the constants above),
@@ -81,15 +75,17 @@ func AdmitEvidence(now func() time.Time) func(body []byte) ([]byte, *Rejection) 
 type Service struct {
 	Storage tlog.Storage
 	Signer  *signednote.LogSigner
-	// Witnesses, when set, are asked to cosign each new checkpoint, and
-	// the submissions it covers are answered once they have (or their
-	// deadlines passed), with the cosignatures obtained attached. A
-	// submission whose entry is already in the log, answered against a
-	// checkpoint that lacks the cosignature of some of them (they were
-	// down), has them asked again first (only those missing; concurrent
-	// such submissions share one round): re-submitting a bundle once the
-	// witnesses are back gives a fresh, re-witnessed proof.
-	Witnesses *witnessclient.Client
+	// Witnessing, when set, is the witnessing of the log (its rounds say
+	// what they did through their own Logf): each new checkpoint is
+	// witnessed as an option of the appender, and the submissions it
+	// covers are answered once its witnesses have cosigned (or their
+	// deadlines, at most MaxWitnessTimeout, passed), with the
+	// cosignatures obtained attached. A submission whose entry is already
+	// in the log, answered against a checkpoint that lacks the
+	// cosignature of some of them (they were down), has them asked again
+	// first (witnessclient.Witnessing.Again): re-submitting a bundle once
+	// the witnesses are back gives a fresh, re-witnessed proof.
+	Witnessing *witnessclient.Witnessing
 	// Token, MaxConcurrent and MaxMemory are the Config fields.
 	Token         string
 	MaxConcurrent int
@@ -109,7 +105,7 @@ func (s *Service) logf(format string, args ...any) {
 	}
 }
 
-// ErrNoWitnessing is returned by Run when Witnesses are set but the storage
+// ErrNoWitnessing is returned by Run when Witnessing is set but the storage
 // cannot attach cosignatures while this process appends (a POSIX log
 // directory on a system without open-file-description locks).
 var ErrNoWitnessing = errors.New("on this system a log directory's checkpoint cannot be replaced while this process appends (no open-file-description locks)")
@@ -176,7 +172,7 @@ func (s *Service) run(ctx context.Context, listen func() (net.Listener, error)) 
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	if s.Witnesses != nil {
+	if s.Witnessing != nil {
 		if ex, ok := s.Storage.(tlog.PublisherExclusion); ok && !ex.ExcludesOwnPublisher() {
 			return ErrNoWitnessing
 		}
@@ -213,80 +209,18 @@ func (s *Service) run(ctx context.Context, listen func() (net.Listener, error)) 
 		return err
 	}
 	opts := AppenderOptions()
-	var ap *tlog.Appender
-	ready := make(chan struct{})
-	if s.Witnesses != nil {
-		if cp, err := lg.Checkpoint(octx); err == nil {
-			s.Witnesses.Hint(cp.Size) // the size the witnesses most likely last cosigned
-		}
-		opts.AwaitHook = true
-		opts.OnCheckpoint = func(ctx context.Context, cp *signednote.Checkpoint) {
-			select {
-			case <-ready: // ap is set
-			case <-ctx.Done():
-				return
-			}
-			round := func(ctx context.Context) (uint64, error) {
-				wcp, res, err := s.Witnesses.WitnessLog(ctx, ap, key, s.Storage.ReadTile)
-				if err != nil {
-					// A newer checkpoint was published meanwhile: its
-					// own turn comes next.
-					return cp.Size, err
-				}
-				for _, f := range res.Failures {
-					s.logf("warning: %v", f)
-				}
-				s.logf("%s", res.Summary(wcp))
-				return wcp.Size, nil
-			}
-			var err error
-			if wr, ok := s.Storage.(tlog.WitnessRounds); ok {
-				// Other processes serve this log too: one round per
-				// checkpoint, in whichever gets there first.
-				var ran bool
-				ran, err = wr.WitnessRound(ctx, cp.Size, MaxWitnessTimeout+witnessRoundMargin, round)
-				if !ran && err == nil {
-					s.logf("checkpoint at size %d: witnessed by another process serving the log", cp.Size)
-				}
-			} else {
-				_, err = round(ctx)
-			}
-			if err != nil {
-				s.logf("warning: checkpoint at size %d: %v", cp.Size, err)
-			}
-		}
+	if s.Witnessing != nil {
+		_ = s.Witnessing.Hint(octx, lg) // CheckKey read the checkpoint
+		opts = s.Witnessing.AppenderOptions(opts, MaxWitnessTimeout)
 	}
 	health := NewKeyHealth(s.Signer, lg.Origin())
 	ap, err := lg.NewAppender(octx, health, opts)
 	if err != nil {
 		return fmt.Errorf("opening the log: %w", err)
 	}
-	close(ready)
 	var refresh func(context.Context, *tlog.Proof) (*tlog.Proof, error)
-	if s.Witnesses != nil {
-		var once sharedRound
-		refresh = func(ctx context.Context, p *tlog.Proof) (*tlog.Proof, error) {
-			if len(s.Witnesses.Missing(p.Checkpoint, key)) == 0 {
-				return p, nil
-			}
-			once.run(ctx, func(ctx context.Context) {
-				wcp, res, err := s.Witnesses.WitnessLog(ctx, ap, key, s.Storage.ReadTile)
-				if err != nil {
-					s.logf("warning: asking the missing witnesses again: %v", err)
-					return
-				}
-				for _, f := range res.Failures {
-					s.logf("warning: %v", f)
-				}
-				s.logf("again, for an entry already logged: %s", res.Summary(wcp))
-			})
-			np, err := ap.Proof(ctx, p.Index)
-			if err != nil {
-				return nil, err
-			}
-			np.Existing = true
-			return np, nil
-		}
+	if s.Witnessing != nil {
+		refresh = func(ctx context.Context, p *tlog.Proof) (*tlog.Proof, error) { return s.Witnessing.Again(ctx, ap, p) }
 	}
 	h := New(Config{
 		Log: lg, Storage: s.Storage, Appender: ap,
@@ -310,35 +244,4 @@ func (s *Service) run(ctx context.Context, listen func() (net.Listener, error)) 
 	}
 	s.logf("log %s: stopped", lg.Origin())
 	return nil
-}
-
-// A sharedRound runs one round at a time: a caller that finds a round
-// running waits for it (or for its own context) instead of starting
-// another, so that many re-submissions while a witness is down cost one
-// round, not one each.
-type sharedRound struct {
-	mu  sync.Mutex
-	cur chan struct{} // closed when the running round ends; nil when none runs
-}
-
-func (r *sharedRound) run(ctx context.Context, round func(context.Context)) {
-	r.mu.Lock()
-	if c := r.cur; c != nil {
-		r.mu.Unlock()
-		select {
-		case <-c:
-		case <-ctx.Done():
-		}
-		return
-	}
-	c := make(chan struct{})
-	r.cur = c
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.cur = nil
-		r.mu.Unlock()
-		close(c)
-	}()
-	round(ctx)
 }

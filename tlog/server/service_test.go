@@ -23,6 +23,7 @@ import (
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
 	"github.com/mcpres/mcpres/tlog/witnessclient"
+	"github.com/mcpres/mcpres/trustpolicy"
 )
 
 // syncBuffer is a log destination the test reads while the service writes.
@@ -136,7 +137,16 @@ func TestServiceWitnessNotFound(t *testing.T) {
 	notWitness := httptest.NewServer(http.NotFoundHandler())
 	defer notWitness.Close()
 	_, wv, _ := signednotetest.WitnessKey(t, bytes.Repeat([]byte{0x33}, 32), "example.org/w404")
-	wc, err := witnessclient.New([]witnessclient.Witness{{Name: "w404", Key: wv, URL: notWitness.URL}}, witnessclient.Options{Timeout: 5 * time.Second})
+	pol, errs := trustpolicy.ParseTLogPolicy("log " + s.Verifier().String() + "\nwitness w404 " + wv.String() + " " + notWitness.URL + "\nquorum w404\n")
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	var logged syncBuffer
+	logger := log.New(&logged, "svc: ", 0)
+	wg, _, err := witnessclient.NewWitnessing(witnessclient.WitnessingConfig{
+		Policy: pol, PolicyName: "w.tlog", Storage: store, LogKey: s.Verifier(),
+		Options: witnessclient.Options{Timeout: 5 * time.Second}, Logf: logger.Printf,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,11 +154,10 @@ func TestServiceWitnessNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logged syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- (&server.Service{Storage: store, Signer: s, Witnesses: wc, Logger: log.New(&logged, "svc: ", 0)}).Run(ctx, ln)
+		done <- (&server.Service{Storage: store, Signer: s, Witnessing: wg, Logger: logger}).Run(ctx, ln)
 	}()
 	resp, err := http.Post("http://"+ln.Addr().String()+"/add", "application/json", bytes.NewReader(compact(t, bundletest.Example(t))))
 	if err != nil {
