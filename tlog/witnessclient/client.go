@@ -25,6 +25,12 @@
 // would otherwise be counted by nobody until its date, and its presence
 // would keep the witness from being asked again.
 //
+// A [Witnessing] is the one witnessing round of mcpres built on this
+// client: the witnesses of a tlog policy (trustpolicy.TLogPolicy) asked,
+// their cosignatures attached, what each did logged. `log add --dir` and
+// `log proof` run it once; `log serve` has it as an option of its appender
+// (as Tessera keeps witnessing on its appender, tessera.WithWitnesses).
+//
 // Tessera v1.0.4 has a witness client too (tessera.WithWitnesses and
 // tessera.NewWitnessGroupFromPolicy, over its internal witness gateway).
 // It is not used for sending: its policy parser counts a witness reachable
