@@ -2,7 +2,9 @@ package keyref_test
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
+	"crypto/sha512"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
 	"golang.org/x/crypto/ssh"
@@ -120,5 +123,48 @@ func TestAgentUnavailableRecovers(t *testing.T) {
 	ag.Add(t, sk)
 	if _, err := ed25519strict.Sign(k, msg); err != nil {
 		t.Fatalf("with the key back: %v", err)
+	}
+}
+
+// Ed25519ph (prehashed, what Rekor's hashedrekord needs) is signed by a key
+// read from a file or a variable, and refused with ErrPrehash by a key in
+// an agent, which signs pure Ed25519 only; the agent key still signs pure
+// Ed25519 (the control).
+func TestSignPrehash(t *testing.T) {
+	digest := sha512.Sum512([]byte("mcpres keyref prehash message"))
+	ph := &ed25519.Options{Hash: crypto.SHA512}
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x61}, 32))
+	pemData, err := keyfile.MarshalPrivateKeyPEM(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := keyref.Open("env:K", keyref.Options{LookupEnv: func(string) (string, bool) { return string(pemData), true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	sig, err := file.Sign(nil, digest[:], ph)
+	if err != nil {
+		t.Fatalf("a key from a variable: %v", err)
+	}
+	if err := ed25519.VerifyWithOptions(file.PublicKey(), digest[:], sig, ph); err != nil {
+		t.Fatalf("the Ed25519ph signature does not verify: %v", err)
+	}
+	if _, err := file.Sign(nil, digest[:], crypto.SHA256); err == nil {
+		t.Error("a hash other than SHA-512 was signed")
+	}
+
+	ag := keyreftest.SSHAgent(t)
+	sk := ag.AddNew(t, "ed25519")
+	k, err := keyref.Open(sk.Ref(), keyref.Options{LookupEnv: agentEnv(ag.Sock)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if _, err := k.Sign(nil, digest[:], ph); !errors.Is(err, keyref.ErrPrehash) {
+		t.Errorf("an agent key asked for Ed25519ph: %v, want ErrPrehash", err)
+	}
+	if _, err := ed25519strict.Sign(k, []byte("pure")); err != nil {
+		t.Errorf("the agent key no longer signs pure Ed25519: %v", err)
 	}
 }

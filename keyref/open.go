@@ -63,6 +63,11 @@ var (
 	// ErrNotInAgent: the agent holds no key with the fingerprint (the
 	// message lists those it holds).
 	ErrNotInAgent = errors.New("key not in the ssh-agent")
+	// ErrPrehash: an Ed25519ph (prehashed) signature was asked of a key in
+	// a PKCS#11 token or an ssh-agent, which sign pure Ed25519 only
+	// (mcpres asks its tokens for CKM_EDDSA without prehash parameters, and
+	// the agent protocol has no prehashed Ed25519).
+	ErrPrehash = errors.New("a key in a token or an agent cannot sign Ed25519ph (prehashed)")
 	// ErrUnavailable: a token or agent that was opened could not sign (it
 	// is gone, or refuses); the next signature tries again. Servers
 	// answer it 503.
@@ -159,16 +164,27 @@ func (k *Key) PublicKey() ed25519.PublicKey { return k.pub }
 func (k *Key) Fingerprint() string { return ed25519strict.Fingerprint(k.pub) }
 
 // Sign signs digest, which is the whole message: opts must be
-// crypto.Hash(0) (pure Ed25519). A token or an agent that cannot sign
-// yields an error matching [ErrUnavailable]. The signature is the key
-// holder's: callers check it (ed25519strict.Sign, which every signing
-// function of mcpres uses).
+// crypto.Hash(0) (pure Ed25519). A key read from a file or a variable
+// also signs Ed25519ph, the prehashed variant (opts an *ed25519.Options
+// with Hash crypto.SHA512 and digest the SHA-512 of the message), which
+// Rekor's hashedrekord entries need; a key in a token or an agent cannot
+// (they sign pure Ed25519 only) and fails with [ErrPrehash]. A token or an
+// agent that cannot sign yields an error matching [ErrUnavailable]. The
+// signature is the key holder's: callers check it (ed25519strict.Sign,
+// which every signing function of mcpres uses).
 func (k *Key) Sign(rand io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
-	if opts == nil || opts.HashFunc() != crypto.Hash(0) {
-		return nil, errors.New("keyref: only pure Ed25519 (crypto.Hash(0)) is supported")
-	}
-	if _, ok := opts.(*ed25519.Options); ok && opts.(*ed25519.Options).Context != "" {
+	if eo, ok := opts.(*ed25519.Options); ok && eo.Context != "" {
 		return nil, errors.New("keyref: Ed25519ctx is not supported")
+	}
+	if eo, ok := opts.(*ed25519.Options); ok && eo.Hash == crypto.SHA512 {
+		priv, ok := k.signer.(ed25519.PrivateKey)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s is held by a token or an agent", ErrPrehash, k)
+		}
+		return priv.Sign(rand, digest, &ed25519.Options{Hash: crypto.SHA512})
+	}
+	if opts == nil || opts.HashFunc() != crypto.Hash(0) {
+		return nil, errors.New("keyref: only pure Ed25519 (crypto.Hash(0)) and, for a key file, Ed25519ph are supported")
 	}
 	return k.signer.Sign(rand, digest, crypto.Hash(0))
 }

@@ -88,7 +88,7 @@ bundle's size), so that the run measures the server.`,
 			if err != nil {
 				return cli.Failf("%s: %v", bundlePath, err)
 			}
-			fmt.Fprintf(stderr, "mcpres-loadgen: %d clients against %s for %v\n", clients, url, duration)
+			(&cli.Printer{Prog: "mcpres-loadgen", Stderr: stderr}).Notef("%d clients against %s for %v", clients, url, duration)
 			res, err := loadgen.Run(context.Background(), loadgen.Config{
 				URL: url, Token: token, Clients: clients, Duration: duration, Requests: requests, Body: body, Prepare: prepare,
 			})

@@ -24,7 +24,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -57,20 +56,17 @@ type app struct {
 	quiet          bool   // --quiet: no "wrote" lines
 }
 
-func (a *app) warnf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "%s: warning: "+format+"\n", append([]any{a.prog}, args...)...)
+// msgs is the printer of this binary's messages (cli.Printer, the same in
+// every binary).
+func (a *app) msgs() *cli.Printer {
+	return &cli.Printer{Prog: a.prog, Stderr: a.stderr, Quiet: a.quiet}
 }
 
-func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "%s: error: "+format+"\n", append([]any{a.prog}, args...)...)
-}
+func (a *app) warnf(format string, args ...any)  { a.msgs().Warnf(format, args...) }
+func (a *app) errorf(format string, args ...any) { a.msgs().Errorf(format, args...) }
 
 // wrote says on stderr what a command wrote, unless --quiet.
-func (a *app) wrote(path, format string, args ...any) {
-	if !a.quiet {
-		fmt.Fprintf(a.stderr, "%s: wrote %s: %s\n", a.prog, path, fmt.Sprintf(format, args...))
-	}
-}
+func (a *app) wrote(path, format string, args ...any) { a.msgs().Wrote(path, format, args...) }
 
 // run executes one command line and returns the exit code; every mapping
 // of errors to exit codes happens here.

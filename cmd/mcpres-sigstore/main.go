@@ -54,8 +54,10 @@ func main() {
 
 type app struct{ stdout, stderr io.Writer }
 
-func (a *app) errorf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "mcpres-sigstore: error: "+format+"\n", args...)
+// msgs is the printer of this binary's messages (cli.Printer, the same in
+// every binary): errors, notes, passphrase prompts.
+func (a *app) msgs() *cmdcli.Printer {
+	return &cmdcli.Printer{Prog: "mcpres-sigstore", Stderr: a.stderr}
 }
 
 // run executes one command line and returns its exit code (cli.Run).

@@ -2,24 +2,22 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
-	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
-	"github.com/mcpres/mcpres/keyfile"
+	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/tlog/admit"
 	"github.com/mcpres/mcpres/tlog/rekor"
 	"github.com/spf13/cobra"
@@ -32,9 +30,6 @@ import (
 // rekorTimeout bounds one upload, retries included.
 const rekorTimeout = 2 * time.Minute
 
-// passwordEnv supplies the passphrase of an encrypted signing key.
-const passwordEnv = "MCPRES_PASSWORD"
-
 const rekorUploadLong = `Submit a bundle's log entry to a Rekor v1 instance and write a transparency
 reference for it.
 
@@ -44,7 +39,10 @@ bundle, or an attested bundle whose every signature verifies), and invalid
 evidence is never submitted (exit 1). The entry is the canonical mcpres.transparency-entry/v1 of the
 bundle, submitted as a hashedrekord v0.0.1 entry: its SHA-512 digest signed
 with Ed25519ph by --key (a PKCS#8 PEM Ed25519 key: PATH, file:PATH or
-env:NAME; an encrypted key takes its passphrase from $MCPRES_PASSWORD).
+env:NAME; an encrypted key takes its passphrase from $MCPRES_PASSWORD,
+$COSIGN_PASSWORD or the terminal). A key in a PKCS#11 token or an
+ssh-agent cannot sign this entry: they sign pure Ed25519 only, and
+Rekor's hashedrekord needs Ed25519ph.
 
 REF receives the reference {logId, entryUuid, inclusionProofBase64,
 inclusionProofSha256} for 'mcpres attest sign --transparency REF': logId is
@@ -103,13 +101,14 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 			if expect != "" && expect != hex.EncodeToString(sum[:]) {
 				return fmt.Errorf("%s: the log entry's SHA-256 is %x, not %s as the caller computed (mcpres and mcpres-sigstore of different versions?); nothing submitted", args[0], sum, expect)
 			}
-			priv, err := loadSigningKey(keySpec)
+			key, err := a.openSigningKey(keySpec)
 			if err != nil {
 				return err
 			}
+			defer key.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), rekorTimeout)
 			defer cancel()
-			e, err := rekor.Submit(ctx, rekorURL, entry, priv, rekor.Options{UserAgent: "mcpres-sigstore/" + version.Version, Retries: -1})
+			e, err := rekor.Submit(ctx, rekorURL, entry, key, rekor.Options{UserAgent: "mcpres-sigstore/" + version.Version, Retries: -1})
 			if err != nil {
 				return err
 			}
@@ -134,13 +133,13 @@ func (a *app) rekorUploadCommand() *cobra.Command {
 					return fmt.Errorf("entry %s logged, but %s", e.UUID, cmdcli.WriteError(entryOut, err))
 				}
 			}
-			fmt.Fprintf(a.stderr, "mcpres-sigstore: %s: logged in Rekor %s as entry %s (log index %d)\n", args[0], rekorURL, e.UUID, e.LogIndex)
+			a.msgs().Notef("%s: logged in Rekor %s as entry %s (log index %d)", args[0], rekorURL, e.UUID, e.LogIndex)
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&rekorURL, "rekor-url", "", "the Rekor instance (https://…)")
-	f.StringVar(&keySpec, "key", "", "Ed25519 private key that signs the entry: PATH, file:PATH or env:NAME (PKCS#8 PEM)")
+	f.StringVar(&keySpec, "key", "", "Ed25519 private key that signs the entry: PATH, file:PATH or env:NAME (PKCS#8 PEM; not a token or an agent key, which cannot sign Ed25519ph)")
 	f.StringVarP(&out, "output", "o", "", "where to write the transparency reference (required; - for standard output)")
 	f.StringVar(&entryOut, "entry", "", "also write the LogEntryAnon JSON Rekor returned to this file")
 	f.StringVar(&expect, "expect-entry-sha256", "", "refuse unless the entry's SHA-256 is this (used by mcpres log add)")
@@ -160,7 +159,7 @@ func (a *app) rekorEntry(path string) ([]byte, error) {
 	var r *admit.Refusal
 	if errors.As(err, &r) {
 		fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, strings.Join(r.Result.Diagnostics, ", "), r.Result.Detail)
-		a.errorf("refusing to log invalid evidence")
+		a.msgs().Errorf("refusing to log invalid evidence")
 		return nil, cmdcli.Exit(exitInvalid)
 	}
 	if err != nil {
@@ -169,32 +168,27 @@ func (a *app) rekorEntry(path string) ([]byte, error) {
 	return adm.Entry, nil
 }
 
-// loadSigningKey reads a PKCS#8 PEM Ed25519 key given as PATH, file:PATH
-// or env:NAME; the key never appears in messages.
-func loadSigningKey(spec string) (ed25519.PrivateKey, error) {
-	label := spec
-	var data []byte
-	if name, ok := strings.CutPrefix(spec, "env:"); ok {
-		v, ok := os.LookupEnv(name)
-		if name == "" || !ok || v == "" {
-			return nil, fmt.Errorf("private key: environment variable %q is not set or empty", name)
-		}
-		data, label = []byte(v), "$"+name
-	} else {
-		var err error
-		label = strings.TrimPrefix(spec, "file:")
-		if data, err = regularfile.ReadFile(label, keyfile.MaxBytes); err != nil {
-			return nil, fmt.Errorf("private key: %v", err)
-		}
+// openSigningKey opens the key reference spec (package keyref, as every
+// --key of mcpres): PATH, file:PATH or env:NAME (PKCS#8 PEM, an encrypted
+// one with its passphrase from $MCPRES_PASSWORD, $COSIGN_PASSWORD or the
+// terminal). A key in a PKCS#11 token or an ssh-agent is refused before
+// it is opened: Rekor's hashedrekord entry needs an Ed25519ph (prehashed)
+// signature, and those keys sign pure Ed25519 only (keyref.ErrPrehash).
+// The key, PIN and passphrase never appear in messages.
+func (a *app) openSigningKey(spec string) (*keyref.Key, error) {
+	ref, err := keyref.Parse(spec)
+	if err != nil {
+		return nil, cmdcli.Usagef("--key: %v", err)
 	}
-	priv, err := keyfile.ParsePrivateKeyPEM(data, func() ([]byte, error) {
-		if p, ok := os.LookupEnv(passwordEnv); ok {
-			return []byte(p), nil
-		}
-		return nil, errors.New("the key is encrypted: set $" + passwordEnv)
+	if !ref.Secret() {
+		return nil, cmdcli.Failf("--key %s: %v: a Rekor hashedrekord entry is signed with Ed25519ph; give a key file (PATH, file:PATH) or env:NAME", ref, keyref.ErrPrehash)
+	}
+	k, err := keyref.OpenRef(ref, keyref.Options{
+		Passphrase: a.msgs().Passphrase,
+		Warn:       func(msg string) { a.msgs().Warnf("%s", msg) },
 	})
 	if err != nil {
-		return nil, fmt.Errorf("private key %s: %v", label, err)
+		return nil, cmdcli.Failf("private key %s: %v", ref, keyhints.Word(err, "--key"))
 	}
-	return priv, nil
+	return k, nil
 }

@@ -125,6 +125,11 @@ func TestRekorUploadRefusals(t *testing.T) {
 	invalid.Path("integrity").Get("bundleDigest").Str = strings.Repeat("0", 64)
 	bad := write(t, dir, "invalid.json", pretty(t, invalid))
 	key := writeKeyPEM(t, dir, attesttest.TestOnlyKeyOne())
+	pubPEM, err := keyfile.MarshalPublicKeyPEM(attesttest.TestOnlyKeyOne().Public().(ed25519.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := write(t, dir, "key.pub", pubPEM)
 	// An attested bundle whose bundle is valid but whose envelope does not
 	// verify: refused as mcpres's log refuses it (tlog/admit).
 	signed, err := attest.SignBundle(bundletest.Example(t), attesttest.TestOnlyKeyOne(), attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityOne)})
@@ -148,7 +153,13 @@ func TestRekorUploadRefusals(t *testing.T) {
 		{"existing output", exitInput, "refusing to overwrite " + existing, []string{"--key", key, good, "-o", existing}},
 		{"entry mismatch", exitInput, "not " + strings.Repeat("ab", 32) + " as the caller computed", []string{"--key", key, good, "-o", out, "--expect-entry-sha256", strings.Repeat("ab", 32)}},
 		{"missing key", exitInput, "--key is required", []string{good, "-o", out}},
-		{"empty key variable", exitInput, `environment variable "MCPRES_TEST_PEM" is not set or empty`, []string{"--key", "env:MCPRES_TEST_PEM", good, "-o", out}},
+		{"empty key variable", exitInput, "environment variable MCPRES_TEST_PEM is not set or empty", []string{"--key", "env:MCPRES_TEST_PEM", good, "-o", out}},
+		// Every key reference goes through keyref: a key in a token or an
+		// agent is refused before it is opened, saying why (Ed25519ph).
+		{"pkcs11 key", exitInput, "cannot sign Ed25519ph (prehashed): a Rekor hashedrekord entry is signed with Ed25519ph; give a key file", []string{"--key", "pkcs11:token=release;object=signer", good, "-o", out}},
+		{"ssh-agent key", exitInput, "cannot sign Ed25519ph", []string{"--key", "ssh-agent:SHA256:drkQ9HwGr4rF65cNzP51OzueWeLcXTBa7D617NNI7rM", good, "-o", out}},
+		{"a look-alike reference", exitInput, "malformed key reference", []string{"--key", "PKCS11:token=t", good, "-o", out}},
+		{"a public key", exitInput, "this is a PEM public key (NAME.pub of `mcpres key generate`)", []string{"--key", pub, good, "-o", out}},
 		{"not a key", exitInput, "private key " + good, []string{"--key", good, good, "-o", out}},
 	}
 	for _, tt := range tests {
@@ -171,5 +182,23 @@ func TestRekorUploadRefusals(t *testing.T) {
 	t.Setenv("MCPRES_TEST_PEM", string(pemData))
 	if _, stderr, code := runRekorCLI("rekor", "upload", "--rekor-url", srv.URL, "--key", "env:MCPRES_TEST_PEM", good, "-o", out); code != exitValid {
 		t.Errorf("upload with env:NAME: exit %d, %s", code, stderr)
+	}
+	// An encrypted key takes its passphrase as mcpres does: cosign's
+	// $COSIGN_PASSWORD when $MCPRES_PASSWORD is unset (it was read only
+	// from $MCPRES_PASSWORD here); a wrong one is refused (the control).
+	encPEM, err := keyfile.MarshalEncryptedPrivateKeyPEM(attesttest.TestOnlyKeyOne(), []byte("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := write(t, dir, "enc.key", encPEM)
+	t.Setenv("MCPRES_PASSWORD", "unset below") // restored after the test
+	os.Unsetenv("MCPRES_PASSWORD")
+	t.Setenv("COSIGN_PASSWORD", "wrong")
+	if _, stderr, code := runRekorCLI("rekor", "upload", "--rekor-url", srv.URL, "--key", enc, good, "-o", filepath.Join(dir, "enc-wrong.json")); code != exitInput || !strings.Contains(stderr, "wrong passphrase") {
+		t.Errorf("wrong $COSIGN_PASSWORD: exit %d, %s", code, stderr)
+	}
+	t.Setenv("COSIGN_PASSWORD", "s3cret")
+	if _, stderr, code := runRekorCLI("rekor", "upload", "--rekor-url", srv.URL, "--key", enc, good, "-o", filepath.Join(dir, "enc.json"), "--force"); code != exitInput || !strings.Contains(stderr, "already holds this entry") {
+		t.Errorf("encrypted key with $COSIGN_PASSWORD: exit %d, %s (want the key to open and Rekor to answer)", code, stderr)
 	}
 }

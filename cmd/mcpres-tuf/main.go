@@ -15,11 +15,8 @@
 package main
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/ed25519"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -29,7 +26,6 @@ import (
 	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
-	"golang.org/x/term"
 )
 
 // Exit codes (internal/cli): 0 success, 2 a usage error, unreadable input,
@@ -42,10 +38,6 @@ const (
 // tuf`: usage lines and message prefixes then use that name.
 const invokedAsEnv = "MCPRES_TUF_INVOKED_AS"
 
-// passwordEnv supplies a private-key passphrase non-interactively, as for
-// mcpres.
-const passwordEnv = "MCPRES_PASSWORD"
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -57,9 +49,11 @@ type app struct {
 	prog   string // message prefix: "mcpres-tuf", or "mcpres" when run by mcpres
 }
 
-func (a *app) warnf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "%s: warning: "+format+"\n", append([]any{a.prog}, args...)...)
-}
+// msgs is the printer of this binary's messages (cli.Printer, the same in
+// every binary): warnings, passphrase prompts.
+func (a *app) msgs() *cli.Printer { return &cli.Printer{Prog: a.prog, Stderr: a.stderr} }
+
+func (a *app) warnf(format string, args ...any) { a.msgs().Warnf(format, args...) }
 
 // run executes one command line and returns the exit code (cli.Run: every
 // mapping of errors to exit codes happens there).
@@ -96,7 +90,7 @@ func (a *app) loadPrivateKey(spec string) (crypto.Signer, error) {
 		return nil, cli.Usagef("%v", err)
 	}
 	k, err := keyref.OpenRef(ref, keyref.Options{
-		Passphrase: a.passphrase,
+		Passphrase: a.msgs().Passphrase,
 		Warn:       func(msg string) { a.warnf("%s", msg) },
 		PKCS11:     keyref.FindHelperOpener(nil),
 	})
@@ -123,27 +117,4 @@ func (a *app) loadRootKey(path string) (ed25519.PublicKey, crypto.Signer, error)
 		return nil, nil, err
 	}
 	return priv.Public().(ed25519.PublicKey), priv, nil
-}
-
-// passphrase returns $MCPRES_PASSWORD, else cosign's $COSIGN_PASSWORD, or
-// asks on the terminal.
-func (a *app) passphrase(path string) ([]byte, error) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
-		return []byte(p), nil
-	}
-	if p, ok := os.LookupEnv("COSIGN_PASSWORD"); ok {
-		return []byte(p), nil
-	}
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return nil, errors.New("no terminal to ask for a passphrase; set $" + passwordEnv)
-	}
-	defer tty.Close()
-	if !term.IsTerminal(int(tty.Fd())) {
-		return nil, errors.New("no terminal to ask for a passphrase; set $" + passwordEnv)
-	}
-	fmt.Fprintf(tty, "passphrase for %s: ", path)
-	p, err := term.ReadPassword(int(tty.Fd()))
-	fmt.Fprintln(tty)
-	return bytes.Clone(p), err
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/keyfile"
 )
 
@@ -287,7 +288,7 @@ func assertNoSecrets(t testing.TB, what, output string, secrets []string) {
 func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	const pass = "test-only passphrase: correct horse battery staple"
 	const wrong = "test-only wrong passphrase: Tr0ub4dor&3"
-	t.Setenv(passwordEnv, pass)
+	t.Setenv(cli.EnvPassword, pass)
 	dir := t.TempDir()
 	name := filepath.Join(dir, "enc")
 	stdout, stderr, code := runCLI(t, "key", "generate", "--encrypt", "--out-base", name)
@@ -321,7 +322,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	out := filepath.Join(dir, "signed.json")
 	stdout, stderr, code = runCLI(t, signArgs(in, name+".key", attesttest.IdentityOne, out)...)
 	if code != exitValid {
-		t.Fatalf("attest sign with $%s: exit %d, stdout %q, stderr %q", passwordEnv, code, stdout, stderr)
+		t.Fatalf("attest sign with $%s: exit %d, stdout %q, stderr %q", cli.EnvPassword, code, stdout, stderr)
 	}
 	assertNoSecrets(t, "attest sign", stdout+stderr, secrets)
 	wantLevel(t, out, "", "SIGNED")
@@ -330,7 +331,7 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 	}
 
 	t.Run("wrong passphrase", func(t *testing.T) {
-		t.Setenv(passwordEnv, wrong)
+		t.Setenv(cli.EnvPassword, wrong)
 		before := snapshot(t, dir)
 		out := filepath.Join(dir, "signed-wrong.json")
 		stdout, stderr, code := runCLI(t, signArgs(in, name+".key", attesttest.IdentityOne, out)...)
@@ -347,10 +348,10 @@ func TestCLIEncryptedKeyAndWrongPassword(t *testing.T) {
 		assertNoSecrets(t, "key fingerprint with a wrong passphrase", stdout+stderr, secrets)
 	})
 	t.Run("empty passphrase refused", func(t *testing.T) {
-		t.Setenv(passwordEnv, "")
+		t.Setenv(cli.EnvPassword, "")
 		dir := t.TempDir()
 		stdout, stderr, code := runCLI(t, "key", "generate", "--encrypt", "--out-base", filepath.Join(dir, "k"))
-		if code != exitInput || stdout != "" || !strings.Contains(stderr, passwordEnv) {
+		if code != exitInput || stdout != "" || !strings.Contains(stderr, cli.EnvPassword) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/ed25519strict"
@@ -15,27 +13,7 @@ import (
 	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
-
-// passwordEnv names the environment variable that supplies a private-key
-// passphrase non-interactively (for CI).
-const passwordEnv = "MCPRES_PASSWORD"
-
-// cosignPasswordEnv is cosign's variable for the same passphrase, read
-// when $MCPRES_PASSWORD is unset, so that a cosign-encrypted key works in
-// a pipeline already set up for cosign.
-const cosignPasswordEnv = "COSIGN_PASSWORD"
-
-// lookupPassword returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, and the
-// name of the variable it came from.
-func lookupPassword() (pass, name string, ok bool) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
-		return p, passwordEnv, true
-	}
-	p, ok := os.LookupEnv(cosignPasswordEnv)
-	return p, cosignPasswordEnv, ok
-}
 
 func (a *app) keyCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -72,9 +50,9 @@ for on the terminal.`,
 			}
 			var privPEM []byte
 			if encrypt {
-				pass, err := a.newPassphrase()
+				pass, err := a.msgs().NewPassphrase()
 				if err != nil {
-					return err
+					return cli.Fail(err)
 				}
 				privPEM, err = keyfile.MarshalEncryptedPrivateKeyPEM(priv, pass)
 				if err != nil {
@@ -219,57 +197,13 @@ func (a *app) loadAnyPublicKey(spec string) (ed25519.PublicKey, error) {
 	return k.PublicKey(), nil
 }
 
-// passphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks on
-// the terminal.
+// passphrase is the passphrase of the encrypted key path
+// (cli.Printer.Passphrase: $MCPRES_PASSWORD, $COSIGN_PASSWORD or the
+// terminal).
 func (a *app) passphrase(path string) ([]byte, error) {
-	if p, _, ok := lookupPassword(); ok {
-		return []byte(p), nil
-	}
-	return a.prompt(fmt.Sprintf("passphrase for %s: ", path))
-}
-
-// newPassphrase returns $MCPRES_PASSWORD, else $COSIGN_PASSWORD, or asks
-// twice on the terminal.
-func (a *app) newPassphrase() ([]byte, error) {
-	if p, name, ok := lookupPassword(); ok {
-		if p == "" {
-			return nil, cli.Failf("$%s is set but empty", name)
-		}
-		return []byte(p), nil
-	}
-	p1, err := a.prompt("passphrase for the new key: ")
+	p, err := a.msgs().Passphrase(path)
 	if err != nil {
-		return nil, err
-	}
-	p2, err := a.prompt("same passphrase again: ")
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(p1, p2) {
-		return nil, cli.Failf("the passphrases differ")
-	}
-	if len(p1) == 0 {
-		return nil, cli.Failf("refusing an empty passphrase")
-	}
-	return p1, nil
-}
-
-var errNoTerminal = errors.New("no terminal to ask for a passphrase; set $" + passwordEnv)
-
-func (a *app) prompt(msg string) ([]byte, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return nil, cli.Fail(errNoTerminal)
-	}
-	defer tty.Close()
-	if !term.IsTerminal(int(tty.Fd())) {
-		return nil, cli.Fail(errNoTerminal)
-	}
-	fmt.Fprint(tty, msg)
-	p, err := term.ReadPassword(int(tty.Fd()))
-	fmt.Fprintln(tty)
-	if err != nil {
-		return nil, cli.Failf("reading passphrase: %v", err)
+		return nil, cli.Fail(err)
 	}
 	return p, nil
 }

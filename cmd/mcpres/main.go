@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -43,9 +42,8 @@ type app struct {
 // altered by the terminal rule (internal/termsafe).
 func (a *app) document() io.Writer { return termsafe.Unwrap(a.stdout) }
 
-func (a *app) warnf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "mcpres: warning: "+format+"\n", args...)
-}
+// warnf prints "mcpres: warning: …" (cli.Printer).
+func (a *app) warnf(format string, args ...any) { a.msgs().Warnf(format, args...) }
 
 // run executes one command line and returns the exit code (cli.Run: every
 // mapping of errors to exit codes happens there).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -24,20 +23,18 @@ import (
 // over, an input is never replaced, a missing folder is named, and a
 // failure leaves nothing behind (internal/atomicfile).
 
+// msgs is the printer of mcpres's messages on standard error (warnings,
+// errors, "wrote" lines, passphrase prompts: cli.Printer, the same in
+// every binary).
+func (a *app) msgs() *cli.Printer {
+	return &cli.Printer{Prog: "mcpres", Stderr: a.stderr, Quiet: a.quiet}
+}
+
 // wrote says on stderr what a command wrote (DESIGN §5), as
 // "mcpres: wrote PATH: DETAIL", unless --quiet was given or PATH is
 // standard output (the document itself is the output then). format and
 // args give DETAIL; an empty format gives no detail.
-func (a *app) wrote(path, format string, args ...any) {
-	if a.quiet || path == stdoutName {
-		return
-	}
-	if format == "" {
-		fmt.Fprintf(a.stderr, "mcpres: wrote %s\n", path)
-		return
-	}
-	fmt.Fprintf(a.stderr, "mcpres: wrote %s: %s\n", path, fmt.Sprintf(format, args...))
-}
+func (a *app) wrote(path, format string, args ...any) { a.msgs().Wrote(path, format, args...) }
 
 // stdoutName is the -o value that means standard output.
 const stdoutName = "-"

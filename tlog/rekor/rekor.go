@@ -75,18 +75,24 @@ type Options struct {
 }
 
 // ProposedEntry returns the hashedrekord v0.0.1 proposed entry for entry
-// signed by priv, built and validated with rekor's types, and the
-// canonical body Rekor will log for it.
-func ProposedEntry(ctx context.Context, entry []byte, priv ed25519.PrivateKey) (models.ProposedEntry, []byte, error) {
+// signed by signer (an Ed25519 key that signs Ed25519ph: an
+// ed25519.PrivateKey, or a keyref.Key read from a file or a variable),
+// built and validated with rekor's types, and the canonical body Rekor
+// will log for it.
+func ProposedEntry(ctx context.Context, entry []byte, signer crypto.Signer) (models.ProposedEntry, []byte, error) {
 	if len(entry) == 0 {
 		return nil, nil, errors.New("rekor: empty entry")
 	}
+	pub, ok := signer.Public().(ed25519.PublicKey)
+	if !ok {
+		return nil, nil, fmt.Errorf("rekor: the signing key is %T, not an Ed25519 key", signer.Public())
+	}
 	digest := sha512.Sum512(entry)
-	sig, err := priv.Sign(nil, digest[:], &ed25519.Options{Hash: crypto.SHA512})
+	sig, err := signer.Sign(nil, digest[:], &ed25519.Options{Hash: crypto.SHA512})
 	if err != nil {
 		return nil, nil, fmt.Errorf("rekor: signing: %w", err)
 	}
-	pubPEM, err := keyfile.MarshalPublicKeyPEM(priv.Public().(ed25519.PublicKey))
+	pubPEM, err := keyfile.MarshalPublicKeyPEM(pub)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rekor: public key: %w", err)
 	}
@@ -123,17 +129,17 @@ func CanonicalBody(ctx context.Context, pe models.ProposedEntry) ([]byte, error)
 }
 
 // Submit proposes entry to the Rekor instance at rekorURL, signed by
-// priv, and returns the entry Rekor created. It checks that Rekor returned
+// signer (as [ProposedEntry]), and returns the entry Rekor created. It checks that Rekor returned
 // exactly one entry and that its body is the canonical body of the
 // proposed entry; the inclusion proof and signed entry timestamp are left
 // to the offline verifier (package offline/rekor), which knows the log's
 // key from the trust policy.
-func Submit(ctx context.Context, rekorURL string, entry []byte, priv ed25519.PrivateKey, o Options) (*Entry, error) {
+func Submit(ctx context.Context, rekorURL string, entry []byte, signer crypto.Signer, o Options) (*Entry, error) {
 	u, err := url.Parse(rekorURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("rekor: %q is not an http(s) URL", rekorURL)
 	}
-	pe, body, err := ProposedEntry(ctx, entry, priv)
+	pe, body, err := ProposedEntry(ctx, entry, signer)
 	if err != nil {
 		return nil, err
 	}
