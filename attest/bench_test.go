@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -78,7 +79,7 @@ func BenchmarkVerify(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			w, policy, want := benchWrapper(b, bundletest.Example(b), n)
 			val := validator.New()
-			opts := attest.Options{Policy: policy, EvaluatedAt: attesttest.EvaluatedAt, Validator: val}
+			opts := attest.Options{Policy: trustpolicy.Open(policy, trustpolicy.OpenOptions{Validator: val}), EvaluatedAt: attesttest.EvaluatedAt, Validator: val}
 			r, err := attest.Verify(w, opts) // also loads the schemas once
 			if err != nil || !r.Valid || r.Level != want {
 				b.Fatalf("setup: %v %v %s %s", err, r.Diagnostics, r.Detail, r.Level)

@@ -39,7 +39,7 @@ func runCorpus(t *testing.T, cases []attesttest.Case) {
 	val := validator.New()
 	for _, c := range cases {
 		t.Run(c.ID, func(t *testing.T) {
-			r, err := attest.Verify(c.Wrapper, attest.Options{Policy: c.Policy, EvaluatedAt: c.EvaluatedAt, Validator: val})
+			r, err := attest.Verify(c.Wrapper, attest.Options{Policy: openPolicy(c.Policy, val), EvaluatedAt: c.EvaluatedAt, Validator: val})
 			if err != nil {
 				t.Fatalf("aborted: %v", err)
 			}

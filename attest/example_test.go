@@ -82,7 +82,7 @@ func ExampleCosign() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	r, err := attest.Verify(s.Attested, attest.Options{Policy: policy, EvaluatedAt: "2026-08-27T18:05:00.000Z"})
+	r, err := attest.Verify(s.Attested, attest.Options{Policy: trustpolicy.Open(policy, trustpolicy.OpenOptions{}), EvaluatedAt: "2026-08-27T18:05:00.000Z"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -110,11 +110,9 @@ func ExampleVerify() {
 		log.Fatal(err)
 	}
 	r, err := attest.Verify(w, attest.Options{
-		Policy:      policy,
-		EvaluatedAt: "2026-08-27T18:05:00.000Z",
-		// mcpres.trust-policy/v1 documents are loaded by package trustpolicy.
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
-	})
+		// Either policy format, opened once by package trustpolicy.
+		Policy:      trustpolicy.Open(policy, trustpolicy.OpenOptions{}),
+		EvaluatedAt: "2026-08-27T18:05:00.000Z"})
 	if err != nil {
 		log.Fatal(err) // not an attested bundle at all (exit 2)
 	}
@@ -133,4 +131,47 @@ func ExampleVerify() {
 	// envelope 1: test://mcp-res/disposable/signer-two trusted true
 	// note: trusted signers: 2 of 2 envelopes, by (keyFingerprint, signerIdentity) pair
 	// note: witnessed: 2 distinct keys, 2 required (counted by key fingerprint)
+}
+
+// A release gate: one Verifier, built once from the policy, the evaluation
+// time and the Gate, applied to each bundle. The zero Gate requires a PASS
+// result and a trusted signer; this one also asks WITNESSED and binds the
+// gate to the artifact that ships. Every check is in the verdict.
+func ExampleNewVerifier() {
+	dir := filepath.Join("..", "testdata", "attestation")
+	_, w, err := canonjson.ReadFile(filepath.Join(dir, "witnessed.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, policy, err := canonjson.ReadFile(filepath.Join(dir, "witnessed.trust-policy.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	subject := "sha256:" + w.Path("bundle", "evidence", "subject", "artifactSha256").Str
+	v, err := attest.NewVerifier(attest.VerifierOptions{
+		Policy:      trustpolicy.Open(policy, trustpolicy.OpenOptions{}),
+		EvaluatedAt: "2026-08-27T18:05:00.000Z",
+		Gate:        attest.Gate{MinLevel: attest.Witnessed, Subject: attest.SubjectRequirement{Digests: []string{subject}}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, verdict, err := v.Verify(w)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("passed:", verdict.Passed, "result:", verdict.Result)
+	for _, c := range verdict.Checks {
+		fmt.Printf("  %s: required %s, found %s, passed %t\n", c.Check, c.Required, c.Found[:min(len(c.Found), 20)], c.Passed)
+	}
+	// A Verifier without a policy is asked for by name.
+	_, err = attest.NewVerifier(attest.VerifierOptions{EvaluatedAt: "2026-08-27T18:05:00.000Z"})
+	fmt.Println(err)
+	// Output:
+	// passed: true result: PASS
+	//   valid: required valid, found valid, passed true
+	//   level: required WITNESSED, found WITNESSED, passed true
+	//   result: required PASS, found PASS, passed true
+	//   digest: required sha256:6f1f1b2c33142719e087781ea53a4ce7b9feb0377b72082168d6f1371a439d6a, found sha256:6f1f1b2c33142, passed true
+	// attest: a Verifier needs a trust policy (Policy or PolicyFor), or NoPolicyUnsafe said by name
 }

@@ -235,7 +235,7 @@ func FuzzVerify(f *testing.F) {
 				return
 			}
 		}
-		r, err := attest.Verify(doc, attest.Options{Policy: pol, EvaluatedAt: at, Validator: val})
+		r, err := attest.Verify(doc, attest.Options{Policy: openPolicy(pol, val), EvaluatedAt: at, Validator: val})
 		if err != nil {
 			if _, ok := err.(*validator.InputError); !ok {
 				t.Fatalf("Verify returned %T %v, want *validator.InputError", err, err)

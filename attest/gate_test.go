@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -23,7 +24,7 @@ func gateVerify(t *testing.T, b *canonjson.Value, trusted []string) attest.Resul
 	}
 	o := attest.Options{EvaluatedAt: attesttest.EvaluatedAt, Validator: validator.New()}
 	if trusted != nil {
-		o.Policy = attesttest.Policy(attesttest.PolicyOptions{Trusted: trusted})
+		o.Policy = trustpolicy.Open(attesttest.Policy(attesttest.PolicyOptions{Trusted: trusted}), trustpolicy.OpenOptions{})
 	}
 	r, err := attest.Verify(s.Attested, o)
 	if err != nil || !r.Valid {

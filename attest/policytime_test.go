@@ -6,11 +6,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
-	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
-	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/validator"
-	"github.com/mcpres/mcpres/validator/schema"
+	"github.com/mcpres/mcpres/trustpolicy"
 )
 
 // timeRecorder is a TrustPolicy as outside code writes one: it wraps the
@@ -46,13 +43,12 @@ func TestTrustPolicyTimes(t *testing.T) {
 		{"2026-08-27T20:05:00.0000019+02:00", time.Date(2026, 8, 27, 18, 5, 0, 1000, time.UTC)},
 	} {
 		rec := &timeRecorder{}
-		loader := func(doc *canonjson.Value, v *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
-			p, errs, err := attest.LoadPolicy(doc, attest.Options{Validator: v}).Policy()
-			rec.TrustPolicy = p
-			return rec, errs, err
+		p, errs, err := trustpolicy.Open(policy, trustpolicy.OpenOptions{}).Policy()
+		if err != nil || len(errs) > 0 {
+			t.Fatal(err, errs)
 		}
-		r, err := attest.Verify(w, attest.Options{Policy: policy, EvaluatedAt: tc.at,
-			PolicyLoaders: map[string]attest.PolicyLoader{bundle.SchemaVersionTrustPolicy: loader}})
+		rec.TrustPolicy = p
+		r, err := attest.Verify(w, attest.Options{Policy: attest.NewLoadedPolicy(rec, nil, nil), EvaluatedAt: tc.at})
 		if err != nil {
 			t.Fatal(err)
 		}

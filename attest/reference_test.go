@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/trustpolicy"
 )
 
 // TestParseTransparencyReference: Marshal's output reads back; each
@@ -99,7 +100,7 @@ func TestVerifySigned(t *testing.T) {
 		t.Errorf("no envelope: %v %v %s", err, r.Diagnostics, r.Detail)
 	}
 
-	if _, err := attest.VerifySigned(s.Attested, attest.Options{EvaluatedAt: attesttest.EvaluatedAt, Policy: attesttest.Policy(attesttest.PolicyOptions{})}); err == nil {
+	if _, err := attest.VerifySigned(s.Attested, attest.Options{EvaluatedAt: attesttest.EvaluatedAt, Policy: trustpolicy.Open(attesttest.Policy(attesttest.PolicyOptions{}), trustpolicy.OpenOptions{})}); err == nil {
 		t.Error("VerifySigned took a policy")
 	}
 }

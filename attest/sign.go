@@ -178,7 +178,7 @@ func (s *Signing) ClaimUnreachable() string {
 // (MCP_RES_AUTHENTICITY_CLASSIFICATION_OVERCLAIM or
 // MCP_RES_ATTESTATION_UNTRUSTED_SIGNER) whatever its gate requires.
 func (s *Signing) ClaimBeyond(policy *LoadedPolicy, evaluatedAt string, val *validator.Validator) (string, error) {
-	r, err := Verify(s.Attested, Options{EvaluatedAt: evaluatedAt, Validator: val, LoadedPolicy: policy})
+	r, err := Verify(s.Attested, Options{EvaluatedAt: evaluatedAt, Validator: val, Policy: policy})
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
+	"github.com/mcpres/mcpres/keyfile"
 )
 
 // Fixed identifiers of MCP-RES attestations (REFERENCE §0.1, §3.2). The
@@ -177,4 +178,31 @@ func Wrap(b *canonjson.Value, claim Level, envelopes ...*canonjson.Value) *canon
 			m("envelopes", canonjson.NewArray(envelopes...)),
 		)),
 	)
+}
+
+// SignedTrustPolicyID is predicate.trustPolicyId of the statement the
+// first envelope of an attested bundle signs, or "" when it cannot be
+// read. It is only a name (an ad-hoc policy is bound to it,
+// trustpolicy.AdHoc): verification checks the envelope in full.
+func SignedTrustPolicyID(wrapper *canonjson.Value) string {
+	envs := wrapper.Path("authenticity", "envelopes")
+	if !envs.Is(canonjson.Array) || len(envs.Items) == 0 {
+		return ""
+	}
+	b64 := envs.Items[0].Get("payload")
+	if !b64.Is(canonjson.String) {
+		return ""
+	}
+	raw, err := keyfile.DecodeStrictBase64(b64.Str)
+	if err != nil {
+		return ""
+	}
+	st, err := canonjson.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if id := st.Path("predicate", "trustPolicyId"); id.Is(canonjson.String) {
+		return id.Str
+	}
+	return ""
 }

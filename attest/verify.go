@@ -39,24 +39,16 @@ const (
 
 // Options configure one verification.
 type Options struct {
-	// Policy is the parsed trust-policy document, or nil when no policy was
-	// supplied. A supplied policy that is not a schema-valid
-	// mcp-res.trust-policy/0.2.0 (including a JSON null) fails with
-	// MCP_RES_ATTESTATION_SCHEMA_INVALID.
-	Policy *canonjson.Value
+	// Policy is the trust policy, opened once for any number of
+	// verifications (trustpolicy.Open reads either format; a document
+	// that does not load is reported at step G6, as the reference does),
+	// or nil when no policy was supplied: at most SIGNED is then derived.
+	Policy *LoadedPolicy
 	// EvaluatedAt is the evaluation time as it is echoed in the result; it
 	// must be a valid date-time (REFERENCE §1.7). Verify never reads a clock.
 	EvaluatedAt string
 	// Validator validates the embedded bundle and the schemas.
 	Validator *validator.Validator
-	// PolicyLoaders maps a policy schemaVersion to its loader, for policy
-	// kinds beyond the built-in mcp-res.trust-policy/0.2.0 (which is also
-	// used for documents of any other kind, so they fail its schema).
-	PolicyLoaders map[string]PolicyLoader
-	// LoadedPolicy, when not nil, is a policy loaded once by [LoadPolicy]
-	// for many verifications, used instead of Policy (which is then
-	// ignored).
-	LoadedPolicy *LoadedPolicy
 }
 
 // EnvelopeEvaluation says what was established about one envelope.
@@ -274,7 +266,7 @@ func Verify(wrapper *canonjson.Value, o Options) (Result, error) {
 // SIGNED is left to the verifier's policy; the result's notes say so. o
 // must carry no policy. Errors are Verify's.
 func VerifySigned(wrapper *canonjson.Value, o Options) (Result, error) {
-	if o.Policy != nil || o.LoadedPolicy != nil {
+	if o.Policy != nil {
 		return Result{}, errors.New("attest: VerifySigned takes no policy")
 	}
 	var v verification
@@ -313,7 +305,7 @@ func (v *verification) init(wrapper *canonjson.Value, o Options) error {
 	}
 	*v = verification{o: o, wrapper: wrapper, at: at, keyIDs: map[string]bool{}}
 	v.res.EvaluatedAt = o.EvaluatedAt
-	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil || o.LoadedPolicy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
+	v.res.Evaluation = Evaluation{EvaluatedAt: o.EvaluatedAt, PolicySupplied: o.Policy != nil, Envelopes: []EnvelopeEvaluation{}, Notes: []string{}}
 	return nil
 }
 
@@ -440,61 +432,13 @@ func (v *verification) preScan() error {
 	return nil
 }
 
-// A LoadedPolicy is a trust-policy document loaded once, to verify any
-// number of attested bundles against (a batch): immutable and safe for
-// concurrent use. It holds the outcome of the load, a policy or schema
-// errors or an input error, which each Verify reports at step G6.
-type LoadedPolicy struct {
-	policy TrustPolicy
-	errs   []schema.Error
-	err    error
-}
-
-// LoadPolicy loads the trust-policy document doc with the loader for its
-// schemaVersion in o.PolicyLoaders (else the built-in
-// mcp-res.trust-policy/0.2.0 loader) and o.Validator; o.Policy is ignored.
-// A load that fails is not an error here: every Verify given the
-// LoadedPolicy (Options.LoadedPolicy) that reaches step G6 reports it, with
-// exactly the diagnostics, schema errors or input error it would have had
-// with doc as Options.Policy.
-func LoadPolicy(doc *canonjson.Value, o Options) *LoadedPolicy {
-	if o.Validator == nil {
-		o.Validator = validator.New()
-	}
-	lp := loadPolicy(doc, o)
-	return &lp
-}
-
-func loadPolicy(doc *canonjson.Value, o Options) LoadedPolicy {
-	load := PolicyLoader(loadPolicy02)
-	if sv := doc.Get("schemaVersion"); sv.Is(canonjson.String) {
-		if l, ok := o.PolicyLoaders[sv.Str]; ok {
-			load = l
-		}
-	}
-	p, errs, err := load(doc, o.Validator)
-	return LoadedPolicy{policy: p, errs: errs, err: err}
-}
-
-// Policy returns the outcome of the load: the policy, or the schema errors
-// of the document, or the error that aborts every verification with it.
-func (lp *LoadedPolicy) Policy() (TrustPolicy, []schema.Error, error) {
-	return lp.policy, lp.errs, lp.err
-}
-
-// loadPolicy is G6: load the policy with the loader for its kind (or take
-// the one loaded for the batch), then check that it is in force at the
-// evaluation time.
+// loadPolicy is G6: take the policy loaded for the batch, report a load
+// that failed, then check that it is in force at the evaluation time.
 func (v *verification) loadPolicy() error {
-	var lp LoadedPolicy
-	switch {
-	case v.o.LoadedPolicy != nil:
-		lp = *v.o.LoadedPolicy
-	case v.o.Policy != nil:
-		lp = loadPolicy(v.o.Policy, v.o)
-	default:
+	if v.o.Policy == nil {
 		return nil
 	}
+	lp := v.o.Policy
 	if lp.err != nil {
 		return lp.err
 	}

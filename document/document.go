@@ -162,7 +162,7 @@ type Options struct {
 	// attest.Options.EvaluatedAt. Validate never reads a clock.
 	EvaluatedAt string
 	// Policy is the trust policy an attested bundle is verified against
-	// (attest.Options.LoadedPolicy), or nil for none: at most SIGNED is
+	// (attest.Options.Policy, opened once by trustpolicy.Open), or nil for none: at most SIGNED is
 	// then derived. The result and its exit status are those of the
 	// upstream attestation validator with --trust-policy: a validator, not
 	// a gate (attest.Gate judges what is enough).
@@ -229,7 +229,7 @@ func (v *Validator) Validate(doc *canonjson.Value, opts Options) (Result, error)
 	case AttestedBundle:
 		// Verified as the upstream attestation validator does, with the
 		// policy when one is given (else at most SIGNED can be derived).
-		ar, err := attest.Verify(doc, attest.Options{EvaluatedAt: opts.EvaluatedAt, Validator: v.core, LoadedPolicy: opts.Policy})
+		ar, err := attest.Verify(doc, attest.Options{EvaluatedAt: opts.EvaluatedAt, Validator: v.core, Policy: opts.Policy})
 		if err != nil {
 			return Result{}, err
 		}

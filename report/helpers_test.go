@@ -62,8 +62,11 @@ func validate(t testing.TB, doc *canonjson.Value) report.Input {
 // verify computes the verdict as mcpres attest verify does.
 func verify(t testing.TB, doc, policy *canonjson.Value) report.Input {
 	t.Helper()
-	r, err := attest.Verify(doc, attest.Options{EvaluatedAt: corpusTime, Validator: validator.New(), Policy: policy,
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}})
+	o := attest.Options{EvaluatedAt: corpusTime, Validator: validator.New()}
+	if policy != nil {
+		o.Policy = trustpolicy.Open(policy, trustpolicy.OpenOptions{Validator: o.Validator})
+	}
+	r, err := attest.Verify(doc, o)
 	if err != nil {
 		var ie *validator.InputError
 		if !errors.As(err, &ie) {

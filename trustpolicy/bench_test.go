@@ -16,7 +16,7 @@ import (
 func BenchmarkVerifyTransparency(b *testing.B) {
 	f := newTLogFixture(b)
 	w := attest.Wrap(f.bundle, attest.TransparencyRecorded, f.sign(b, attesttest.TestOnlyKeyOne(), attesttest.IdentityOne, f.ref(2, f.wa, f.wb)))
-	opts := attest.Options{Policy: withTLog(testPolicy(), f.text("2")).Value(), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal, PolicyLoaders: loaders}
+	opts := attest.Options{Policy: Open(withTLog(testPolicy(), f.text("2")).Value(), OpenOptions{Validator: testVal}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal}
 	if r, err := attest.Verify(w, opts); err != nil || !r.Valid || r.Level != attest.TransparencyRecorded {
 		b.Fatalf("setup: %v %v %s", err, r.Diagnostics, r.Detail)
 	}

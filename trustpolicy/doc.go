@@ -30,9 +30,11 @@
 //
 // # Evaluation
 //
-// A loaded *[Policy] is an attest.TrustPolicy; [Loader] is the
-// attest.PolicyLoader to register under [SchemaVersionPolicy] in
-// attest.Options.PolicyLoaders. Strict by default, with nothing to loosen:
+// A loaded *[Policy] is an attest.TrustPolicy. [Open] is the one place a
+// policy document of either format is opened (this kind, or the upstream
+// mcp-res.trust-policy/0.2.0, which this package also owns), for
+// attest.Options.Policy; [NewAdHoc] builds the policy of `attest verify
+// --key PUB --identity ID`. Strict by default, with nothing to loosen:
 //
 //   - G6 ([Policy.InForce]): validFrom ≤ T ≤ validUntil, else
 //     MCP_RES_TRUST_POLICY_EXPIRED;
@@ -49,7 +51,7 @@
 //     entry binding, inclusion proof, signed checkpoint and origin, witness
 //     cosignatures and quorum, and logId/entryUuid; any failure is
 //     MCP_RES_TRANSPARENCY_REFERENCE_INVALID, success VERIFIED_OFFLINE. A
-//     Rekor v1 entry needs a verifier registered with [LoaderWith]
+//     Rekor v1 entry needs a verifier given to [Open] ([OpenOptions])
 //     (cmd/mcpres-sigstore); without one it stays DIGEST_ONLY;
 //   - G8 ([Policy.Derive]): SIGNED_WITH_IDENTITY needs every envelope
 //     trusted and a primary signer with the signer role; WITNESSED also needs

@@ -32,7 +32,7 @@ const policyText = `{
 
 // Load a trust policy strictly: every problem is reported with its path,
 // and a policy that loads is ready for attest.Verify (it is an
-// attest.TrustPolicy; trustpolicy.Loader plugs it into attest.Options).
+// attest.TrustPolicy; trustpolicy.Open gives it to attest.Options).
 func ExampleLoad() {
 	doc, err := canonjson.Parse([]byte(policyText))
 	if err != nil {
@@ -67,14 +67,14 @@ func ExampleLoad() {
 	// problem: /signers/1/publicKey: key 06e3fd8fda29bb60ab59557de61edb0aecdb231134be30e75b455f8e1b792fa9 is already listed as /signers/0 ("signer-one"); one key is one signer and counts once (uniqueKey)
 }
 
-// Verify an attested bundle against an mcpres.trust-policy/v1 file: Loader
-// plugs the v1 kind into attest.Verify, next to the built-in upstream
-// kind, so either kind of policy file works. This policy
+// Verify an attested bundle against an mcpres.trust-policy/v1 file: Open
+// reads either kind of policy file (v1, or the upstream 0.2.0) once, for
+// any number of verifications. This policy
 // (testdata/transparency/policy.json) trusts a producer and a witness and
 // has a tlog policy, so the bundle's transparency reference is verified
 // offline (inclusion, the log's signature, the log witness's
 // cosignature): TRANSPARENCY_RECORDED.
-func ExampleLoader() {
+func ExampleOpen() {
 	dir := filepath.Join("..", "testdata", "transparency")
 	_, policy, err := canonjson.ReadFile(filepath.Join(dir, "policy.json"))
 	if err != nil {
@@ -85,10 +85,8 @@ func ExampleLoader() {
 		log.Fatal(err)
 	}
 	r, err := attest.Verify(signed, attest.Options{
-		Policy:        policy,
-		EvaluatedAt:   "2026-08-27T18:05:00.000Z",
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
-	})
+		Policy:      trustpolicy.Open(policy, trustpolicy.OpenOptions{}),
+		EvaluatedAt: "2026-08-27T18:05:00.000Z"})
 	if err != nil {
 		log.Fatal(err)
 	}

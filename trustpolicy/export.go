@@ -7,6 +7,8 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Upstream projects p to an upstream mcp-res.trust-policy/0.2.0 document
@@ -116,4 +118,19 @@ func (p *Policy) losses() []string {
 		lose("/transparency", "the tlog policy (%d logs, %d witnesses, quorum %s) has no upstream equivalent and is dropped", len(t.Logs), len(t.Witnesses), t.Quorum)
 	}
 	return out
+}
+
+// ExportUpstream is [Policy.Upstream] with the projection checked against
+// the upstream policy schema (a projection that fails it is a bug, never
+// written): the one place outside verification where the upstream schema
+// is applied to a policy.
+func (p *Policy) ExportUpstream(val *validator.Validator) (doc *canonjson.Value, losses []string, err error) {
+	if val == nil {
+		val = validator.New()
+	}
+	up, losses := p.Upstream()
+	if errs := val.SchemaErrors(schema.TrustPolicy, up); len(errs) > 0 {
+		return nil, nil, fmt.Errorf("the projection fails the %s schema: %s %s", bundle.SchemaVersionTrustPolicy, errs[0].InstancePath, errs[0].Message)
+	}
+	return up, losses, nil
 }

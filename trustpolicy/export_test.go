@@ -33,7 +33,7 @@ func TestUpstreamProjectionExact(t *testing.T) {
 	// Both policies give the same results on the corpus fixtures.
 	for _, name := range []string{"signed-with-identity.json", "witnessed.json", "overclaim-witnessed-one-signer.json", "signer-identity-mismatch.json"} {
 		a := verify(t, fixture(t, name), d, attesttest.EvaluatedAt)
-		b, err := attest.Verify(fixture(t, name), attest.Options{Policy: up, EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal})
+		b, err := attest.Verify(fixture(t, name), attest.Options{Policy: Open(up, OpenOptions{Validator: testVal}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal})
 		if err != nil {
 			t.Fatal(err)
 		}

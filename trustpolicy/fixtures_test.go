@@ -126,7 +126,7 @@ func TestCommittedTransparencyFixtures(t *testing.T) {
 		return v
 	}
 	signed := read("example.signed.json")
-	r, err := attest.Verify(signed, attest.Options{Policy: read("policy.json"), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal, PolicyLoaders: loaders})
+	r, err := attest.Verify(signed, attest.Options{Policy: Open(read("policy.json"), OpenOptions{Validator: testVal}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -291,19 +290,3 @@ func isFingerprint(s string) bool {
 }
 
 func fingerprint(pub ed25519.PublicKey) string { return ed25519strict.Fingerprint(pub) }
-
-// Loader is the attest.PolicyLoader of mcpres.trust-policy/v1: register it
-// in attest.Options.PolicyLoaders under [SchemaVersionPolicy]. Every [Problem]
-// of [Load] is returned as a schema error, so that a policy that does not
-// load fails verification with MCP_RES_ATTESTATION_SCHEMA_INVALID at step
-// G6, like an upstream policy that fails its schema. It never returns an
-// error.
-func Loader(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
-	p, problems := Load(doc, val)
-	if len(problems) > 0 {
-		return nil, schemaErrors(problems), nil
-	}
-	return p, nil, nil
-}
-
-var _ attest.PolicyLoader = Loader

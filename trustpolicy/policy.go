@@ -13,7 +13,7 @@ import (
 
 // A Policy is a loaded mcpres.trust-policy/v1: immutable, safe for
 // concurrent use, and an attest.TrustPolicy. Get one from [Load] or
-// [Loader].
+// [Open].
 type Policy struct {
 	doc         *Document
 	from, until datetime.Instant
@@ -247,7 +247,7 @@ func (p *Policy) explain(f *attest.EnvelopeFacts) string {
 // MCP_RES_TRANSPARENCY_REFERENCE_INVALID naming the check; success sets
 // VERIFIED_OFFLINE. Opaque proof bytes fail too: a policy with a
 // transparency section asks for proofs it can verify. A Rekor v1 entry,
-// when no verifier for it is linked (see [LoaderWith]), stays DIGEST_ONLY
+// when no verifier for it is linked (see [OpenOptions]), stays DIGEST_ONLY
 // and [Policy.Derive] says why.
 func (p *Policy) Transparency(f *attest.EnvelopeFacts, proof []byte) (*attest.VerifiedTransparency, *attest.Failure) {
 	if p.trust == nil {

@@ -12,7 +12,13 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 )
 
-var loaders = map[string]attest.PolicyLoader{SchemaVersionPolicy: Loader}
+// open is Open with the test validator, or nil (no policy) for nil.
+func open(doc *canonjson.Value) *attest.LoadedPolicy {
+	if doc == nil {
+		return nil
+	}
+	return Open(doc, OpenOptions{Validator: testVal})
+}
 
 // verify runs attest.Verify with the v1 loader registered.
 func verify(t *testing.T, wrapper *canonjson.Value, d *Document, at string) attest.Result {
@@ -21,7 +27,7 @@ func verify(t *testing.T, wrapper *canonjson.Value, d *Document, at string) atte
 	if d != nil {
 		pol = d.Value()
 	}
-	r, err := attest.Verify(wrapper, attest.Options{Policy: pol, EvaluatedAt: at, Validator: testVal, PolicyLoaders: loaders})
+	r, err := attest.Verify(wrapper, attest.Options{Policy: open(pol), EvaluatedAt: at, Validator: testVal})
 	if err != nil {
 		t.Fatalf("Verify aborted: %v", err)
 	}
@@ -385,9 +391,9 @@ func TestEvaluationRecordsPolicy(t *testing.T) {
 	}
 }
 
-// TestUpstreamPoliciesUnchanged: with the v1 loader registered, every case
+// TestUpstreamPoliciesUnchanged: opened by Open, every case
 // of the committed attestation corpus (upstream 0.2.0 policies) gives the
-// identical result object as without it.
+// identical result object as the upstream loader itself.
 func TestUpstreamPoliciesUnchanged(t *testing.T) {
 	cat := fixture(t, "catalog.json")
 	defaultAt := cat.Get("evaluatedAt").Str
@@ -405,8 +411,12 @@ func TestUpstreamPoliciesUnchanged(t *testing.T) {
 			if e := c.Get("evaluatedAt"); e.Is(canonjson.String) {
 				at = e.Str
 			}
-			plain, err1 := attest.Verify(w, attest.Options{Policy: pol, EvaluatedAt: at, Validator: testVal})
-			with, err2 := attest.Verify(w, attest.Options{Policy: pol, EvaluatedAt: at, Validator: testVal, PolicyLoaders: loaders})
+			var upstream *attest.LoadedPolicy
+			if pol != nil {
+				upstream = attest.NewLoadedPolicy(loadUpstream(pol, testVal))
+			}
+			plain, err1 := attest.Verify(w, attest.Options{Policy: upstream, EvaluatedAt: at, Validator: testVal})
+			with, err2 := attest.Verify(w, attest.Options{Policy: open(pol), EvaluatedAt: at, Validator: testVal})
 			if (err1 == nil) != (err2 == nil) {
 				t.Fatalf("errors differ: %v / %v", err1, err2)
 			}

@@ -6,10 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/offline"
-	"github.com/mcpres/mcpres/validator"
-	"github.com/mcpres/mcpres/validator/schema"
 )
 
 // Trust converts the tlog policy into what package offline verifies
@@ -31,22 +28,8 @@ func (t *TLogPolicy) Trust() offline.Trust {
 	return tr
 }
 
-// LoaderWith is [Loader] with verifiers for proof kinds package offline
-// does not verify itself: cmd/mcpres-sigstore passes offline/rekor's, so
-// that its policies verify Rekor v1 entries; mcpres links no such verifier
-// and reports a Rekor entry as DIGEST_ONLY.
-func LoaderWith(kinds ...offline.KindVerifier) attest.PolicyLoader {
-	return func(doc *canonjson.Value, val *validator.Validator) (attest.TrustPolicy, []schema.Error, error) {
-		p, problems := Load(doc, val)
-		if len(problems) > 0 {
-			return nil, schemaErrors(problems), nil
-		}
-		return p.WithKindVerifiers(kinds...), nil, nil
-	}
-}
-
 // WithKindVerifiers returns a copy of p that also verifies the proof kinds
-// of kinds (see [LoaderWith]).
+// of kinds (see [OpenOptions].KindVerifiers).
 func (p *Policy) WithKindVerifiers(kinds ...offline.KindVerifier) *Policy {
 	c := *p
 	c.kinds = map[offline.Kind]offline.KindVerifier{}

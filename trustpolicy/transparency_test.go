@@ -131,7 +131,7 @@ func TestTransparencyVerifiedOffline(t *testing.T) {
 	// The upstream 0.2.0 policy keeps the digest-only meaning for the very
 	// same attestation.
 	w := attest.Wrap(f.bundle, attest.TransparencyRecorded, f.sign(t, one, attesttest.IdentityOne, good))
-	ru, err := attest.Verify(w, attest.Options{Policy: attesttest.Policy(attesttest.PolicyOptions{}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal, PolicyLoaders: loaders})
+	ru, err := attest.Verify(w, attest.Options{Policy: Open(attesttest.Policy(attesttest.PolicyOptions{}), OpenOptions{Validator: testVal}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal})
 	if err != nil || !ru.Valid || ru.Level != attest.TransparencyRecorded || ru.Evaluation.Envelopes[0].Transparency != attest.TransparencyDigestOnly {
 		t.Errorf("0.2.0 policy: %v valid %t level %s transparency %s", err, ru.Valid, ru.Level, ru.Evaluation.Envelopes[0].Transparency)
 	}
@@ -157,7 +157,6 @@ func TestTransparencyVerifiedOnce(t *testing.T) {
 	one, two := attesttest.TestOnlyKeyOne(), attesttest.TestOnlyKeyTwo()
 	good := f.ref(2, f.wa, f.wb)
 	n := 0
-	ls := map[string]attest.PolicyLoader{SchemaVersionPolicy: LoaderWith(countingVerifier{&n})}
 	d := withTLog(testPolicy(), f.text("2"))
 	d.Witnesses = witnessRule(1, true, "signer-two")
 	for _, c := range []struct {
@@ -168,7 +167,7 @@ func TestTransparencyVerifiedOnce(t *testing.T) {
 		{[]*canonjson.Value{f.sign(t, one, attesttest.IdentityOne, good), f.sign(t, two, attesttest.IdentityTwo, good)}, 2}, // control: two references, two proofs
 	} {
 		n = 0
-		r, err := attest.Verify(attest.Wrap(f.bundle, attest.TransparencyRecorded, c.envs...), attest.Options{Policy: d.Value(), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal, PolicyLoaders: ls})
+		r, err := attest.Verify(attest.Wrap(f.bundle, attest.TransparencyRecorded, c.envs...), attest.Options{Policy: Open(d.Value(), OpenOptions{Validator: testVal, KindVerifiers: []offline.KindVerifier{countingVerifier{&n}}}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal})
 		if err != nil || !r.Valid || r.Level != attest.TransparencyRecorded {
 			t.Fatalf("%v valid %t level %s %v %s", err, r.Valid, r.Level, r.Diagnostics, r.Detail)
 		}
@@ -251,7 +250,7 @@ func (k fakeRekor) Verify(proof []byte, want offline.Entry, trust offline.Trust)
 }
 
 // A Rekor v1 entry is DIGEST_ONLY where no verifier for it is linked (mcpres)
-// and verified where one is (mcpres-sigstore, through LoaderWith).
+// and verified where one is (mcpres-sigstore, through OpenOptions.KindVerifiers).
 func TestTransparencyRekorKind(t *testing.T) {
 	f := newTLogFixture(t)
 	one := attesttest.TestOnlyKeyOne()
@@ -264,8 +263,7 @@ func TestTransparencyRekorKind(t *testing.T) {
 		t.Errorf("without a Rekor verifier: valid %t %s %v", r.Valid, r.Evaluation.Envelopes[0].Transparency, r.Evaluation.Notes)
 	}
 	with := func(k offline.KindVerifier) attest.Result {
-		r, err := attest.Verify(w, attest.Options{Policy: d.Value(), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal,
-			PolicyLoaders: map[string]attest.PolicyLoader{SchemaVersionPolicy: LoaderWith(k)}})
+		r, err := attest.Verify(w, attest.Options{Policy: Open(d.Value(), OpenOptions{Validator: testVal, KindVerifiers: []offline.KindVerifier{k}}), EvaluatedAt: attesttest.EvaluatedAt, Validator: testVal})
 		if err != nil {
 			t.Fatal(err)
 		}

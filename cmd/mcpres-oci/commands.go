@@ -10,17 +10,15 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
-	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/oci"
-	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -424,9 +422,11 @@ func writePulled(path string, data []byte, force bool) error {
 	return nil
 }
 
-// fetchOCI is attest verify --oci's registry half (verifycmd.Config):
-// the bundles are written to req.Dir, one at a time.
-func fetchOCI(req verifycmd.OCIRequest) (verifycmd.OCISubject, error) {
+// fetchOCI is attest verify --oci's registry half (verifycmd.OCIFetch):
+// the image resolved, then each referrer's bundle handed over in memory as
+// it is downloaded, one at a time (the verifier judges it before the next
+// is asked for).
+func fetchOCI(req verifycmd.OCIRequest, resolved func(verifycmd.OCISubject) error, each func(verifycmd.OCIReferrer)) (verifycmd.OCISubject, error) {
 	f := ociFlags{plainHTTP: req.PlainHTTP, timeout: req.Timeout}
 	c, ctx, cancel, err := f.client()
 	if err != nil {
@@ -437,24 +437,18 @@ func fetchOCI(req verifycmd.OCIRequest) (verifycmd.OCISubject, error) {
 	if err != nil {
 		return verifycmd.OCISubject{}, timeoutNamed(ctx, err)
 	}
-	var rs []verifycmd.OCIReferrer
+	s := verifycmd.OCISubject{Image: req.Image, Digest: img.Digest()}
+	if err := resolved(s); err != nil {
+		return verifycmd.OCISubject{}, err
+	}
 	d, err := c.Pull(ctx, img, func(p oci.Pulled) error {
-		r := verifycmd.OCIReferrer{Name: p.Name(img), Err: p.Err}
-		if p.Err == nil {
-			r.Path = filepath.Join(req.Dir, p.FileName())
-			// A name already written holds the same bytes (it is their
-			// digest): two referrers with one bundle.
-			if err := atomicfile.WriteFileExclusive(r.Path, p.Data, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
-				r.Path, r.Err = "", err
-			}
-		}
-		rs = append(rs, r)
+		each(verifycmd.OCIReferrer{Name: p.Name(img), Data: p.Data, Err: p.Err})
 		return nil
 	})
 	if err != nil {
 		return verifycmd.OCISubject{}, timeoutNamed(ctx, err)
 	}
-	s := verifycmd.OCISubject{Image: req.Image, Digest: img.Digest(), Via: d.Via, Referrers: rs}
+	s.Via = d.Via
 	for _, f := range d.Floods {
 		s.Notes = append(s.Notes, "oci: "+f.String())
 	}
@@ -476,9 +470,8 @@ func timeoutNamed(ctx context.Context, err error) error {
 func (a *app) verifyCommand() *cobra.Command {
 	return verifycmd.Command(verifycmd.Config{
 		Prog: a.prog, Stdout: a.stdout, Stderr: a.stderr,
-		Now:           nowMillis,
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader},
-		FetchOCI:      fetchOCI,
+		Now:      nowMillis,
+		FetchOCI: fetchOCI,
 		LongExtra: `
 
 Policies from a TUF repository: fetch them with 'mcpres policy tuf fetch

@@ -26,7 +26,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
@@ -89,10 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 func (a *app) verifyCommand() *cobra.Command {
 	return verifycmd.Command(verifycmd.Config{
 		Prog: "mcpres-sigstore", Stdout: a.stdout, Stderr: a.stderr,
-		Now: verifycmd.NowMillis,
-		PolicyLoaders: map[string]attest.PolicyLoader{
-			trustpolicy.SchemaVersionPolicy: trustpolicy.LoaderWith(rekor.Verifier{}),
-		},
+		Now:           verifycmd.NowMillis,
+		KindVerifiers: []offline.KindVerifier{rekor.Verifier{}},
 		LongExtra: `
 
 mcpres-sigstore verifies a transparency reference that is a Rekor v1 log

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -168,7 +169,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 				a.warnf("the claim %s cannot hold yet: %s; attest verify fails it (%s) until a co-signer adds what is missing (mcpres attest sign %s --key KEY ..., which keeps the claim)",
 					s.Claim, why, attest.CodeClassificationOverclaim, out)
 			} else if policyPath != "" {
-				pol := readPolicyOnce(policyPath, attest.Options{EvaluatedAt: signingTime, Validator: validator.New(), PolicyLoaders: policyLoaders()})
+				pol := readPolicyOnce(policyPath, trustpolicy.OpenOptions{})
 				a.hints(pol.Hints)
 				if pol.Err != nil {
 					return cli.Failf("--policy: %v", pol.Err)

@@ -21,7 +21,6 @@ import (
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
-	"github.com/mcpres/mcpres/validator/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -686,9 +685,9 @@ atomically, never replaces FILE, and replaces an existing file only with
 				a.printPolicyProblems(fmt.Sprintf("%s does not load; nothing written:", args[0]), problems)
 				return cli.Exit(exitInvalid)
 			}
-			up, losses := p.Upstream()
-			if errs := val.SchemaErrors(schema.TrustPolicy, up); len(errs) > 0 {
-				return cli.Failf("the projection fails the %s schema: %s %s", bundle.SchemaVersionTrustPolicy, errs[0].InstancePath, errs[0].Message)
+			up, losses, err := p.ExportUpstream(val)
+			if err != nil {
+				return cli.Failf("%v", err)
 			}
 			if len(losses) > 0 && !acceptLoss {
 				fmt.Fprintf(a.stderr, "mcpres: error: exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):\n", args[0], bundle.SchemaVersionTrustPolicy)

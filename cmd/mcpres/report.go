@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/version"
 	htmlreport "github.com/mcpres/mcpres/report"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
@@ -164,16 +165,15 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 		}
 	}
 	val := validator.New()
-	vo := attest.Options{EvaluatedAt: at, Validator: val,
-		PolicyLoaders: policyLoaders()}
+	vo := attest.Options{EvaluatedAt: at, Validator: val}
 	if policyPath != "" {
 		// Read whatever the document is: a policy that cannot be read is
 		// an unreadable input (exit 2), never ignored.
-		pol := readPolicyOnce(policyPath, vo)
+		pol := readPolicyOnce(policyPath, trustpolicy.OpenOptions{Validator: val})
 		if pol.Err != nil {
 			return in, inputInvalidReport(pol.Path, fmt.Errorf("trust policy: %w", pol.Err))
 		}
-		vo.LoadedPolicy, in.PolicyName = pol.Loaded, pol.Path
+		vo.Policy, in.PolicyName = pol.Loaded, pol.Path
 	}
 	if document.Detect(doc) == document.AttestedBundle {
 		if q.Active() && !gate.Active() {
@@ -191,7 +191,7 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 		if gate.Active() {
 			v := gate.Verdict(r)
 			in.Verdict, in.Subject = &v, v.Subject
-			rep = gate.Apply(rep, r, data, doc)
+			rep = gate.Render(rep, r, v, data, doc)
 		}
 		return in, rep
 	}

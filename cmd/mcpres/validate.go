@@ -6,10 +6,10 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/official"
 	"github.com/mcpres/mcpres/validator/profile"
@@ -89,8 +89,7 @@ func (a *app) validateCommand() *cobra.Command {
 			core := validator.New()
 			var pol policySource
 			if policyPath != "" {
-				pol = readPolicyOnce(policyPath, attest.Options{EvaluatedAt: opts.EvaluatedAt, Validator: core,
-					PolicyLoaders: policyLoaders()})
+				pol = readPolicyOnce(policyPath, trustpolicy.OpenOptions{Validator: core})
 				a.hints(pol.Hints)
 				opts.Policy = pol.Loaded
 			}

@@ -36,7 +36,6 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 	return verifycmd.Command(verifycmd.Config{
 		Prog: "mcpres", Stdout: a.stdout, Stderr: a.stderr,
 		Now:            nowMillis,
-		PolicyLoaders:  policyLoaders(),
 		FetchPolicyTUF: a.fetchPolicyTUF,
 		ForwardOCI:     a.forwardOCI,
 		IsTerminal:     a.isTerminal,
@@ -96,13 +95,7 @@ func inputInvalidReport(path string, err error) report {
 
 func attestReport(path string, r attest.Result) report { return verifycmd.AttestReport(path, r) }
 
-// policyLoaders are the trust-policy loaders of mcpres beyond the
-// built-in mcp-res.trust-policy/0.2.0: mcpres.trust-policy/v1.
-func policyLoaders() map[string]attest.PolicyLoader {
-	return map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}
-}
-
-func readPolicyOnce(path string, opts attest.Options) policySource {
+func readPolicyOnce(path string, opts trustpolicy.OpenOptions) policySource {
 	return verifycmd.ReadPolicyOnce(path, opts)
 }
 

@@ -261,36 +261,8 @@ func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path st
 	n := in.Len()
 	workers := min(runtime.GOMAXPROCS(0), n)
 	window := min(batchWindow*workers, n)
-	// Report i goes to slot i%window. A worker takes a token before it
-	// claims the next job, and the printer returns a token after printing
-	// a report, so at most window jobs are claimed and not printed: when
-	// job i is claimed, jobs 0…i are, and report i-window has been printed,
-	// which frees slot i%window. (Workers claim jobs themselves, not from
-	// a dispatching goroutine: one hand-off fewer per file.)
-	slots := make([]chan Report, window)
-	for i := range slots {
-		slots[i] = make(chan Report, 1)
-	}
-	tokens := make(chan struct{}, window)
-	var next atomic.Int64
-	stop := make(chan struct{})
-	defer close(stop)
-	for range workers {
-		go func() {
-			for {
-				select {
-				case tokens <- struct{}{}:
-				case <-stop:
-					return
-				}
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				slots[i%window] <- eval(in.Path(i))
-			}
-		}()
-	}
+	w := startWindow(in, eval, workers, window)
+	defer close(w.stop)
 	if n > 1 && os.Getenv("GOGC") == "" {
 		// The window bounds the live heap to a few reports and documents
 		// (about 1 MB after a collection, for small files), so the
@@ -303,58 +275,115 @@ func (a *Printer) Run(in Inputs, format string, withFile bool, eval func(path st
 	}
 	withFile = withFile || in.Many
 	p := a.newProgress(n)
-	// The results go out through a buffer (batchFlushEvery: output still
-	// follows the work, and Stdout and Stderr keep their order), not in
-	// one write per file.
-	out := bufio.NewWriterSize(a.Stdout, batchOutputBuffer)
-	defer out.Flush()
-	flushed, held := time.Now(), 0
-	flush := func() {
-		out.Flush()
-		flushed, held = time.Now(), 0
-	}
+	o := newBatchOut(a.Stdout)
+	defer o.out.Flush()
 	pr := *a
-	pr.Stdout = out
+	pr.Stdout = o.out
 	var sum batchSummary
 	worst := ExitValid
 	for i := range n {
-		var r Report
-		select {
-		case r = <-slots[i%window]:
-		default:
-			if wait := batchFlushEvery - time.Since(flushed); wait > 0 && out.Buffered() > 0 {
-				t := time.NewTimer(wait)
-				select {
-				case r = <-slots[i%window]:
-				case <-t.C:
-					flush()
-					r = <-slots[i%window]
-				}
-				t.Stop()
-			} else {
-				flush()
-				r = <-slots[i%window]
-			}
-		}
+		r := o.receive(w.slots[i%window])
 		if len(r.Hints) > 0 || p.on {
-			flush()
+			o.flush()
 		}
 		p.clear()
 		pr.Render(r, format, withFile, i == 0)
-		<-tokens // after printing: at most window reports wait unprinted
-		if held++; held >= window || p.on {
-			flush()
+		<-w.tokens // after printing: at most window reports wait unprinted
+		if o.held++; o.held >= window || p.on {
+			o.flush()
 		}
 		p.show(i + 1)
 		sum.add(r)
 		worst = max(worst, r.Code)
 	}
-	out.Flush()
+	o.out.Flush()
 	p.done()
 	if n > 1 {
 		a.summary(sum, format)
 	}
 	return worst
+}
+
+// A batchWindowState is the workers of a batch and the slots they fill.
+type batchWindowState struct {
+	slots  []chan Report
+	tokens chan struct{}
+	stop   chan struct{}
+}
+
+// startWindow starts workers evaluating in's paths. Report i goes to slot
+// i%window. A worker takes a token before it claims the next job, and the
+// printer returns a token after printing a report, so at most window jobs
+// are claimed and not printed: when job i is claimed, jobs 0…i are, and
+// report i-window has been printed, which frees slot i%window. (Workers
+// claim jobs themselves, not from a dispatching goroutine: one hand-off
+// fewer per file.) Closing stop ends the workers.
+func startWindow(in Inputs, eval func(path string) Report, workers, window int) batchWindowState {
+	n := in.Len()
+	w := batchWindowState{slots: make([]chan Report, window), tokens: make(chan struct{}, window), stop: make(chan struct{})}
+	for i := range w.slots {
+		w.slots[i] = make(chan Report, 1)
+	}
+	var next atomic.Int64
+	for range workers {
+		go func() {
+			for {
+				select {
+				case w.tokens <- struct{}{}:
+				case <-w.stop:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				w.slots[i%window] <- eval(in.Path(i))
+			}
+		}()
+	}
+	return w
+}
+
+// A batchOut holds a batch's results in a buffer (batchFlushEvery: output
+// still follows the work, and Stdout and Stderr keep their order), not
+// one write per file.
+type batchOut struct {
+	out     *bufio.Writer
+	flushed time.Time
+	held    int
+}
+
+func newBatchOut(w io.Writer) *batchOut {
+	return &batchOut{out: bufio.NewWriterSize(w, batchOutputBuffer), flushed: time.Now()}
+}
+
+func (o *batchOut) flush() {
+	o.out.Flush()
+	o.flushed, o.held = time.Now(), 0
+}
+
+// receive waits for the next report; what is held is written once
+// batchFlushEvery has passed since the last write while it waits.
+func (o *batchOut) receive(slot chan Report) Report {
+	select {
+	case r := <-slot:
+		return r
+	default:
+	}
+	wait := batchFlushEvery - time.Since(o.flushed)
+	if wait <= 0 || o.out.Buffered() == 0 {
+		o.flush()
+		return <-slot
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case r := <-slot:
+		return r
+	case <-t.C:
+		o.flush()
+		return <-slot
+	}
 }
 
 // terminal reports whether w is a terminal; tests replace it through

@@ -142,18 +142,19 @@ func (g Gate) Active() bool { return g.active }
 // Unbound says whether g is not bound to an artifact.
 func (g Gate) Unbound() bool { return g.active && g.g.NoSubjectUnsafe }
 
-// Verdict is attest.Gate.Evaluate of g on r.
+// Verdict is attest.Gate.Evaluate of g on r (mcpres report, which
+// verifies with attest.Verify itself).
 func (g Gate) Verdict(r attest.Result) attest.Verdict { return g.g.Evaluate(r) }
 
-// Apply adds the gate's verdict to a verification Report: a "gate" member
-// (and the statement's "result") in JSON; in text the verdict leads
-// (PASSED or FAILED and why), the verification follows, and the cause of
-// a level not reached (the evaluation's notes) comes last, where a reader
-// looks; exit 1 when it fails. data and doc are the file verified (data
-// may be nil), for what a wrong subject digest is when it is recognisably
-// another digest (subjectHints).
-func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Value) Report {
-	v := g.g.Evaluate(r)
+// Render adds the gate's verdict v on r to a verification Report: a
+// "gate" member (and the statement's "result") in JSON; in text the
+// verdict leads (PASSED or FAILED and why), the verification follows, and
+// the cause of a level not reached (the evaluation's notes) comes last,
+// where a reader looks; exit 1 when it fails. data and doc are the file
+// verified (data may be nil), for what a wrong subject digest is when it
+// is recognisably another digest (subjectHints). It decides nothing: the
+// verdict is attest.Gate's.
+func (g Gate) Render(rep Report, r attest.Result, v attest.Verdict, data []byte, doc *canonjson.Value) Report {
 	if v.Subject != nil {
 		subjectHints(v.Subject, data, doc)
 		for i := range v.Checks {
@@ -164,11 +165,37 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 			}
 		}
 	}
-	reasons := v.Reasons()
+	if r.Valid {
+		rep.Obj.Set("result", canonjson.NewString(r.StatementResult))
+	}
+	rep.Obj.Set("gate", g.value(r, v))
+	rep.Text = g.text(rep, r, v)
+	switch {
+	case v.Passed:
+		rep.Code, rep.Outcome = ExitValid, OutcomePassed
+	case r.Valid:
+		rep.Code, rep.Outcome = ExitInvalid, OutcomeGateFailed
+		rep.Detail = "gate: " + strings.Join(v.Reasons(), "; ")
+	}
+	if r.Valid && r.StatementResult != attest.ResultPass {
+		// Markdown's class cell names a result that is not PASS (one
+		// accepted by name, or the reason the gate failed).
+		rep.Class = strings.TrimPrefix(rep.Class+", result "+r.StatementResult, ", ")
+	}
+	return rep
+}
+
+// value is the JSON result's "gate" member: what was required, every
+// check and how it came out, the subject checks, and the reasons.
+func (g Gate) value(r attest.Result, v attest.Verdict) *canonjson.Value {
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
 	str := canonjson.NewString
-	if r.Valid {
-		rep.Obj.Set("result", str(r.StatementResult))
+	strs := func(ss []string) *canonjson.Value {
+		vs := make([]*canonjson.Value, len(ss))
+		for i, s := range ss {
+			vs[i] = str(s)
+		}
+		return canonjson.NewArray(vs...)
 	}
 	obj := canonjson.NewObject(m("passed", canonjson.NewBool(v.Passed)))
 	obj.Set("requireLevel", str(g.g.RequiredLevel().String()))
@@ -178,12 +205,7 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 	if g.g.MinEvidenceClass > bundle.DocumentedOnly {
 		obj.Set("requireEvidenceClass", str(g.g.MinEvidenceClass.String()))
 	}
-	accepted := g.g.Results()
-	as := make([]*canonjson.Value, len(accepted))
-	for i, a := range accepted {
-		as[i] = str(a)
-	}
-	obj.Set("acceptResults", canonjson.NewArray(as...))
+	obj.Set("acceptResults", strs(g.g.Results()))
 	if g.image != "" {
 		obj.Set("requireSubjectDigest", str(g.image))
 	}
@@ -200,24 +222,22 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 	if g.g.Subject.Active() {
 		obj.Set("subject", subjectValue(r, v.Subject))
 	}
-	rs := make([]*canonjson.Value, len(reasons))
-	for i, s := range reasons {
-		rs[i] = str(s)
-	}
-	obj.Set("reasons", canonjson.NewArray(rs...))
-	rep.Obj.Set("gate", obj)
+	obj.Set("reasons", strs(v.Reasons()))
+	return obj
+}
 
-	// Text: the verdict first, then what was verified, indented.
-	lines := make([]string, 0, len(rep.Text)+4)
+// text is the text result of a gated verification: the verdict first
+// (PASSED or FAILED and why), then what was verified, indented, the
+// checks, the verdict again last, where a reader of a long result looks,
+// and the cause of a level not reached on a line of its own.
+func (g Gate) text(rep Report, r attest.Result, v attest.Verdict) []string {
+	lines := make([]string, 0, len(rep.Text)+6)
 	head := rep.Path + ": PASSED: " + passedText(r, v, g.g)
-	switch {
-	case !r.Valid:
+	if !v.Passed {
 		head = rep.Path + ": FAILED: " + strings.Join(v.Summaries(), "; ")
-		if r.Detail != "" {
+		if !r.Valid && r.Detail != "" {
 			head += ": " + r.Detail
 		}
-	case !v.Passed:
-		head = rep.Path + ": FAILED: " + strings.Join(v.Summaries(), "; ")
 	}
 	lines = append(lines, head)
 	if len(rep.Text) > 0 {
@@ -225,8 +245,7 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 		if r.Valid {
 			verified += ", result " + r.StatementResult
 		}
-		lines = append(lines, verified)
-		lines = append(lines, rep.Text[1:]...)
+		lines = append(append(lines, verified), rep.Text[1:]...)
 	}
 	if g.g.Subject.Active() {
 		lines = append(lines, "  "+subjectText(r, v.Subject, "the attested bundle"))
@@ -235,30 +254,14 @@ func (g Gate) Apply(rep Report, r attest.Result, data []byte, doc *canonjson.Val
 	if v.Unbound {
 		lines = append(lines, "  gate: not bound to an artifact (no --artifact, --subject-digest, --subject-name or --subject-version)")
 	}
-	// The verdict again, last, where a reader of a long result looks, and
-	// the cause of a level not reached on a line of its own.
 	if v.Passed {
-		lines = append(lines, "  gate: passed")
-	} else {
-		lines = append(lines, "  gate: FAILED: "+strings.Join(v.Summaries(), "; "))
+		return append(lines, "  gate: passed")
 	}
-	if v.Cause != "" && !v.Passed {
+	lines = append(lines, "  gate: FAILED: "+strings.Join(v.Summaries(), "; "))
+	if v.Cause != "" {
 		lines = append(lines, "  gate: cause: "+v.Cause)
 	}
-	rep.Text = lines
-	switch {
-	case v.Passed:
-		rep.Code, rep.Outcome = ExitValid, OutcomePassed
-	case r.Valid:
-		rep.Code, rep.Outcome = ExitInvalid, OutcomeGateFailed
-		rep.Detail = "gate: " + strings.Join(reasons, "; ")
-	}
-	if r.Valid && r.StatementResult != attest.ResultPass {
-		// Markdown's class cell names a result that is not PASS (one
-		// accepted by name, or the reason the gate failed).
-		rep.Class = strings.TrimPrefix(rep.Class+", result "+r.StatementResult, ", ")
-	}
-	return rep
+	return lines
 }
 
 // passedText says in one line what a passed verdict established.

@@ -2,139 +2,155 @@ package verifycmd
 
 import (
 	"fmt"
-	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/oci/pulled"
 	"github.com/spf13/pflag"
 )
 
-// An OCIRequest is attest verify --oci's: the image, how to reach its
-// registry, and the private temporary folder (removed afterwards) where
-// the bundles are to be written.
+// An OCIRequest is attest verify --oci's: the image and how to reach its
+// registry.
 type OCIRequest struct {
 	Image     string
 	PlainHTTP bool
 	Timeout   time.Duration
-	Dir       string
 }
 
-// An OCISubject is an image resolved to its digest and the MCP-RES
-// referrers found for it, as Config.FetchOCI returns them (package oci,
-// plugged in by cmd/mcpres: verifycmd links no network).
+// An OCISubject is an image resolved to its digest, which every bundle
+// must be about, and what its referrers' listing says (package oci,
+// plugged in by cmd/mcpres-oci: verifycmd links no network).
 type OCISubject struct {
 	// Image is the reference given; Digest the manifest digest it
-	// resolved to (sha256:HEX), which every bundle must be about.
+	// resolved to (sha256:HEX).
 	Image, Digest string
 	// Via says how the referrers were found ("referrers API", "referrers
 	// tag schema").
 	Via string
-	// Referrers are the MCP-RES referrers in the registry's order.
-	Referrers []OCIReferrer
-	// Notes are said once, after the results (a truncated listing).
+	// Notes are said once, after the results (a flood, a listing cut).
 	Notes []string
 	// Pulled is the folder written by oci pull the referrers were read
 	// from, offline ("" for a registry).
 	Pulled string
 }
 
-// pulledSubject is a folder written by oci pull as the referrers of the
-// image it records: each bundle bound to the image digest of the pull,
-// read and checked against the index when it is verified. A folder whose
-// files and index disagree is refused whole.
-func pulledSubject(dir string) (OCISubject, error) {
-	f, err := pulled.Read(dir)
-	if err != nil {
-		return OCISubject{}, err
-	}
-	sub := OCISubject{Image: f.Image, Digest: f.SubjectDigest, Pulled: dir}
-	for i, e := range f.Entries {
-		r := OCIReferrer{Name: f.Name(i)}
-		if e.Err != "" {
-			r.Err = fmt.Errorf("not pulled: %s", e.Err)
-		} else {
-			r.Read = func() ([]byte, error) { return f.Bundle(i) }
-		}
-		sub.Referrers = append(sub.Referrers, r)
-	}
-	return sub, nil
-}
-
-// An OCIReferrer is one referrer: its manifest's digest reference and the
-// file in OCIRequest.Dir holding its bundle (digest checked), or why it
-// could not be used.
+// An OCIReferrer is one MCP-RES referrer: its manifest's digest reference
+// and its bundle's bytes (digest checked), or why it could not be used.
 type OCIReferrer struct {
 	Name string
-	Path string
+	Data []byte
 	Err  error
-	// Read, when not nil, returns the bundle's bytes instead of reading
-	// Path (a pulled folder's bundle, checked against its index).
-	Read func() ([]byte, error)
 }
+
+// An OCIFetch resolves req's image, calls resolved with the image and its
+// digest before anything else, then hands over each MCP-RES referrer in
+// turn, in memory, one bundle at a time (each is verified before the next
+// is downloaded), and returns what the listing says.
+type OCIFetch func(req OCIRequest, resolved func(OCISubject) error, each func(OCIReferrer)) (OCISubject, error)
 
 // OCIDefaultTimeout is --timeout's default with --oci.
 const OCIDefaultTimeout = 2 * time.Minute
 
 // runOCI is attest verify --oci: every referrer of the image is verified
-// with the gate bound to the image's digest, and the command passes when
-// at least one referrer passes the gate. A referrer that cannot be read
-// is reported (INPUT_INVALID) and does not stop the others; none passing,
-// or none found, exits 1.
-func (c Config) runOCI(a *Printer, req OCIRequest, pol PolicySource, opts attest.Options, g Gate, format string) error {
-	dir, err := os.MkdirTemp("", "mcpres-oci-")
-	if err != nil {
-		return cli.Failf("a folder for the bundles: %v", err)
-	}
-	defer os.RemoveAll(dir)
-	req.Dir = dir
-	sub, err := c.FetchOCI(req)
+// as it arrives, with the gate bound to the image's digest, and the
+// command passes when at least one referrer passes the gate. A referrer
+// that cannot be read is reported (INPUT_INVALID) and does not stop the
+// others; none passing, or none found, exits 1. Nothing is written to
+// disk.
+func (c Config) runOCI(a *Printer, req OCIRequest, s *session, format string) error {
+	var run *referrerRun
+	sub, err := c.FetchOCI(req, func(sub OCISubject) error {
+		var err error
+		run, err = newReferrerRun(a, s, sub, format)
+		return err
+	}, func(r OCIReferrer) { run.add(r) })
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
-	return c.runReferrers(a, sub, pol, opts, g, format)
+	if run == nil { // resolved never called: the fetch is broken
+		return cli.Failf("oci: %s was not resolved", req.Image)
+	}
+	run.sub.Via, run.sub.Notes = sub.Via, sub.Notes
+	return run.finish()
 }
 
-// runReferrers verifies every referrer of sub with the gate bound to the
-// image's digest: the verdict of attest verify --oci and of a folder
-// written by oci pull. At least one referrer must pass.
-func (c Config) runReferrers(a *Printer, sub OCISubject, pol PolicySource, opts attest.Options, g Gate, format string) error {
-	g = g.WithImage(sub.Image, sub.Digest)
-	in := Inputs{Many: true}
-	byName := make(map[string]OCIReferrer, len(sub.Referrers))
-	for _, r := range sub.Referrers {
-		if _, dup := byName[r.Name]; dup {
-			continue
-		}
-		byName[r.Name] = r
-		in.add(r.Name)
+// runPulled verifies a folder written by oci pull exactly as runOCI
+// verifies the image it was pulled from: each bundle bound to the image
+// digest its index records, read and checked against the index when it is
+// verified. A folder whose files and index disagree is refused whole
+// (exit 2).
+func (c Config) runPulled(a *Printer, dir string, s *session, format string, withFile bool) error {
+	f, err := pulled.Read(dir)
+	if err != nil {
+		a.Render(InputInvalidReport(dir, err), format, withFile, true)
+		return cli.Exit(ExitInput)
 	}
-	var passed atomic.Int64
-	a.Unit = "referrers"
-	a.Run(in, format, true, func(name string) Report {
-		r := byName[name]
-		read := r.Read
-		if read == nil {
-			read = func() ([]byte, error) { return canonjson.ReadFileBytes(r.Path) }
-		}
-		var rep Report
-		if r.Err != nil {
-			rep = InputInvalidReport(name, fmt.Errorf("oci: %w", r.Err))
-		} else if data, err := read(); err != nil {
-			rep = InputInvalidReport(name, err)
+	run, err := newReferrerRun(a, s, OCISubject{Image: f.Image, Digest: f.SubjectDigest, Pulled: dir}, format)
+	if err != nil {
+		return err
+	}
+	for i, e := range f.Entries {
+		r := OCIReferrer{Name: f.Name(i)}
+		if e.Err != "" {
+			r.Err = fmt.Errorf("not pulled: %s", e.Err)
 		} else {
-			rep = VerifyData(name, data, pol, opts, g)
+			r.Data, r.Err = f.Bundle(i)
 		}
-		if rep.Code == ExitValid {
-			passed.Add(1)
-		}
-		return rep
-	})
-	n, k := in.Len(), passed.Load()
+		run.add(r)
+	}
+	return run.finish()
+}
+
+// A referrerRun renders the referrers of one image in turn and counts
+// those that pass the gate bound to its digest.
+type referrerRun struct {
+	a       *Printer
+	s       *session
+	sub     OCISubject
+	format  string
+	seen    map[string]bool
+	summary batchSummary
+	passed  int
+}
+
+func newReferrerRun(a *Printer, s *session, sub OCISubject, format string) (*referrerRun, error) {
+	bound, err := s.withImage(sub.Image, sub.Digest)
+	if err != nil {
+		return nil, err
+	}
+	a.Unit = "referrers"
+	return &referrerRun{a: a, s: bound, sub: sub, format: format, seen: map[string]bool{}}, nil
+}
+
+// add verifies one referrer and renders its result (a name seen before,
+// one bundle listed twice, is verified once).
+func (r *referrerRun) add(ref OCIReferrer) {
+	if r.seen[ref.Name] {
+		return
+	}
+	r.seen[ref.Name] = true
+	var rep Report
+	if ref.Err != nil {
+		rep = InputInvalidReport(ref.Name, fmt.Errorf("oci: %w", ref.Err))
+	} else {
+		rep = r.s.verifyData(ref.Name, ref.Data)
+	}
+	if rep.Code == ExitValid {
+		r.passed++
+	}
+	r.a.Render(rep, r.format, true, r.summary.files == 0)
+	r.summary.add(rep)
+}
+
+// finish prints the summary and the verdict on the image: passed when at
+// least one referrer passed.
+func (r *referrerRun) finish() error {
+	a, sub, n, k := r.a, r.sub, r.summary.files, r.passed
+	if n > 0 {
+		a.summary(r.summary, r.format)
+	}
 	line := fmt.Sprintf("oci: %s is %s; %d MCP-RES %s found through the %s", sub.Image, sub.Digest, n, plural(n, "referrer", "referrers"), sub.Via)
 	if sub.Pulled != "" {
 		line = fmt.Sprintf("oci: %s holds %d MCP-RES %s of %s, pulled when it was %s (%s)", sub.Pulled, n, plural(n, "referrer", "referrers"), sub.Image, sub.Digest, pulled.IndexName)
@@ -146,9 +162,8 @@ func (c Config) runReferrers(a *Printer, sub OCISubject, pol PolicySource, opts 
 			verdict = "gate: FAILED: " + sub.Image + " has no MCP-RES referrer"
 		}
 	}
-	lines := append(append([]string{line}, sub.Notes...), verdict)
-	for _, l := range lines {
-		switch format {
+	for _, l := range append(append([]string{line}, sub.Notes...), verdict) {
+		switch r.format {
 		case "json":
 			fmt.Fprintln(a.Stderr, a.Prog+": "+l)
 		case "markdown":
@@ -180,7 +195,8 @@ and each bundle is downloaded, its digest checked, and verified with the
 gate bound to that digest: a valid bundle about another subject fails the
 gate with ` + attest.CodeSubjectMismatch + `. Every referrer gets a result
 (its file member is its manifest reference), and the command passes when at
-least one passes the gate; none, or no referrer at all, exits 1. The
+least one passes the gate; none, or no referrer at all, exits 1. Each bundle is verified as it arrives, in memory, before the next is
+downloaded; nothing is written to disk. The
 registry is the only network used (HTTPS; plain HTTP to loopback
 registries, elsewhere with --plain-http; credentials from the Docker
 configuration); verification itself is offline.`)

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/trustpolicy"
 )
 
 // signedExample is the example bundle signed, as a file; its subject
@@ -46,7 +47,7 @@ func TestGateSubjectDigest(t *testing.T) {
 	other := "sha256:" + strings.Repeat("0", 64)
 	pol := trustOne(opts)
 
-	rep := VerifyReport(path, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", other))
+	rep := verifyWith(t, path, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", other))
 	gate := rep.Obj.Get("gate")
 	if rep.Code != ExitInvalid || rep.Outcome != OutcomeGateFailed || gate.Get("passed").Bool ||
 		gate.Get("requireSubjectDigest").Str != other || !strings.HasPrefix(gate.Get("reasons").Items[0].Str, attest.CodeSubjectMismatch+": ") {
@@ -57,7 +58,7 @@ func TestGateSubjectDigest(t *testing.T) {
 	}
 
 	// Control: the bundle's own subject passes.
-	rep = VerifyReport(path, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", subject))
+	rep = verifyWith(t, path, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", subject))
 	if rep.Code != ExitValid || !rep.Obj.Get("gate").Get("passed").Bool {
 		t.Fatalf("own subject: code %d, gate %s", rep.Code, compactString(rep.Obj.Get("gate")))
 	}
@@ -66,7 +67,7 @@ func TestGateSubjectDigest(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, bytes.Replace(data, []byte(`"3.4.1"`), []byte(`"3.4.2"`), 1), 0o600)
-	rep = VerifyReport(bad, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", other))
+	rep = verifyWith(t, bad, pol, opts, GateOf(attest.Gate{}).WithImage("reg.example/x:1", other))
 	reasons := rep.Obj.Get("gate").Get("reasons").Items
 	if rep.Code != ExitInvalid || len(reasons) != 1 || strings.Contains(reasons[0].Str, attest.CodeSubjectMismatch) {
 		t.Errorf("invalid bundle: code %d, reasons %s", rep.Code, compactString(rep.Obj.Get("gate")))
@@ -75,8 +76,22 @@ func TestGateSubjectDigest(t *testing.T) {
 
 // trustOne is a policy source trusting attesttest's first key as
 // IdentityOne (the corpus test policy).
-func trustOne(opts attest.Options) PolicySource {
-	return PolicySource{Path: "policy.json", Loaded: attest.LoadPolicy(attesttest.Policy(attesttest.PolicyOptions{Trusted: []string{"one"}}), opts)}
+func trustOne(attest.Options) PolicySource {
+	return PolicySource{Path: "policy.json", Loaded: trustpolicy.Open(attesttest.Policy(attesttest.PolicyOptions{Trusted: []string{"one"}}), trustpolicy.OpenOptions{})}
+}
+
+// verifyWith verifies the file at path as a session with pol and g does.
+func verifyWith(t *testing.T, path string, pol PolicySource, opts attest.Options, g Gate) Report {
+	t.Helper()
+	v, err := attest.NewVerifier(attest.VerifierOptions{Policy: pol.Loaded, EvaluatedAt: opts.EvaluatedAt, Gate: g.g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return (&session{v: v, gate: g, policy: pol}).verifyData(path, data)
 }
 
 func compactString(v *canonjson.Value) string {
@@ -115,30 +130,27 @@ func TestVerifyOCI(t *testing.T) {
 	run := func(digest string, refs func(dir string) []OCIReferrer, extra ...string) (string, string, error) {
 		var stdout, stderr bytes.Buffer
 		c := testConfig(&stdout, &stderr)
-		var dirs []string
-		c.FetchOCI = func(r OCIRequest) (OCISubject, error) {
-			if r.Image != "reg.example/mcp/server:1.0" || r.Dir == "" {
+		dir := t.TempDir()
+		c.FetchOCI = func(r OCIRequest, resolved func(OCISubject) error, each func(OCIReferrer)) (OCISubject, error) {
+			if r.Image != "reg.example/mcp/server:1.0" {
 				return OCISubject{}, fmt.Errorf("request %+v", r)
 			}
-			dirs = append(dirs, r.Dir)
-			return OCISubject{Image: r.Image, Digest: digest, Via: "referrers API", Referrers: refs(r.Dir)}, nil
+			sub := OCISubject{Image: r.Image, Digest: digest, Via: "referrers API"}
+			if err := resolved(sub); err != nil {
+				return OCISubject{}, err
+			}
+			for _, ref := range refs(dir) {
+				each(ref)
+			}
+			return sub, nil
 		}
 		err := execute(c, append([]string{"--oci", "reg.example/mcp/server:1.0", "--policy", policy, "--evaluated-at", attesttest.EvaluatedAt, "--format", "text"}, extra...)...)
-		for _, d := range dirs {
-			if _, serr := os.Stat(d); serr == nil {
-				t.Errorf("the bundles' folder %s was left behind", d)
-			}
-		}
 		return stdout.String(), stderr.String(), err
 	}
-	write := func(dir, name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, b, 0o600)
-		return p
-	}
+	write := func(_, _ string, b []byte) []byte { return b }
 	both := func(dir string) []OCIReferrer {
 		return []OCIReferrer{
-			{Name: "reg.example/mcp/server@sha256:aa", Path: write(dir, "a.json", data)},
+			{Name: "reg.example/mcp/server@sha256:aa", Data: write(dir, "a.json", data)},
 			{Name: "reg.example/mcp/server@sha256:bb", Err: errors.New("the registry served bytes whose digest is sha256:cc")},
 		}
 	}
@@ -160,8 +172,8 @@ func TestVerifyOCI(t *testing.T) {
 	_, fail := signedFile(t, dir, "f.json", bundletest.ExampleWithResult(t, attest.ResultFail), attesttest.TestOnlyKeyOne(), attesttest.IdentityOne)
 	junk := func(dir string) []OCIReferrer {
 		return []OCIReferrer{
-			{Name: "reg.example/mcp/server@sha256:r1", Path: write(dir, "r.json", rogue)},
-			{Name: "reg.example/mcp/server@sha256:f1", Path: write(dir, "f.json", fail)},
+			{Name: "reg.example/mcp/server@sha256:r1", Data: write(dir, "r.json", rogue)},
+			{Name: "reg.example/mcp/server@sha256:f1", Data: write(dir, "f.json", fail)},
 		}
 	}
 	out, _, err = run(subject, junk)
@@ -169,7 +181,7 @@ func TestVerifyOCI(t *testing.T) {
 		t.Fatalf("rogue and FAIL referrers: %v\n%s", err, out)
 	}
 	out, _, err = run(subject, func(dir string) []OCIReferrer {
-		return append(junk(dir), OCIReferrer{Name: "reg.example/mcp/server@sha256:aa", Path: write(dir, "a.json", data)})
+		return append(junk(dir), OCIReferrer{Name: "reg.example/mcp/server@sha256:aa", Data: write(dir, "a.json", data)})
 	})
 	if err != nil || !strings.Contains(out, "gate: passed: 1 of 3 referrers") {
 		t.Fatalf("honest after rogue and FAIL: %v\n%s", err, out)
@@ -189,7 +201,10 @@ func TestVerifyOCI(t *testing.T) {
 	// Usage: FILE arguments, and the registry flags without --oci.
 	var so, se bytes.Buffer
 	c := testConfig(&so, &se)
-	c.FetchOCI = func(OCIRequest) (OCISubject, error) { t.Fatal("fetched"); return OCISubject{}, nil }
+	c.FetchOCI = func(OCIRequest, func(OCISubject) error, func(OCIReferrer)) (OCISubject, error) {
+		t.Fatal("fetched")
+		return OCISubject{}, nil
+	}
 	for _, args := range [][]string{
 		{"--oci", "reg.example/x:1"}, // no trust source: --oci is a gate
 		{"--oci", "reg.example/x:1", path},

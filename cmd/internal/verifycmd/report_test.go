@@ -97,8 +97,8 @@ func TestPrintJSONReusesItsBuffer(t *testing.T) {
 }
 
 // A batch reads each file into the buffer of an earlier one: every report
-// is the one VerifyReport gives, whichever file came before (larger,
-// smaller, unreadable, not JSON).
+// is the one verifyData gives the file's own bytes, whichever file came
+// before (larger, smaller, unreadable, not JSON).
 func TestReadBuffersReportLikeVerifyReport(t *testing.T) {
 	signed, _ := signedExample(t)
 	dir := t.TempDir()
@@ -116,10 +116,20 @@ func TestReadBuffersReportLikeVerifyReport(t *testing.T) {
 	tampered := write("tampered.json", strings.Replace(string(data), `"sig": "`, `"sig": "AAAA`, 1))
 	paths := []string{signed, write("small.json", `[1]`), signed, write("text.json", "not json"), tampered, filepath.Join(dir, "missing.json"), signed, tampered}
 	outcomes := []string{OutcomeValid, OutcomeInvalid, OutcomeValid, OutcomeInputInvalid, OutcomeInvalid, OutcomeInputInvalid, OutcomeValid, OutcomeInvalid}
-	opts := attest.Options{EvaluatedAt: attesttest.EvaluatedAt}
+	v, err := attest.NewVerifier(attest.VerifierOptions{EvaluatedAt: attesttest.EvaluatedAt, NoPolicyUnsafe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{v: v}
 	var reads readBuffers
 	for i, p := range paths {
-		got, want := reads.verifyReport(p, PolicySource{}, opts, Gate{}), VerifyReport(p, PolicySource{}, opts, Gate{})
+		var want Report
+		if data, err := canonjson.ReadFileBytes(p); err != nil {
+			want = InputInvalidReport(p, err)
+		} else {
+			want = s.verifyData(p, data)
+		}
+		got := reads.verifyReport(p, s)
 		if got.Outcome != outcomes[i] {
 			t.Errorf("file %d (%s): %s, want %s", i, filepath.Base(p), got.Outcome, outcomes[i])
 		}

@@ -42,26 +42,31 @@ func main() {
 	if *policyFile == "" || *digest == "" || flag.NArg() != 1 {
 		usage("-policy, -subject-digest and one ATTESTED are required")
 	}
-	// What ships: the gate is bound to it, not only to who signed.
-	subject := attest.SubjectRequirement{Digests: []string{*digest}, Name: *name, Version: *version}
-	if err := subject.Check(); err != nil {
-		usage(err.Error()) // sha512:, uppercase, short: never "no check"
-	}
 	_, policy, err := canonjson.ReadFile(*policyFile) // a regular file, strict JSON
 	if err != nil {
 		log.Fatal(err)
+	}
+	// One verifier: the policy (either format, opened once), the time and
+	// the gate — a PASS result, a trusted signer, at least the level asked,
+	// and the artifact that ships. Its zero value is the safe one.
+	v, err := attest.NewVerifier(attest.VerifierOptions{
+		Policy:      trustpolicy.Open(policy, trustpolicy.OpenOptions{}),
+		EvaluatedAt: *at,
+		Gate:        attest.Gate{MinLevel: want, Subject: attest.SubjectRequirement{Digests: []string{*digest}, Name: *name, Version: *version}},
+	})
+	if err != nil {
+		usage(err.Error()) // a digest as sha512:, uppercase, short: never "no check"
 	}
 	_, doc, err := canonjson.ReadFile(flag.Arg(0))
 	if err != nil {
 		log.Fatal(err)
 	}
-	r, err := attest.Verify(doc, attest.Options{Policy: policy, EvaluatedAt: *at,
-		PolicyLoaders: map[string]attest.PolicyLoader{trustpolicy.SchemaVersionPolicy: trustpolicy.Loader}})
+	r, verdict, err := v.Verify(doc)
 	if err != nil {
 		log.Fatal(err) // not an attested bundle at all
 	}
 	if !r.Valid {
-		fmt.Println("REFUSED:", r.Diagnostics, r.Detail) // the gate would say so too; the detail helps
+		fmt.Println("REFUSED:", r.Diagnostics, r.Detail) // the verdict says so too; the detail helps
 		os.Exit(1)
 	}
 	// The signed statement binds the bundle, so r.Subject is what was signed.
@@ -72,16 +77,11 @@ func main() {
 	for _, n := range r.Evaluation.Notes {
 		fmt.Println("  note:", n)
 	}
-	// The gate decides: a PASS result, a trusted signer (at least
-	// SIGNED_WITH_IDENTITY), the level asked, the subject that ships. Its
-	// zero value is the safe one; every check is listed in the verdict.
-	gate := attest.Gate{MinLevel: want, Subject: subject}
-	v := gate.Evaluate(r)
-	for _, reason := range v.Reasons() {
+	for _, reason := range verdict.Reasons() {
 		fmt.Println("REFUSED:", reason) // MCPRES_SUBJECT_MISMATCH: digest: expected …, found …
 	}
-	if !v.Passed {
+	if !verdict.Passed {
 		os.Exit(1)
 	}
-	fmt.Println("PASSED:", r.Level, "at least", gate.RequiredLevel(), "result", v.Result)
+	fmt.Println("PASSED:", r.Level, "at least", v.Gate().RequiredLevel(), "result", verdict.Result)
 }
