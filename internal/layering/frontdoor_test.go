@@ -19,7 +19,7 @@ const repoRoot = "../.."
 // A use is a package-qualified identifier a non-test file refers to.
 type use struct {
 	file, pkg, name string // pkg is the import path's last two elements
-	pos               token.Position
+	pos             token.Position
 }
 
 // productionUses lists, for every non-test Go file under dir (skipping
