@@ -69,25 +69,49 @@ type runner struct {
 	inputs                      map[string]string
 }
 
-var expr = regexp.MustCompile(`\$\{\{\s*([a-z_.-]+)\s*\}\}`)
+var expr = regexp.MustCompile(`\$\{\{\s*([a-z_.-]+(?:\s*\|\|\s*[a-z_.-]+)*)\s*\}\}`)
 
-// eval replaces the ${{ … }} expressions the action uses; any other
-// expression is a test failure, so that the action cannot come to depend
-// on something this simulation does not model.
+// eval replaces the ${{ … }} expressions the action uses (a name, or
+// names joined by ||: the first non-empty); any other expression is a
+// test failure, so that the action cannot come to depend on something
+// this simulation does not model. github.action_repository is empty, as
+// for an action used from a checkout (uses: ./PATH).
 func (r *runner) eval(s string) string {
 	return expr.ReplaceAllStringFunc(s, func(m string) string {
-		name := expr.FindStringSubmatch(m)[1]
-		switch {
-		case name == "github.action_path":
-			return r.actionPath
-		case name == "github.workspace":
-			return r.workspace
-		case strings.HasPrefix(name, "inputs."):
-			return r.inputs[strings.TrimPrefix(name, "inputs.")]
+		for _, name := range strings.Split(expr.FindStringSubmatch(m)[1], "||") {
+			var v string
+			switch name = strings.TrimSpace(name); {
+			case name == "github.action_path":
+				v = r.actionPath
+			case name == "github.workspace":
+				v = r.workspace
+			case name == "github.action_repository":
+			case strings.HasPrefix(name, "inputs."):
+				v = r.inputs[strings.TrimPrefix(name, "inputs.")]
+			default:
+				r.t.Fatalf("expression %s is not simulated", m)
+			}
+			if v != "" {
+				return v
+			}
 		}
-		r.t.Fatalf("expression %s is not simulated", m)
 		return ""
 	})
+}
+
+// split returns the action's install steps and its check step (id
+// check) with what follows it.
+func split(t *testing.T, a action) (install, check action) {
+	t.Helper()
+	for i, s := range a.Runs.Steps {
+		if s.ID == "check" {
+			install, check = a, a
+			install.Runs.Steps, check.Runs.Steps = a.Runs.Steps[:i], a.Runs.Steps[i:]
+			return install, check
+		}
+	}
+	t.Fatal("action.yml has no step with id check")
+	return
 }
 
 // run executes the action's run: steps with bash, as the runner does
@@ -296,8 +320,7 @@ func TestAction(t *testing.T) {
 			if i == 0 {
 				// The first run installs mcpres; the fixtures come from its demo.
 				bin = filepath.Join(temp, "mcpres-bin", "mcpres")
-				a0 := a
-				a0.Runs.Steps = a.Runs.Steps[:2]
+				a0, _ := split(t, a)
 				if code := r.run(a0); code != 0 {
 					t.Fatalf("install step: exit %d", code)
 				}
@@ -306,8 +329,7 @@ func TestAction(t *testing.T) {
 				t.Skip("mcpres was not installed")
 			}
 			demoFixtures(t, bin, r.workspace)
-			check := a
-			check.Runs.Steps = a.Runs.Steps[2:]
+			_, check := split(t, a)
 			code := r.run(check)
 			if code != c.code {
 				t.Errorf("exit status %d, want %d", code, c.code)
@@ -400,8 +422,7 @@ func TestAction(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				check := a
-				check.Runs.Steps = a.Runs.Steps[2:]
+				_, check := split(t, a)
 				if code := r.run(check); code != c.code {
 					t.Errorf("exit status %d, want %d", code, c.code)
 				}
@@ -465,8 +486,7 @@ func TestAction(t *testing.T) {
 				os.WriteFile(filepath.Join(r.workspace, "1.root.json"), rootJSON, 0o644)
 				os.WriteFile(filepath.Join(r.workspace, "policy.json"), ocitest.Policy(t), 0o644)
 				os.WriteFile(filepath.Join(r.workspace, "about.json"), ocitest.AttestedBundle(t, "sha256:"+strings.Repeat("1", 64)), 0o644)
-				check := a
-				check.Runs.Steps = a.Runs.Steps[2:]
+				_, check := split(t, a)
 				if code := r.run(check); code != c.code {
 					t.Errorf("exit status %d, want %d", code, c.code)
 				}
@@ -508,8 +528,7 @@ func TestAction(t *testing.T) {
 					t.Fatalf("mcpres %q: %v\n%s", args, err, out)
 				}
 			}
-			check := a
-			check.Runs.Steps = a.Runs.Steps[2:]
+			_, check := split(t, a)
 			if code := r.run(check); code != c.code {
 				t.Errorf("require %s: exit status %d, want %d", c.level, code, c.code)
 			}
@@ -522,8 +541,7 @@ func TestAction(t *testing.T) {
 		}
 		// oci with paths is refused.
 		r := newRunner(t, temp, map[string]string{"oci": pushed.Ref, "paths": "about.json"}, a)
-		check := a
-		check.Runs.Steps = a.Runs.Steps[2:]
+		_, check := split(t, a)
 		if code := r.run(check); code != 2 {
 			t.Errorf("oci with paths: exit status %d, want 2", code)
 		}

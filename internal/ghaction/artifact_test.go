@@ -19,8 +19,29 @@ type handoffWorkflow struct {
 }
 
 type handoffJob struct {
-	Needs yaml.Node     `yaml:"needs"`
-	Steps []handoffStep `yaml:"steps"`
+	Needs    yaml.Node     `yaml:"needs"`
+	Steps    []handoffStep `yaml:"steps"`
+	Strategy struct {
+		Matrix map[string]yaml.Node `yaml:"matrix"`
+	} `yaml:"strategy"`
+}
+
+var matrixExpr = regexp.MustCompile(`\$\{\{\s*matrix\.([A-Za-z0-9_-]+)\s*\}\}`)
+
+// expandMatrix returns name for each value of the job's matrix variable
+// it names (${{ matrix.K }}, K a list of scalars), or name alone.
+func (j handoffJob) expandMatrix(name string) []string {
+	m := matrixExpr.FindStringSubmatch(name)
+	if m == nil {
+		return []string{name}
+	}
+	var values []string
+	if n, ok := j.Strategy.Matrix[m[1]]; ok && n.Kind == yaml.SequenceNode {
+		for _, v := range n.Content {
+			values = append(values, strings.Replace(name, m[0], v.Value, 1))
+		}
+	}
+	return values
 }
 
 type handoffStep struct {
@@ -83,12 +104,17 @@ func handoffs(wf handoffWorkflow) []string {
 				continue
 			}
 			root := artifactRoot(paths)
-			for _, p := range paths {
-				rel := strings.TrimPrefix(path.Clean(p), root+"/")
-				if root == "." {
-					rel = path.Clean(p)
+			for _, name := range wf.Jobs[jn].expandMatrix(s.With["name"]) {
+				for _, p := range paths {
+					rel := strings.TrimPrefix(path.Clean(p), root+"/")
+					switch {
+					case root == ".":
+						rel = path.Clean(p)
+					case path.Clean(p) == root:
+						rel = "" // a folder: its files land at the download path
+					}
+					uploads[name] = append(uploads[name], landed{artifact: name, uploaded: path.Clean(p), at: rel})
 				}
-				uploads[s.With["name"]] = append(uploads[s.With["name"]], landed{artifact: s.With["name"], uploaded: path.Clean(p), at: rel})
 			}
 		}
 	}
@@ -108,6 +134,14 @@ func handoffs(wf handoffWorkflow) []string {
 			later := steps[i+1:]
 			for _, f := range files {
 				at := path.Join(dest, f.at)
+				if f.at == "" {
+					// A folder's files, whatever their names: some later
+					// step reads a path under the download path.
+					if !slices.ContainsFunc(references(later, ""), func(ref string) bool { return strings.HasPrefix(path.Clean(ref), at+"/") }) {
+						problems = append(problems, fmt.Sprintf("job %s downloads folder %s of artifact %q into %s and no later step reads a file in it", jn, f.uploaded, name, at))
+					}
+					continue
+				}
 				read := false
 				for _, ref := range references(later, path.Base(f.at)) {
 					if path.Clean(ref) == at {

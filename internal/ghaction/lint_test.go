@@ -60,8 +60,9 @@ func workflows(t *testing.T) []string {
 }
 
 // TestWorkflowsLint runs actionlint (with shellcheck on every run: script)
-// over the example workflows, and shellcheck over examples/pipeline.sh and
-// the action's scripts.
+// over the example workflows, and shellcheck over examples/pipeline.sh, the
+// example scripts (examples/github-actions/*.sh), the action's install
+// script (action/install.sh) and the action's run: steps.
 func TestWorkflowsLint(t *testing.T) {
 	sc := shellcheck(t)
 	t.Run("actionlint", func(t *testing.T) {
@@ -71,10 +72,14 @@ func TestWorkflowsLint(t *testing.T) {
 			t.Errorf("actionlint: %v\n%s", err, out)
 		}
 	})
-	t.Run("pipeline.sh", func(t *testing.T) {
-		out, err := exec.Command(sc, filepath.Join(repoRoot, "examples", "pipeline.sh")).CombinedOutput()
-		if err != nil {
-			t.Errorf("shellcheck examples/pipeline.sh: %v\n%s", err, out)
+	t.Run("scripts", func(t *testing.T) {
+		scripts, _ := filepath.Glob(filepath.Join(repoRoot, "examples", "github-actions", "*.sh"))
+		scripts = append(scripts, filepath.Join(repoRoot, "examples", "pipeline.sh"), filepath.Join(repoRoot, "action", "install.sh"))
+		for _, f := range scripts {
+			out, err := exec.Command(sc, f).CombinedOutput()
+			if err != nil {
+				t.Errorf("shellcheck %s: %v\n%s", f, err, out)
+			}
 		}
 	})
 	t.Run("action.yml", func(t *testing.T) {
@@ -166,7 +171,7 @@ func TestWorkflowsPolicy(t *testing.T) {
 	}
 	// The producer submits to the organisation's log server (issue 13
 	// item 9): no log folder is restored, modified or published by a job.
-	for _, want := range []string{"go install ./cmd/...", "gh release create", "mcpres log add --server \"$LOG_URL\" --token-file \"$TOKEN_FILE\"", "policy tuf add-target"} {
+	for _, want := range []string{"command: install", "gh release create", "mcpres log add --server \"$LOG_URL\" --token-file \"$TOKEN_FILE\"", "policy tuf add-target"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no workflow has %q", want)
 		}
@@ -292,7 +297,7 @@ func TestReleaseRoles(t *testing.T) {
 	}
 	checked, resolved := false, false
 	for _, s := range wj.Steps {
-		if strings.Contains(s.Run, "oci discover") {
+		if strings.Contains(s.Run, "mcpres oci resolve") {
 			resolved = true
 		}
 		if s.Uses == "./.mcpres" && strings.HasPrefix(s.With["subject-digest"], "${{ steps.") && s.With["paths"] == "dist/bundle.signed.json" {
