@@ -220,11 +220,14 @@ func (g Gate) Evaluate(r Result) Verdict {
 		}
 		add(c)
 		if g.MinEvidenceClass > bundle.DocumentedOnly {
-			c = GateCheck{Check: GateCheckEvidenceClass, Required: g.MinEvidenceClass.String(), Found: r.EvidenceClass}
-			got, err := bundle.ParseEvidenceClass(r.EvidenceClass)
-			c.Passed = err == nil && got >= g.MinEvidenceClass
+			found := ""
+			if r.HasEvidenceClass {
+				found = r.EvidenceClass.String()
+			}
+			c = GateCheck{Check: GateCheckEvidenceClass, Required: g.MinEvidenceClass.String(), Found: found}
+			c.Passed = r.HasEvidenceClass && r.EvidenceClass >= g.MinEvidenceClass
 			if !c.Passed {
-				c.Reason = fmt.Sprintf("evidence class %s required, the bundle has %s", g.MinEvidenceClass, orNone(r.EvidenceClass))
+				c.Reason = fmt.Sprintf("evidence class %s required, the bundle has %s", g.MinEvidenceClass, orNone(found))
 			}
 			add(c)
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
@@ -100,9 +101,12 @@ type Result struct {
 	validator.Result
 	// Level is the derived authenticity level; meaningful only when Valid.
 	Level Level
-	// EvidenceClass is bundle.statement.evidenceClass, echoed unchanged, or
-	// "" when there are no envelopes (the upstream result omits it then).
-	EvidenceClass string
+	// EvidenceClass is bundle.statement.evidenceClass, echoed unchanged
+	// (the schema holds it to the enum), when HasEvidenceClass: a valid
+	// result with envelopes. Without envelopes the upstream result omits
+	// it, and so does this one.
+	EvidenceClass    bundle.EvidenceClass
+	HasEvidenceClass bool
 	EvaluatedAt   string
 	Evaluation    Evaluation
 	// Subject is what the attested bundle is about; set only when Valid.
@@ -121,8 +125,8 @@ func (r Result) Value() *canonjson.Value {
 	v := r.Result.Value()
 	if r.Valid {
 		v.Set("authenticityClassification", canonjson.NewString(r.Level.String()))
-		if r.EvidenceClass != "" {
-			v.Set("evidenceClass", canonjson.NewString(r.EvidenceClass))
+		if r.HasEvidenceClass {
+			v.Set("evidenceClass", canonjson.NewString(r.EvidenceClass.String()))
 		}
 	}
 	v.Set("evaluatedAt", canonjson.NewString(r.EvaluatedAt))
@@ -626,7 +630,11 @@ func (v *verification) decide(claim Level, n int) error {
 	v.res.Level = d.Level
 	v.res.Subject = BundleSubject(v.bundle)
 	v.res.StatementResult = v.bundle.Path("statement", "result").Str
-	v.res.EvidenceClass = v.bundle.Path("statement", "evidenceClass").Str
+	class, err := bundle.ParseEvidenceClass(v.bundle.Path("statement", "evidenceClass").Str)
+	if err != nil {
+		return &validator.InputError{Reason: "schema-valid statement.evidenceClass does not parse: " + err.Error()}
+	}
+	v.res.EvidenceClass, v.res.HasEvidenceClass = class, true
 	return errDone
 }
 

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
@@ -293,7 +294,7 @@ func hostileInputs(t testing.TB, base string) map[string]report.Input {
 	}
 	// Results and names are strings too.
 	pol := p[0]
-	res := attest.Result{EvaluatedAt: p[2], Level: attest.Signed, EvidenceClass: p[3]}
+	res := attest.Result{EvaluatedAt: p[2], Level: attest.Signed, EvidenceClass: bundle.GenuineRuntime, HasEvidenceClass: true}
 	res.Valid, res.Diagnostics, res.Detail = true, []string{}, p[4]
 	res.Evaluation = attest.Evaluation{EvaluatedAt: p[5], PolicySupplied: true, PolicyID: &pol, PolicyVersion: &p[6], DistinctKeys: 1,
 		Envelopes: []attest.EnvelopeEvaluation{{KeyFingerprint: p[7], SignerIdentity: p[8], Transparency: p[9]},

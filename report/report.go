@@ -259,8 +259,8 @@ func buildVerdict(in Input, r validator.Result, sv string, b *canonjson.Value) v
 		} else {
 			v.Authenticity = []kv{{K: "Derived from the signatures and the trust policy", V: "none: verification failed"}}
 		}
-		if a.Valid && a.EvidenceClass != "" {
-			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class (echoed from the signed bundle)", V: show(a.EvidenceClass, 64), Class: "big"})
+		if a.Valid && a.HasEvidenceClass {
+			v.EvidenceClass = append(v.EvidenceClass, kv{K: "Evidence class (echoed from the signed bundle)", V: a.EvidenceClass.String(), Class: "big"})
 		}
 	}
 	if b != nil {

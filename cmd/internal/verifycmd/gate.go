@@ -268,7 +268,7 @@ func (g Gate) text(rep Report, r attest.Result, v attest.Verdict) []string {
 func passedText(r attest.Result, v attest.Verdict, g attest.Gate) string {
 	parts := []string{r.Level.String() + " (at least " + g.RequiredLevel().String() + ")", "result " + r.StatementResult}
 	if g.MinEvidenceClass > bundle.DocumentedOnly {
-		parts = append(parts, "evidence class "+r.EvidenceClass)
+		parts = append(parts, "evidence class "+r.EvidenceClass.String())
 	}
 	switch {
 	case v.Unbound:

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
@@ -24,7 +25,7 @@ func TestAttestReportTextLines(t *testing.T) {
 		{Index: 1, KeyFingerprint: "deb2ded3", SignerIdentity: "a \"quoted\"\tname \xff é", Revoked: true, Transparency: attest.TransparencyDigestOnly},
 	}
 	results := []attest.Result{
-		{Result: validator.Pass(), Level: attest.Witnessed, EvidenceClass: "FIXTURE_BACKED_PROTOCOL",
+		{Result: validator.Pass(), Level: attest.Witnessed, EvidenceClass: bundle.FixtureBackedProtocol, HasEvidenceClass: true,
 			Evaluation: attest.Evaluation{EvaluatedAt: "2026-08-27T18:05:00.000Z", PolicySupplied: true, PolicyID: &id, PolicyVersion: &version,
 				Envelopes: evs, DistinctKeys: 2, Notes: []string{"a note", "100% %d"}}},
 		{Result: validator.Pass(), Level: attest.Signed, Evaluation: attest.Evaluation{EvaluatedAt: "2026-08-27T18:05:00Z", Envelopes: evs[:1], DistinctKeys: 1}},
@@ -44,8 +45,8 @@ func TestAttestReportTextLines(t *testing.T) {
 		var want []string
 		if r.Valid {
 			class := ""
-			if r.EvidenceClass != "" {
-				class = ", evidence class " + r.EvidenceClass
+			if r.HasEvidenceClass {
+				class = ", evidence class " + r.EvidenceClass.String()
 			}
 			want = append(want, fmt.Sprintf("%s: VALID %s%s", path, r.Level, class))
 		} else {

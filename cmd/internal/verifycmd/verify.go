@@ -311,7 +311,10 @@ func (c Config) trustFlags(conj string) string {
 
 // AttestReport renders a verification result.
 func AttestReport(path string, r attest.Result) Report {
-	rep := Report{Path: path, Obj: r.Value(), Diags: r.Diagnostics, Detail: r.Detail, Class: r.EvidenceClass}
+	rep := Report{Path: path, Obj: r.Value(), Diags: r.Diagnostics, Detail: r.Detail}
+	if r.HasEvidenceClass {
+		rep.Class = r.EvidenceClass.String()
+	}
 	ev := r.Evaluation
 	policy := "no policy"
 	if ev.PolicySupplied {
@@ -326,8 +329,8 @@ func AttestReport(path string, r attest.Result) Report {
 	if r.Valid {
 		rep.Code, rep.Outcome, rep.Level = ExitValid, OutcomeValid, r.Level.String()
 		class := ""
-		if r.EvidenceClass != "" {
-			class = ", evidence class " + r.EvidenceClass
+		if r.HasEvidenceClass {
+			class = ", evidence class " + rep.Class
 		}
 		rep.Text = append(rep.Text, path+": VALID "+rep.Level+class)
 	} else {
