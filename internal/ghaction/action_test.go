@@ -380,6 +380,11 @@ func TestAction(t *testing.T) {
 		os.WriteFile(art, []byte("the artifact that ships\n"), 0o644)
 		os.WriteFile(other, []byte("another artifact\n"), 0o644)
 		sum := sha256.Sum256([]byte("the artifact that ships\n"))
+		// A key made now, test-only, that no policy of the test trusts.
+		_, rogueKey, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		digest := "sha256:" + hex.EncodeToString(sum[:])
 		for _, c := range []struct {
 			name   string
@@ -413,7 +418,7 @@ func TestAction(t *testing.T) {
 				files := map[string][]byte{"policy.json": ocitest.Policy(t), "about.json": ocitest.AttestedBundle(t, digest),
 					"fail.json":       attestedAbout(t, digest, attest.ResultFail, attesttest.TestOnlyKeyOne(), attesttest.IdentityOne),
 					"incomplete.json": attestedAbout(t, digest, attest.ResultIncomplete, attesttest.TestOnlyKeyOne(), attesttest.IdentityOne),
-					"rogue.json":      attestedAbout(t, digest, attest.ResultPass, attesttest.TestOnlyKeyTwo(), attesttest.IdentityTwo)}
+					"rogue.json":      attestedAbout(t, digest, attest.ResultPass, rogueKey, attesttest.IdentityTwo)}
 				for _, f := range []string{art, other} {
 					files[filepath.Base(f)], _ = os.ReadFile(f)
 				}
