@@ -107,8 +107,8 @@ type Result struct {
 	// it, and so does this one.
 	EvidenceClass    bundle.EvidenceClass
 	HasEvidenceClass bool
-	EvaluatedAt   string
-	Evaluation    Evaluation
+	EvaluatedAt      string
+	Evaluation       Evaluation
 	// Subject is what the attested bundle is about; set only when Valid.
 	Subject Subject
 	// StatementResult is bundle.statement.result (PASS, FAIL or

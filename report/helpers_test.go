@@ -15,8 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpres/mcpres/attest"
-	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/validator"
 )
