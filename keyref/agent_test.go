@@ -15,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/keyref"
 	"github.com/mcpres/mcpres/keyref/keyreftest"
+	"github.com/mcpres/mcpres/signednote"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -166,5 +167,48 @@ func TestSignPrehash(t *testing.T) {
 	}
 	if _, err := ed25519strict.Sign(k, []byte("pure")); err != nil {
 		t.Errorf("the agent key no longer signs pure Ed25519: %v", err)
+	}
+}
+
+// A signed-note key file carries its name: another name given is a
+// *NameMismatchError, a key of the other role a *keyfile.KindError, and an
+// agent key without a name ErrNoName; no message names a flag (the
+// commands add theirs). The key file's own name passes (the control).
+func TestNoteSignerNames(t *testing.T) {
+	skey, _, err := signednote.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{0x62}, 32)), signednote.TypeEd25519, "example.org/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := keyref.Open("env:K", keyref.Options{Want: keyfile.LogSignerKey, LookupEnv: func(string) (string, bool) { return skey, true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if _, err := keyref.LogSigner(k, "example.org/log"); err != nil {
+		t.Errorf("its own name: %v", err)
+	}
+	_, err = keyref.LogSigner(k, "example.org/x")
+	var ne *keyref.NameMismatchError
+	if !errors.As(err, &ne) || ne.Given != "example.org/x" || ne.Name != "example.org/log" || ne.Role != "log" || strings.Contains(err.Error(), "--") {
+		t.Errorf("another name: %v", err)
+	}
+	_, err = keyref.WitnessSigner(k, "")
+	var ke *keyfile.KindError
+	if !errors.As(err, &ke) || ke.Got != keyfile.LogSignerKey || ke.Want != keyfile.WitnessSignerKey {
+		t.Errorf("a log key as a witness key: %v", err)
+	}
+
+	ag := keyreftest.SSHAgent(t)
+	sk := ag.AddNew(t, "ed25519")
+	ak, err := keyref.Open(sk.Ref(), keyref.Options{LookupEnv: agentEnv(ag.Sock)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ak.Close()
+	if _, err := keyref.LogSigner(ak, ""); !errors.Is(err, keyref.ErrNoName) || strings.Contains(err.Error(), "--") {
+		t.Errorf("an agent key without a name: %v", err)
+	}
+	if _, err := keyref.LogSigner(ak, "example.org/log"); err != nil {
+		t.Errorf("an agent key with a name: %v", err)
 	}
 }

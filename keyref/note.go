@@ -59,9 +59,10 @@ var ErrNoName = errors.New("the key has no name")
 // origin, with key k. A signed-note log key from a file or a variable
 // carries its origin: origin must be "" or that name. Any other key (in a
 // token or an agent) needs origin (else [ErrNoName]). A witness key is
-// refused with a *keyfile.KindError.
+// refused with a *keyfile.KindError; a name that is not the key file's
+// with a *[NameMismatchError].
 func LogSigner(k *Key, origin string) (*signednote.LogSigner, error) {
-	name, err := noteName(k, origin, signednote.TypeEd25519, "--origin", "log")
+	name, err := noteName(k, origin, signednote.TypeEd25519, "log")
 	if err != nil {
 		return nil, err
 	}
@@ -71,28 +72,39 @@ func LogSigner(k *Key, origin string) (*signednote.LogSigner, error) {
 // WitnessSigner returns the cosignature/v1 signer of the witness named
 // name, with key k: as [LogSigner], for a witness key.
 func WitnessSigner(k *Key, name string) (*signednote.WitnessSigner, error) {
-	n, err := noteName(k, name, signednote.TypeCosignatureV1, "--name", "witness")
+	n, err := noteName(k, name, signednote.TypeCosignatureV1, "witness")
 	if err != nil {
 		return nil, err
 	}
 	return signednote.NewWitnessSigner(n, k)
 }
 
+// A NameMismatchError says that the name given for a signed-note signer is
+// not the one its key file carries.
+type NameMismatchError struct {
+	Given, Name string
+	// Role is "log" (the name is its origin) or "witness".
+	Role string
+}
+
+func (e *NameMismatchError) Error() string {
+	return fmt.Sprintf("the name %q given is not the %s key's name %q: a signed-note key file carries its name", e.Given, e.Role, e.Name)
+}
+
 // noteName is the name a signed-note signer of key k takes: the key
-// file's, or given; flag names where given comes from in messages, and
-// role is "log" or "witness".
-func noteName(k *Key, given string, typ byte, flag, role string) (string, error) {
+// file's, or given; role is "log" or "witness".
+func noteName(k *Key, given string, typ byte, role string) (string, error) {
 	name, got := k.NoteName()
 	switch {
 	case got == 0 && given == "":
-		return "", fmt.Errorf("%w: a key in a token or an agent has no name, give the %s's with %s", ErrNoName, role, flag)
+		return "", fmt.Errorf("%w: a key in a token or an agent has none, and no %s name was given", ErrNoName, role)
 	case got == 0:
 		return given, nil
 	case got != typ:
 		kinds := map[byte]keyfile.Kind{signednote.TypeEd25519: keyfile.LogSignerKey, signednote.TypeCosignatureV1: keyfile.WitnessSignerKey}
 		return "", &keyfile.KindError{Got: kinds[got], Want: kinds[typ]}
 	case given != "" && given != name:
-		return "", fmt.Errorf("%s %q is not the %s key's name %q: a signed-note key file carries its name", flag, given, role, name)
+		return "", &NameMismatchError{Given: given, Name: name, Role: role}
 	}
 	return name, nil
 }

@@ -103,10 +103,33 @@ func refuse(code, format string, args ...any) *RefusalError {
 }
 
 // A UsageError is a problem with the options themselves (REFERENCE §7.1
-// steps 1–3); the command reports it as a usage error.
-type UsageError struct{ Reason string }
+// steps 1–3); the command reports it as a usage error, naming its own flag
+// for Option.
+type UsageError struct {
+	// Option is the field of [Options] at fault: "From", "To", "Input",
+	// "Output" or "WorkDir".
+	Option string
+	// Want is the value Option must have ("0.1.0" for From), when there is
+	// one; Got is the wrong value given ("" when none was).
+	Want, Got string
+	// Reason says what is wrong, in this package's terms.
+	Reason string
+}
 
 func (e *UsageError) Error() string { return e.Reason }
+
+// optionError is the UsageError of option, which must be want (when not
+// ""), given got.
+func optionError(option, want, got string) *UsageError {
+	e := &UsageError{Option: option, Want: want, Got: got}
+	switch {
+	case got != "":
+		e.Reason = fmt.Sprintf("the %s version must be %s, not %q", strings.ToLower(option), want, got)
+	case want != "":
+		e.Reason = fmt.Sprintf("no %s version given (it must be %s)", strings.ToLower(option), want)
+	}
+	return e
+}
 
 // Options describe one migration.
 type Options struct {
@@ -176,20 +199,16 @@ func (o *Outcome) Value() *canonjson.Value {
 // has been written.
 func Run(opts Options) (*Outcome, error) {
 	switch {
-	case opts.From == "":
-		return nil, &UsageError{"--from " + From + " is required"}
 	case opts.From != From:
-		return nil, &UsageError{fmt.Sprintf("--from must be %s, not %q", From, opts.From)}
-	case opts.To == "":
-		return nil, &UsageError{"--to " + To + " is required"}
+		return nil, optionError("From", From, opts.From)
 	case opts.To != To:
-		return nil, &UsageError{fmt.Sprintf("--to must be %s, not %q", To, opts.To)}
+		return nil, optionError("To", To, opts.To)
 	case opts.Input == "":
-		return nil, &UsageError{"--input is required"}
+		return nil, &UsageError{Option: "Input", Reason: "no input bundle given"}
 	case opts.Output == "" && !opts.DryRun:
-		return nil, &UsageError{"--output is required unless --dry-run is given"}
+		return nil, &UsageError{Option: "Output", Reason: "no output file given, and not a dry run"}
 	case opts.WorkDir == "" || !filepath.IsAbs(opts.WorkDir):
-		return nil, &UsageError{"the working directory must be an absolute path"}
+		return nil, &UsageError{Option: "WorkDir", Reason: "the working directory must be an absolute path"}
 	}
 	input := resolve(opts.WorkDir, opts.Input)
 	var output string

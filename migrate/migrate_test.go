@@ -576,15 +576,16 @@ func TestUsageErrors(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		mutate func(*migrate.Options)
+		option string
 		reason string
 	}{
-		{"from", func(o *migrate.Options) { o.From = "0.2.0" }, "--from must be 0.1.0"},
-		{"to", func(o *migrate.Options) { o.To = "0.3.0" }, "--to must be 0.2.0"},
-		{"no from", func(o *migrate.Options) { o.From = "" }, "--from 0.1.0 is required"},
-		{"no to", func(o *migrate.Options) { o.To = "" }, "--to 0.2.0 is required"},
-		{"no input", func(o *migrate.Options) { o.Input = "" }, "--input is required"},
-		{"no output", func(o *migrate.Options) { o.Output = "" }, "--output is required"},
-		{"relative workspace", func(o *migrate.Options) { o.WorkDir = "." }, "working directory"},
+		{"from", func(o *migrate.Options) { o.From = "0.2.0" }, "From", `the from version must be 0.1.0, not "0.2.0"`},
+		{"to", func(o *migrate.Options) { o.To = "0.3.0" }, "To", `the to version must be 0.2.0, not "0.3.0"`},
+		{"no from", func(o *migrate.Options) { o.From = "" }, "From", "no from version given (it must be 0.1.0)"},
+		{"no to", func(o *migrate.Options) { o.To = "" }, "To", "no to version given (it must be 0.2.0)"},
+		{"no input", func(o *migrate.Options) { o.Input = "" }, "Input", "no input bundle given"},
+		{"no output", func(o *migrate.Options) { o.Output = "" }, "Output", "no output file given, and not a dry run"},
+		{"relative workspace", func(o *migrate.Options) { o.WorkDir = "." }, "WorkDir", "the working directory must be an absolute path"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := snapshot(t, dir)
@@ -592,8 +593,12 @@ func TestUsageErrors(t *testing.T) {
 			c.mutate(&opts)
 			_, err := migrate.Run(opts)
 			var ue *migrate.UsageError
-			if !errors.As(err, &ue) || !strings.Contains(ue.Error(), c.reason) {
-				t.Errorf("err = %v, want a usage error with %q", err, c.reason)
+			if !errors.As(err, &ue) || ue.Error() != c.reason || ue.Option != c.option {
+				t.Errorf("err = %v, want a usage error of %s: %q", err, c.option, c.reason)
+			}
+			// A library names no flag: the command words its own.
+			if strings.Contains(ue.Error(), "--") {
+				t.Errorf("%q names a flag", ue.Error())
 			}
 			assertUnchanged(t, dir, before)
 		})

@@ -78,7 +78,7 @@ func (a *app) openLogSigner(spec, origin string) (*signednote.LogSigner, *keyref
 	s, err := keyref.LogSigner(k, origin)
 	if err != nil {
 		k.Close()
-		return nil, nil, noteSignerError("log key", k, err)
+		return nil, nil, noteSignerError("log key", "--origin", k, err)
 	}
 	return s, k, nil
 }
@@ -97,14 +97,21 @@ func (a *app) openWitnessSigner(spec, name string) (*signednote.WitnessSigner, *
 	s, err := keyref.WitnessSigner(k, name)
 	if err != nil {
 		k.Close()
-		return nil, nil, noteSignerError("witness key", k, err)
+		return nil, nil, noteSignerError("witness key", "--name", k, err)
 	}
 	return s, k, nil
 }
 
-func noteSignerError(what string, k *keyref.Key, err error) error {
-	if errors.Is(err, keyref.ErrNoName) {
-		return cli.Usagef("%s %s: %v", what, k, err)
+// noteSignerError words an error of keyref.LogSigner or WitnessSigner for
+// the key k (what: "log key"); nameFlag is the flag that gives the name
+// (--origin, --name).
+func noteSignerError(what, nameFlag string, k *keyref.Key, err error) error {
+	var ne *keyref.NameMismatchError
+	switch {
+	case errors.Is(err, keyref.ErrNoName):
+		return cli.Usagef("%s %s: %v; give the %s's with %s", what, k, err, strings.Fields(what)[0], nameFlag)
+	case errors.As(err, &ne):
+		return cli.Failf("%s %s: %s %q is not the %s key's name %q: a signed-note key file carries its name", what, k, nameFlag, ne.Given, ne.Role, ne.Name)
 	}
 	return cli.Failf("%s %s: %v", what, k, keyhints.Word(err, "--key"))
 }

@@ -94,7 +94,7 @@ func (a *app) migrateCommand() *cobra.Command {
 			var re *migrate.RefusalError
 			switch {
 			case errors.As(err, &ue):
-				return cli.Usagef("%s", ue.Reason)
+				return cli.Usagef("%s", migrateUsage(ue))
 			case errors.As(err, &re):
 				fmt.Fprintf(a.stderr, "mcpres: error: %s\n", re.Error())
 				return cli.Exit(exitInvalid)
@@ -146,4 +146,23 @@ func executableSHA256() (string, error) {
 		return "", fmt.Errorf("reading %s: %w", exe, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// migrateUsage words a usage error of migrate.Run with the flags of
+// mcpres migrate (REFERENCE §7.1 steps 1–3): "--from 0.1.0 is required",
+// "--to must be 0.2.0, not "1.0.0"", "--input is required", "--output is
+// required unless --dry-run is given".
+func migrateUsage(ue *migrate.UsageError) string {
+	flag, ok := map[string]string{"From": "--from", "To": "--to", "Input": "--input", "Output": "--output"}[ue.Option]
+	switch {
+	case !ok:
+		return ue.Reason
+	case ue.Option == "Output":
+		return "--output is required unless --dry-run is given"
+	case ue.Got != "":
+		return fmt.Sprintf("%s must be %s, not %q", flag, ue.Want, ue.Got)
+	case ue.Want != "":
+		return flag + " " + ue.Want + " is required"
+	}
+	return flag + " is required"
 }

@@ -399,3 +399,25 @@ func TestCLIMigrateUsage(t *testing.T) {
 		t.Errorf("help: exit %d, %q", code, stdout)
 	}
 }
+
+// The usage errors name mcpres migrate's flags (REFERENCE §7.1 steps
+// 1–3); package migrate names only its options, and the command words
+// them.
+func TestCLIMigrateUsageNamesFlags(t *testing.T) {
+	requireMigrate(t)
+	migWorkspace(t, absFile(t, migFixtureV01))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"migrate", "--to", "0.2.0", "--input", "in.json", "--output", "o.json"}, "mcpres: error: --from 0.1.0 is required\n"},
+		{[]string{"migrate", "--from", "0.1.0", "--to", "1.0.0", "--input", "in.json", "--output", "o.json"}, `mcpres: error: --to must be 0.2.0, not "1.0.0"` + "\n"},
+		{migrateArgs("--output", "o.json"), "mcpres: error: --input is required\n"},
+		{migrateArgs("--input", "in.json"), "mcpres: error: --output is required unless --dry-run is given\n"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != exitInput || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want it to start %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/validator/profile"
 )
 
 // TestCLIValidateMixedFolder puts one document of every kind in a folder:
@@ -44,5 +46,23 @@ func TestCLIValidateMixedFolder(t *testing.T) {
 		if !strings.Contains(lines[i], f.want) || !strings.HasPrefix(lines[i], `{"file":"`+filepath.Join(dir, f.name)+`",`) {
 			t.Errorf("%s: %s, want %s", f.name, lines[i], f.want)
 		}
+	}
+}
+
+// A profile evaluation validated without profile manifests cannot be
+// evaluated (exit 2): the result gives package profile's reason, which
+// names no flag, and a hint on stderr says how to give them (--profiles);
+// with --profiles there is no such hint (the control).
+func TestCLIValidateProfileWithoutManifestsHint(t *testing.T) {
+	t.Setenv("MCPRES_PROFILES", "")
+	eval := "../../testdata/profile/example-full-2026-07-28.json"
+	stdout, stderr, code := runCLI(t, "validate", eval)
+	hint := "mcpres: hint: " + eval + ": give the reliability-profile manifests with --profiles DIR (or $MCPRES_PROFILES)"
+	if code != exitInput || !strings.Contains(stdout, profile.NoProfileSet) || strings.Contains(stdout, "--profiles") || !strings.Contains(stderr, hint) {
+		t.Errorf("without manifests: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	_, stderr, _ = runCLI(t, "validate", "--profiles", "../../testdata/profile/sets/examples", eval)
+	if strings.Contains(stderr, "--profiles DIR") {
+		t.Errorf("with manifests: %s", stderr)
 	}
 }

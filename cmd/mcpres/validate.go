@@ -179,7 +179,11 @@ func (a *app) validateReport(val *document.Validator, path string, opts document
 	}
 	r, err := val.Validate(doc, opts)
 	if err != nil {
-		return inputInvalidReport(path, err)
+		rep := inputInvalidReport(path, err)
+		if validator.InputReason(err) == profile.NoProfileSet {
+			rep.Hints = []string{path + ": give the reliability-profile manifests with --profiles DIR (or $MCPRES_PROFILES)"}
+		}
+		return rep
 	}
 	var rep report
 	if r.Attestation != nil {

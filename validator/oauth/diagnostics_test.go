@@ -299,7 +299,7 @@ func TestReason(t *testing.T) {
 func TestNoProfileSet(t *testing.T) {
 	r, err := testValidator(t).Validate(base(t), nil)
 	var ie *validator.InputError
-	if !errors.As(err, &ie) || r.Valid || r.Diagnostics != nil {
+	if !errors.As(err, &ie) || ie.Reason != profile.NoProfileSet || r.Valid || r.Diagnostics != nil {
 		t.Errorf("no set: %v %v", r, err)
 	}
 }

@@ -152,7 +152,7 @@ func (v *Validator) Validate(doc *canonjson.Value, set *profile.Set) (Result, er
 		return r, nil
 	}
 	if set == nil {
-		return Result{}, &validator.InputError{Reason: "no profile set: give --profiles DIR or set MCPRES_PROFILES"}
+		return Result{}, &validator.InputError{Reason: profile.NoProfileSet}
 	}
 	var ev Evaluation
 	if err := canonjson.Unmarshal(doc, &ev); err != nil {

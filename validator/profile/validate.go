@@ -104,6 +104,12 @@ func (v *Validator) SchemaErrors(name string, doc *canonjson.Value) []schema.Err
 	return v.schemaSet().Validate(name, doc)
 }
 
+// NoProfileSet is the Reason of the *validator.InputError that
+// [Validator.Validate] (and package oauth's) returns for a schema-valid
+// evaluation when no set of profile manifests was given: the profile it
+// names cannot be known. A command says how to give one.
+const NoProfileSet = "no profile set: no reliability-profile manifests were given to evaluate against"
+
 // Validate validates doc as a profile evaluation against the manifests of
 // set (REFERENCE §5.6; see the package documentation for the steps). A nil
 // set means none was configured: a schema-valid evaluation then aborts with
@@ -116,7 +122,7 @@ func (v *Validator) Validate(doc *canonjson.Value, set *Set) (Result, error) {
 		return r, nil
 	}
 	if set == nil {
-		return Result{}, &validator.InputError{Reason: "no profile set: give --profiles DIR or set MCPRES_PROFILES"}
+		return Result{}, &validator.InputError{Reason: NoProfileSet}
 	}
 	var ev Evaluation
 	if err := canonjson.Unmarshal(doc, &ev); err != nil {
