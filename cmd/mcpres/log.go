@@ -289,9 +289,9 @@ func logContext() (context.Context, context.CancelFunc) {
 }
 
 func (a *app) logInitCommand() *cobra.Command {
-	var dir, dsn, keyPath, origin string
+	var dir, dsn, s3, keyPath, origin string
 	cmd := &cobra.Command{
-		Use:   "init (--dir DIR | --mysql DSN) [--key LOG.key] [--origin ORIGIN]",
+		Use:   "init (--dir DIR | --s3 CONFIG | --mysql DSN) [--key LOG.key] [--origin ORIGIN]",
 		Short: "Create an empty log in a new directory",
 		Long: `Create an empty log in DIR with Tessera's POSIX driver: the tlog-tiles layout
 and a checkpoint of size 0 signed with the log key. DIR must not exist or be
@@ -305,16 +305,21 @@ ssh-agent:SHA256:FINGERPRINT (an Ed25519 key), which has no name, so
 The log's verifier key is recorded in DIR/.mcpres/log.vkey (for 'log proof'
 and 'log add-cosignature') and printed on stdout.
 
-With --mysql the log is created in a MariaDB/MySQL database instead (see
-'log serve'): the schema is applied, and the verifier key recorded in the
-database.`,
+With --s3 CONFIG the log is created on S3-compatible object storage (the
+tiles and checkpoint in a bucket) with a MySQL-compatible database that
+sequences it (see 'log serve' and docs/transparency.md, "Object storage"):
+the store is first probed for conditional writes, a bucket or database that
+already holds a log is refused, and the verifier key is recorded in the
+database. With --mysql (deprecated) the log is created in a MariaDB/MySQL
+database: the schema is applied, and the verifier key recorded there.`,
 		Example: `  mcpres log keygen --origin example.org/mcpres-log --out-base log
   mcpres log init --dir public/log --key log.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (dir == "") == (dsn == "") {
-				return cli.Usagef("give one of --dir and --mysql")
+			if err := oneLogFlag(dir, dsn, s3); err != nil {
+				return err
 			}
+			a.warnMySQL(dsn)
 			signer, key, err := a.openLogSigner(keyPath, origin)
 			if err != nil {
 				return err
@@ -323,7 +328,17 @@ database.`,
 			ctx, cancel := logContext()
 			defer cancel()
 			var store tlog.Storage
-			if dsn != "" {
+			if s3 != "" {
+				st, _, err := openS3Log(ctx, s3, signer.Verifier())
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				if err := probeS3(ctx, st); err != nil {
+					return err
+				}
+				store = st
+			} else if dsn != "" {
 				st, _, err := mysql.OpenLog(ctx, dsn, signer.Verifier())
 				if err != nil {
 					return cli.Failf("%v", err)
@@ -349,7 +364,8 @@ database.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory to create")
-	f.StringVar(&dsn, "mysql", "", "create the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
+	f.StringVar(&s3, "s3", "", "create the log here instead: "+s3FlagUsage)
+	f.StringVar(&dsn, "mysql", "", "deprecated (use --s3): create the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&keyPath, "key", "", "the log's private key: "+keyRefUsage+" (default: $"+logKeyEnv+")")
 	f.StringVar(&origin, "origin", "", "the log's origin: checked against a key file's name, required with a key in a token or an agent")
 	return cmd
@@ -620,19 +636,20 @@ func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string,
 }
 
 func (a *app) logProofCommand() *cobra.Command {
-	var dir, dsn, logKey, out, proofOut, index, requireQuorum string
+	var dir, dsn, s3, logKey, out, proofOut, index, requireQuorum string
 	var force bool
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "proof (--dir DIR | --mysql DSN) --index N [--witness-policy FILE] [--require-quorum TLOG-POLICY] [-o REF]",
+		Use:   "proof (--dir DIR | --s3 CONFIG | --mysql DSN) --index N [--witness-policy FILE] [--require-quorum TLOG-POLICY] [-o REF]",
 		Short: "Write a fresh reference for entry N against the latest checkpoint",
 		Long: `Build a fresh inclusion proof for the entry at index N against the log's
 latest checkpoint, with every cosignature attached to it, and write the
 transparency reference to REF (stdout when -o is not given); with --proof
 also the raw C2SP tlog-proof bytes. The checkpoint is authenticated with the
 log key recorded by 'log init' or given with --log-key, and the proof is
-verified before it is written. --mysql DSN reads a log kept in MariaDB/MySQL
-(see 'log serve') instead of a directory.
+verified before it is written. --s3 CONFIG reads a log on object storage
+(its tiles from the bucket; see 'log serve'), --mysql DSN (deprecated) one
+kept in MariaDB/MySQL, instead of a directory.
 
 With --witness-policy FILE, the witnesses with a URL in that tlog policy
 whose cosignature the latest checkpoint lacks are first asked to cosign it
@@ -647,8 +664,8 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 2 of 3: w1, w2; missing: w3").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (dir == "") == (dsn == "") {
-				return cli.Usagef("give one of --dir and --mysql")
+			if err := oneLogFlag(dir, dsn, s3); err != nil {
+				return err
 			}
 			n, err := strconv.ParseUint(index, 10, 63)
 			if err != nil || strconv.FormatUint(n, 10) != index {
@@ -667,7 +684,7 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 			if err != nil {
 				return err
 			}
-			store, v, done, err := a.openLogReader(dir, dsn, logKey)
+			store, v, done, err := a.openLogReader(dir, dsn, s3, logKey)
 			if err != nil {
 				return err
 			}
@@ -708,7 +725,8 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
-	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
+	f.StringVar(&s3, "s3", "", "the log here instead: "+s3FlagUsage)
+	f.StringVar(&dsn, "mysql", "", "deprecated (use --s3): the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
 	f.StringVar(&requireQuorum, "require-quorum", "", requireQuorumUsage)
 	wp.register(cmd)
@@ -720,10 +738,10 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 }
 
 func (a *app) logAddCosignatureCommand() *cobra.Command {
-	var dir, dsn, logKey string
+	var dir, dsn, s3, logKey string
 	var witnessKeys []string
 	cmd := &cobra.Command{
-		Use:   "add-cosignature (--dir DIR | --mysql DSN) --witness-key W.vkey... COSIG...",
+		Use:   "add-cosignature (--dir DIR | --s3 CONFIG | --mysql DSN) --witness-key W.vkey... COSIG...",
 		Short: "Attach witness cosignatures to the published checkpoint",
 		Long: `Attach collected witness cosignatures (files written by 'mcpres witness
 cosign': C2SP cosignature/v1 signature lines) to the log's published
@@ -738,17 +756,19 @@ witness's clock runs ahead). A second cosignature by a key that already
 cosigned (keys compared by fingerprint) is dropped with a warning. The
 checkpoint body and log signature are kept; the file is replaced
 atomically, and not at all if the log published a new checkpoint meanwhile.
-With --mysql DSN the log is in MariaDB/MySQL: the checkpoint row is replaced
-in one transaction holding the row lock Tessera's publisher takes.`,
+With --s3 CONFIG the checkpoint object in the bucket is replaced while the
+database's publisher row lock is held (Tessera's publisher takes it in
+every process); with --mysql DSN (deprecated) the checkpoint row is
+replaced in one transaction holding the row lock Tessera's publisher takes.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (dir == "") == (dsn == "") {
-				return cli.Usagef("give one of --dir and --mysql")
+			if err := oneLogFlag(dir, dsn, s3); err != nil {
+				return err
 			}
 			if len(witnessKeys) == 0 {
 				return cli.Usagef("--witness-key is required (the keys the cosignatures are by)")
 			}
-			store, lv, done, err := a.openLogReader(dir, dsn, logKey)
+			store, lv, done, err := a.openLogReader(dir, dsn, s3, logKey)
 			if err != nil {
 				return err
 			}
@@ -797,7 +817,8 @@ in one transaction holding the row lock Tessera's publisher takes.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
-	f.StringVar(&dsn, "mysql", "", "the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
+	f.StringVar(&s3, "s3", "", "the log here instead: "+s3FlagUsage)
+	f.StringVar(&dsn, "mysql", "", "deprecated (use --s3): the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringArrayVar(&witnessKeys, "witness-key", nil, "a witness's verifier key file (repeat for each witness)")
 	f.StringVar(&logKey, "log-key", "", "the log's verifier key file (default: the key 'log init' recorded: DIR/"+posix.KeyFile+", or in the database)")
 	return cmd

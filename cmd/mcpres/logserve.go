@@ -18,6 +18,7 @@ import (
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
+	tlogaws "github.com/mcpres/mcpres/tlog/aws"
 	"github.com/mcpres/mcpres/tlog/client"
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -103,8 +104,27 @@ With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
 of it. SIGTERM or SIGINT stops it: no new connections, the submissions in
 flight are finished and answered, then it exits 0.
 
---mysql DSN serves a log kept in MariaDB/MySQL through Tessera's MySQL
-driver ("user:password@tcp(127.0.0.1:3306)/dbname", go-sql-driver/mysql's
+--s3 CONFIG serves a log on S3-compatible object storage with a
+MySQL-compatible database (Tessera's AWS driver): the tiles, entry bundles
+and checkpoint are objects in the bucket, which any static server or CDN
+can serve to readers, and the database sequences entries and holds the
+shared deduplication index. CONFIG is a JSON file: {"endpoint":
+"https://s3.example.org", "region": "us-east-1", "bucket": "mcpres-log",
+"pathStyle": true, "database": "env:MCPRES_LOG_DSN"} (endpoint: empty for
+AWS; plain http only to a loopback host unless "allowInsecureHTTP": true).
+The S3 credentials come from the environment (AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY) or the standard AWS credential chain, never from
+the file or the command line. At start the store is probed: two racing
+conditional creates (If-None-Match: *) of one key must give exactly one
+winner, else the server refuses to start (Tessera relies on them; a store
+that ignores them corrupts a log silently). Several 'log serve' processes
+on one bucket and database serve one log: a bundle sent to two of them at
+once gets one entry. The driver integrates once a second, so an answer
+takes one to three seconds.
+
+--mysql DSN (deprecated: Tessera removed its MySQL driver after v1.0.2;
+'log migrate' moves a log to --s3) serves a log kept in MariaDB/MySQL
+through Tessera's MySQL driver ("user:password@tcp(127.0.0.1:3306)/dbname", go-sql-driver/mysql's
 format; env:NAME reads it from an environment variable, which keeps the
 password out of the process list). mcpres applies its schema (Tessera's
 tables and its own) at start. The tiles, checkpoints and references are
@@ -122,20 +142,21 @@ answers by at most its deadline and is logged as a warning; the verifier's
 quorum decides whether what was obtained is enough.`
 
 func (a *app) logServeCommand() *cobra.Command {
-	var dir, dsn, keyPath, origin, listen, tokenFile string
+	var dir, dsn, s3, keyPath, origin, listen, tokenFile string
 	var maxConcurrent, maxMemoryMiB int
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "serve (--dir DIR | --mysql DSN) [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE] [--witness-policy FILE]",
+		Use:   "serve (--dir DIR | --s3 CONFIG | --mysql DSN) [--key LOG.key] [--listen 127.0.0.1:8080] [--token-file FILE] [--witness-policy FILE]",
 		Short: "Serve the log (tlog-tiles reads, POST /add submissions) over HTTP",
 		Long:  logServeLong,
 		Example: `  mcpres log serve --dir /var/lib/mcpres/log --key env:MCPRES_LOG_KEY --token-file /etc/mcpres/log.token
   mcpres log add --server https://log.example.org --log-key log.vkey bundle.json -o bundle.ref.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (dir == "") == (dsn == "") {
-				return cli.Usagef("give one of --dir and --mysql")
+			if err := oneLogFlag(dir, dsn, s3); err != nil {
+				return err
 			}
+			a.warnMySQL(dsn)
 			signer, key, err := a.openLogSigner(keyPath, origin)
 			if err != nil {
 				return err
@@ -156,11 +177,19 @@ func (a *app) logServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			store, _, done, err := openLog(dir, dsn, signer.Verifier())
+			store, _, done, err := openLog(dir, dsn, s3, signer.Verifier())
 			if err != nil {
 				return err
 			}
 			defer done()
+			if st, ok := store.(*tlogaws.Storage); ok {
+				ctx, cancel := logContext()
+				err := probeS3(ctx, st)
+				cancel()
+				if err != nil {
+					return err
+				}
+			}
 			logger := log.New(a.stderr, "mcpres: log serve: ", 0)
 			var wg *witnessclient.Witnessing
 			if pol != nil {
@@ -198,7 +227,8 @@ func (a *app) logServeCommand() *cobra.Command {
 	wp.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory (created by 'log init')")
-	f.StringVar(&dsn, "mysql", "", "serve the log in this MariaDB/MySQL database (created by 'log init --mysql'): a DSN, or env:NAME")
+	f.StringVar(&s3, "s3", "", s3FlagUsage)
+	f.StringVar(&dsn, "mysql", "", "deprecated (use --s3): serve the log in this MariaDB/MySQL database (created by 'log init --mysql'): a DSN, or env:NAME")
 	f.StringVar(&keyPath, "key", "", "the log's private key: "+keyRefUsage+" (default: $"+logKeyEnv+")")
 	f.StringVar(&origin, "origin", "", "the log's origin, with a key in a token or an agent (a key file carries it)")
 	f.StringVar(&listen, "listen", "127.0.0.1:8080", "the address to listen on (host:port; port 0 picks one)")
@@ -290,7 +320,8 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 // openLogReader opens the log of 'log proof' and 'log add-cosignature'
 // (see openLog), authenticated with the --log-key file logKey, or the key
 // 'log init' recorded there.
-func (a *app) openLogReader(dir, dsn, logKey string) (tlog.Storage, *signednote.Verifier, func(), error) {
+func (a *app) openLogReader(dir, dsn, s3, logKey string) (tlog.Storage, *signednote.Verifier, func(), error) {
+	a.warnMySQL(dsn)
 	var key *signednote.Verifier
 	if logKey != "" {
 		var err error
@@ -298,18 +329,26 @@ func (a *app) openLogReader(dir, dsn, logKey string) (tlog.Storage, *signednote.
 			return nil, nil, nil, err
 		}
 	}
-	return openLog(dir, dsn, key)
+	return openLog(dir, dsn, s3, key)
 }
 
-// openLog opens the log of a command: the directory (--dir) or the
-// database (--mysql), authenticated with key or, when key is nil, the key
-// 'log init' recorded there (tlog.Key). The caller calls done.
-func openLog(dir, dsn string, key *signednote.Verifier) (tlog.Storage, *signednote.Verifier, func(), error) {
-	if (dir == "") == (dsn == "") {
-		return nil, nil, nil, cli.Usagef("give one of --dir and --mysql")
+// openLog opens the log of a command: the directory (--dir), the bucket
+// and database (--s3) or the database (--mysql), authenticated with key
+// or, when key is nil, the key 'log init' recorded there (tlog.Key). The
+// caller calls done.
+func openLog(dir, dsn, s3 string, key *signednote.Verifier) (tlog.Storage, *signednote.Verifier, func(), error) {
+	if err := oneLogFlag(dir, dsn, s3); err != nil {
+		return nil, nil, nil, err
 	}
 	ctx, cancel := logContext()
 	defer cancel()
+	if s3 != "" {
+		st, v, err := openS3Log(ctx, s3, key)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return st, v, func() { st.Close() }, nil
+	}
 	if dir != "" {
 		st := posix.New(dir)
 		v, err := tlog.Key(ctx, st, key)
