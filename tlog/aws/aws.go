@@ -87,6 +87,35 @@ var (
 // another log's, or half of one) and applies mcpres's tables. Close
 // releases it.
 func Open(ctx context.Context, cfg *Config) (*Storage, error) {
+	s, err := openRaw(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Storage, error) {
+		s.db.Close()
+		return nil, err
+	}
+	if recorded, done, err := s.migration(ctx, nil); err != nil {
+		return fail(err)
+	} else if recorded && !done {
+		return fail(fmt.Errorf("%s: %w", s, ErrMigrating))
+	}
+	if s.state, err = openState(ctx, s.db); err != nil {
+		return fail(err)
+	}
+	if err := s.checkPairing(ctx); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// openState applies mcpres's tables and returns the state kept there.
+func openState(ctx context.Context, db *sql.DB) (*mysql.State, error) {
+	return mysql.OpenState(ctx, db)
+}
+
+// openRaw connects to the bucket and the database, and writes nothing.
+func openRaw(ctx context.Context, cfg *Config) (*Storage, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -123,18 +152,9 @@ func Open(ctx context.Context, cfg *Config) (*Storage, error) {
 	s.db = sql.OpenDB(conn)
 	s.db.SetMaxOpenConns(maxConns)
 	s.db.SetMaxIdleConns(maxConns)
-	fail := func(err error) (*Storage, error) {
-		s.db.Close()
-		return nil, err
-	}
 	if err := s.db.PingContext(ctx); err != nil {
-		return fail(fmt.Errorf("database: connecting to %s: %w", dcfg.Addr, err))
-	}
-	if s.state, err = mysql.OpenState(ctx, s.db); err != nil {
-		return fail(err)
-	}
-	if err := s.checkPairing(ctx); err != nil {
-		return fail(err)
+		s.db.Close()
+		return nil, fmt.Errorf("database: connecting to %s: %w", dcfg.Addr, err)
 	}
 	return s, nil
 }
