@@ -46,5 +46,5 @@ for plat in "${platforms[@]}"; do
       go build -trimpath -buildvcs=false -ldflags "-s -w -buildid=" -o "$out/$p-$os-$arch" "./cmd/$p"
   done
 done
-(cd "$out" && for f in *; do sha256 "$f"; done | LC_ALL=C sort -k2 > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
+(cd "$out" && for f in mcpres*; do sha256 "$f"; done | LC_ALL=C sort -k2 > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
 cat "$out/SHA256SUMS"
