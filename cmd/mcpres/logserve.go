@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -52,7 +51,7 @@ const (
 	serveGCPercent = 400
 )
 
-const logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
+var logServeLong = `Serve a log over HTTP for the pipelines of an organisation.
 
 Reads are the C2SP tlog-tiles API, public: GET /checkpoint (text/plain,
 never cached), GET /tile/L/N[.p/W] and /tile/entries/N[.p/W]
@@ -103,6 +102,12 @@ With --token-file (or $MCPRES_LOG_TOKEN), a submission needs the header
 --listen says otherwise: put a reverse proxy that terminates TLS in front
 of it. SIGTERM or SIGINT stops it: no new connections, the submissions in
 flight are finished and answered, then it exits 0.
+
+One process at a time serves a log directory (--dir): a second 'log serve'
+on it refuses to start (exit status 2), unless the first is stopping (it
+has received SIGTERM or SIGINT and finishes its submissions): then the new
+one says so, waits for it (at most ` + server.RestartWait.String() + `), and only then
+binds --listen, so that a restart on the same address works at once.
 
 --s3 CONFIG serves a log on S3-compatible object storage with a
 MySQL-compatible database (Tessera's AWS driver): the tiles, entry bundles
@@ -197,10 +202,6 @@ func (a *app) logServeCommand() *cobra.Command {
 					return err
 				}
 			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return cli.Failf("listening on %s: %v", listen, err)
-			}
 			if os.Getenv("GOMEMLIMIT") == "" {
 				// The bound the process stays under: the collector
 				// works harder as the heap nears it.
@@ -216,7 +217,10 @@ func (a *app) logServeCommand() *cobra.Command {
 				Token: token, MaxConcurrent: maxConcurrent, MaxMemory: int64(maxMemoryMiB) << 20,
 				Logger: logger,
 			}
-			if err := svc.Run(ctx, ln); errors.Is(err, server.ErrNoWitnessing) {
+			// The address is bound once the log is locked, so that a
+			// restart waits for a server that is stopping instead of
+			// failing to bind the address it still holds.
+			if err := svc.ListenAndRun(ctx, listen); errors.Is(err, server.ErrNoWitnessing) {
 				return cli.Failf("--witness-policy: %v; use --mysql, or collect cosignatures with 'log proof --witness-policy' from another process", err)
 			} else if err != nil {
 				return cli.Failf("%v", err)
