@@ -79,7 +79,7 @@ func (a *app) logCommand() *cobra.Command {
 		},
 	}
 	cmd.PersistentFlags().BoolVar(&verbose, "verbose", false, "show Tessera's log messages on stderr")
-	cmd.AddCommand(a.logKeygenCommand(), a.logVkeyCommand(), a.logInitCommand(), a.logAddCommand(), a.logServeCommand(), a.logProofCommand(), a.logAddCosignatureCommand(), a.logMonitorCommand())
+	cmd.AddCommand(a.logKeygenCommand(), a.logVkeyCommand(), a.logInitCommand(), a.logAddCommand(), a.logServeCommand(), a.logProofCommand(), a.logAddCosignatureCommand(), a.logMonitorCommand(), a.logMigrateCommand())
 	for _, c := range cmd.Commands() {
 		if run := c.RunE; run != nil {
 			c.RunE = func(cmd *cobra.Command, args []string) error {

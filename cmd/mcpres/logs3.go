@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/signal"
+	"syscall"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/signednote"
 	tlogaws "github.com/mcpres/mcpres/tlog/aws"
+	"github.com/mcpres/mcpres/tlog/mysql"
+	"github.com/spf13/cobra"
 )
 
 // The log on object storage (--s3 CONFIG, tlog/aws) and the way off the
@@ -62,4 +67,85 @@ func probeS3(ctx context.Context, st *tlogaws.Storage) error {
 		return cli.Failf("%v", err)
 	}
 	return nil
+}
+
+func (a *app) logMigrateCommand() *cobra.Command {
+	var from, to, logKey string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "migrate --from-mysql DSN --to-s3 CONFIG [--log-key LOG.vkey] [--dry-run]",
+		Short: "Move a log kept by the deprecated MySQL driver to object storage",
+		Long: `Move a log kept in MariaDB/MySQL by Tessera's MySQL driver (--mysql, removed
+upstream after v1.0.2) to S3-compatible object storage and a new
+MySQL-compatible database (--s3 CONFIG), without changing its origin, size
+or root hash: every entry bundle is copied, the tiles are rebuilt from them
+and the root hash checked, every bundle in the bucket is compared with the
+source's, the last entry is proved from the bucket's tiles, and the
+source's signed checkpoint (with its cosignatures) is published as is:
+nothing is signed again, so no key is needed. The log's verifier key is
+recorded in the new database.
+
+Stop the servers of the source first: what is migrated is the source's
+checkpoint at the start. The destination must be an empty bucket and a new
+database (one that holds another log, or another migration, is refused).
+The migration is recorded in the destination database when it starts:
+until it has finished, 'log init' and 'log serve' refuse the destination,
+and running 'log migrate' again with the same source resumes it. Once it
+has finished, serve the log with 'log serve --s3 CONFIG'.
+
+--dry-run reads both sides, writes nothing, and says what would be done.
+The source is authenticated with --log-key, or the key 'log init'
+recorded in it. Exit 0 migrated (or already migrated), 1 refused or
+failed, 2 unreadable input or usage.`,
+		Example: `  MCPRES_LOG_DSN='mcpres:pw@tcp(db:3306)/log' mcpres log migrate --from-mysql env:MCPRES_LOG_DSN --to-s3 s3.json --dry-run`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if from == "" || to == "" {
+				return cli.Usagef("--from-mysql and --to-s3 are required")
+			}
+			cfg, err := tlogaws.ReadConfig(to)
+			if err != nil {
+				return cli.Usagef("--to-s3: %v", err)
+			}
+			var key *signednote.Verifier
+			if logKey != "" {
+				if key, err = loadVerifierKey("log key", logKey, keyfile.LogVerifierKey); err != nil {
+					return err
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			octx, cancel := logContext()
+			src, v, err := mysql.OpenLog(octx, from, key)
+			cancel()
+			if err != nil {
+				return logKeyError(err)
+			}
+			defer src.Close()
+			var plan *tlogaws.MigrationPlan
+			if dryRun {
+				plan, err = tlogaws.PlanMigration(ctx, src, v, cfg)
+			} else {
+				plan, err = tlogaws.Migrate(ctx, src, v, cfg)
+			}
+			if err != nil {
+				return cli.Failf("migrating the log to bucket %s: %v", cfg.Bucket, err)
+			}
+			switch {
+			case dryRun && plan.Done:
+				fmt.Fprintf(a.stderr, "mcpres: dry run: log %s (size %d, root %x) is already migrated to bucket %s\n", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
+			case dryRun:
+				fmt.Fprintf(a.stderr, "mcpres: dry run: would migrate log %s (size %d, root %x, %d entry bundles) to bucket %s; the destination's tree has %d entries\n", plan.Origin, plan.Size, plan.Root, plan.Bundles, cfg.Bucket, plan.Integrated)
+			default:
+				fmt.Fprintf(a.stderr, "mcpres: migrated log %s (size %d, root %x) to bucket %s: verified; serve it with 'log serve --s3'\n", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&from, "from-mysql", "", "the log kept by the MySQL driver: a DSN, or env:NAME")
+	f.StringVar(&to, "to-s3", "", "the destination: "+s3FlagUsage)
+	f.StringVar(&logKey, "log-key", "", "the log's verifier key (default: the key 'log init' recorded in the source)")
+	f.BoolVar(&dryRun, "dry-run", false, "read both sides and say what would be done; write nothing")
+	return cmd
 }

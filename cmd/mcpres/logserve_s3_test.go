@@ -16,9 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
+	"github.com/mcpres/mcpres/tlog"
 	tlogaws "github.com/mcpres/mcpres/tlog/aws"
 	"github.com/mcpres/mcpres/tlog/aws/awstest"
+	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"
 )
 
@@ -265,4 +269,82 @@ func TestCLILogS3Refusals(t *testing.T) {
 	if !strings.Contains(stderr, "--mysql (Tessera's MySQL driver) is deprecated") || !strings.Contains(stderr, "log migrate") {
 		t.Fatalf("--mysql without a deprecation warning: %s", stderr)
 	}
+}
+
+// TestCLILogMigrate: a log made with 'log init --mysql' (entries appended
+// through the MySQL driver) moves to object storage with 'log migrate':
+// the dry run writes nothing; the migration keeps origin, size and root
+// hash (the bucket's checkpoint is the source's, byte for byte); a second
+// run says it is migrated already; 'log proof --s3' proves an entry from
+// the bucket; 'log init --s3' on the destination is refused.
+func TestCLILogMigrate(t *testing.T) {
+	ctx := context.Background()
+	srcDSN := mysqltest.NewDatabase(t)
+	srv := awstest.Start(t)
+	srv.SetEnv(t)
+	e := newLogEnv(t)
+	t.Setenv("MCPRES_TEST_SRC_DSN", srcDSN)
+	e.run("log", "init", "--mysql", "env:MCPRES_TEST_SRC_DSN", "--key", e.p("log.key"))
+	v, err := signednote.ParseLogVerifier(e.vkey("log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := signednote.ParseLogSigner(mustReadString(t, e.p("log.key")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := mysql.Open(ctx, srcDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	a, err := tlog.Open(src, v).NewAppender(ctx, signer, tlog.AppenderOptions{BatchSize: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, body := range distinctBundles(t, 270) {
+		doc, err := canonjson.Parse(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry, err := offline.EntryFor(doc).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			if _, err := a.Add(ctx, entry); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	a.Close(ctx)
+	before, err := src.ReadCheckpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, cfg := writeS3Config(t, e, srv, mysqltest.NewDatabase(t), "s3.json")
+	_, stderr := e.run("log", "migrate", "--from-mysql", "env:MCPRES_TEST_SRC_DSN", "--to-s3", conf, "--dry-run")
+	if !strings.Contains(stderr, "would migrate log "+v.Name()+" (size 270") {
+		t.Fatalf("dry run: %s", stderr)
+	}
+	if entries, _ := os.ReadDir(srv.Dir + "/" + cfg.Bucket); len(entries) != 0 {
+		t.Fatalf("the dry run wrote %d objects", len(entries))
+	}
+	_, stderr = e.run("log", "migrate", "--from-mysql", "env:MCPRES_TEST_SRC_DSN", "--to-s3", conf)
+	if !strings.Contains(stderr, "migrated log "+v.Name()+" (size 270") {
+		t.Fatalf("migrate: %s", stderr)
+	}
+	after, err := os.ReadFile(srv.Dir + "/" + cfg.Bucket + "/checkpoint")
+	if err != nil || string(after) != string(before) {
+		t.Fatalf("the bucket's checkpoint is not the source's (%v):\n%s\n%s", err, after, before)
+	}
+	_, stderr = e.run("log", "migrate", "--from-mysql", "env:MCPRES_TEST_SRC_DSN", "--to-s3", conf, "--dry-run")
+	if !strings.Contains(stderr, "already migrated") {
+		t.Fatalf("dry run after: %s", stderr)
+	}
+	e.run("log", "proof", "--s3", conf, "--index", "269", "-o", e.p("last.ref.json"))
+	e.fail(2, "a log already exists there", "log", "init", "--s3", conf, "--key", e.p("log.key"))
+	e.fail(2, "--from-mysql and --to-s3 are required", "log", "migrate", "--to-s3", conf)
 }
