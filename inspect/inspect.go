@@ -194,6 +194,9 @@ type Policy struct {
 	Transparency *TLogPolicy        `json:"transparency"`
 	// MaxCosignatureAgeSeconds is transparency.maxCosignatureAgeSeconds.
 	MaxCosignatureAgeSeconds int64 `json:"maxCosignatureAgeSeconds,omitempty"`
+	// TrustedRootSHA256 is trustedRoot.sha256: the Sigstore trusted root
+	// identity signers are verified against.
+	TrustedRootSHA256 string `json:"trustedRootSha256,omitempty"`
 }
 
 // A PolicySigner is a signer of a policy (an upstream trustedSigners
@@ -207,6 +210,9 @@ type PolicySigner struct {
 	ValidUntil     string   `json:"validUntil,omitempty"`
 	// Subjects are its subject patterns; nil: every subject.
 	Subjects []string `json:"subjects"`
+	// CertificateIdentity is an identity (keyless) signer's: issuer,
+	// identity or expression, extensions; nil for a key.
+	CertificateIdentity *trustpolicy.CertificateIdentity `json:"certificateIdentity,omitempty"`
 }
 
 // A PolicyRevocation is a revoked key.
@@ -594,7 +600,11 @@ func (d *Description) policy(doc *canonjson.Value) *Policy {
 	}
 	p.Version = strconv.FormatInt(pd.Version, 10)
 	for i, s := range pd.Signers {
-		ps := PolicySigner{Name: s.Name, Identity: s.Identity, Roles: s.Roles, ValidFrom: s.ValidFrom, ValidUntil: s.ValidUntil, Subjects: s.Subjects}
+		ps := PolicySigner{Name: s.Name, Identity: s.Identity, Roles: s.Roles, ValidFrom: s.ValidFrom, ValidUntil: s.ValidUntil, Subjects: s.Subjects, CertificateIdentity: s.CertificateIdentity}
+		if s.IsIdentity() {
+			p.Signers = append(p.Signers, ps)
+			continue
+		}
 		if k, err := keyfile.ParsePublicKeyPEM([]byte(s.PublicKey)); err == nil {
 			ps.KeyFingerprint = ed25519strict.Fingerprint(k)
 		} else {
@@ -607,6 +617,9 @@ func (d *Description) policy(doc *canonjson.Value) *Policy {
 	}
 	if w := pd.Witnesses; w != nil {
 		p.Witnesses = &PolicyWitnesses{Quorum: w.Quorum, Members: w.Members, DistinctIdentities: w.DistinctIdentities}
+	}
+	if r := pd.TrustedRoot; r != nil {
+		p.TrustedRootSHA256 = r.SHA256
 	}
 	if t := pd.Transparency; t != nil {
 		p.MaxCosignatureAgeSeconds = t.MaxCosignatureAgeSeconds

@@ -145,6 +145,12 @@ func (p *Policy) text(w *lines, depth int) {
 			name = fmt.Sprintf("%q ", s.Name)
 		}
 		line := fmt.Sprintf("%sidentity %q key %s", name, s.Identity, orDash(s.KeyFingerprint))
+		if ci := s.CertificateIdentity; ci != nil {
+			line = fmt.Sprintf("%skeyless: certificate %s", name, ci)
+			if ci.Extensions != nil {
+				line += ", extensions " + ci.Extensions.String()
+			}
+		}
 		if len(s.Roles) > 0 {
 			line += ", roles " + strings.Join(s.Roles, ",")
 		}
@@ -178,6 +184,9 @@ func (p *Policy) text(w *lines, depth int) {
 		if p.MaxCosignatureAgeSeconds > 0 {
 			w.add(depth+1, "cosignatures count for at most %d s", p.MaxCosignatureAgeSeconds)
 		}
+	}
+	if p.TrustedRootSHA256 != "" {
+		w.add(depth, "trusted root (identity signers): trusted_root.json with SHA-256 %s", p.TrustedRootSHA256)
 	}
 }
 

@@ -39,18 +39,29 @@ type Document struct {
 	Revocations   []Revocation  `json:"revocations"`
 	Witnesses     *Witnesses    `json:"witnesses,omitempty"`
 	Transparency  *Transparency `json:"transparency,omitempty"`
+	// TrustedRoot names the Sigstore trusted root identity signers are
+	// verified against; required when a signer is an identity.
+	TrustedRoot *TrustedRoot `json:"trustedRoot,omitempty"`
 }
 
-// A Signer is a trusted key with its identity, roles and optional window.
+// A Signer is a trusted key with its identity, or an identity signer
+// (CertificateIdentity: keyless, see [CertificateIdentity]), with roles
+// and an optional window.
 type Signer struct {
-	Name     string `json:"name"`
-	Identity string `json:"identity"`
+	Name string `json:"name"`
+	// Identity is a key signer's signer identity; empty for an identity
+	// signer, whose signer identity is its certificate's.
+	Identity string `json:"identity,omitempty"`
 	// PublicKey is an SPKI PEM block or the base64 of the 44-byte SPKI DER
-	// (the form of an envelope's publicKeySpkiBase64).
-	PublicKey  string   `json:"publicKey"`
-	Roles      []string `json:"roles"`
-	ValidFrom  string   `json:"validFrom,omitempty"`
-	ValidUntil string   `json:"validUntil,omitempty"`
+	// (the form of an envelope's publicKeySpkiBase64); empty for an
+	// identity signer.
+	PublicKey string `json:"publicKey,omitempty"`
+	// CertificateIdentity, for an identity signer, is who may sign: see
+	// [CertificateIdentity].
+	CertificateIdentity *CertificateIdentity `json:"certificateIdentity,omitempty"`
+	Roles               []string             `json:"roles"`
+	ValidFrom           string               `json:"validFrom,omitempty"`
+	ValidUntil          string               `json:"validUntil,omitempty"`
 	// Subjects, when not nil, are the subject-name patterns the signer is
 	// trusted for ([Scope]): 1..MaxScopes distinct patterns. nil (the
 	// member absent) means every subject; an empty list is refused.
@@ -170,6 +181,11 @@ func (d *Document) Clone() *Document {
 	for i := range c.Signers {
 		c.Signers[i].Roles = slices.Clone(c.Signers[i].Roles)
 		c.Signers[i].Subjects = slices.Clone(c.Signers[i].Subjects)
+		c.Signers[i].CertificateIdentity = c.Signers[i].CertificateIdentity.clone()
+	}
+	if d.TrustedRoot != nil {
+		r := *d.TrustedRoot
+		c.TrustedRoot = &r
 	}
 	c.Revocations = slices.Clone(d.Revocations)
 	if d.Witnesses != nil {
@@ -189,6 +205,7 @@ func (d *Document) Clone() *Document {
 func (d *Document) AddSigner(s Signer) {
 	s.Roles = slices.Clone(s.Roles)
 	s.Subjects = slices.Clone(s.Subjects)
+	s.CertificateIdentity = s.CertificateIdentity.clone()
 	d.Signers = append(d.Signers, s)
 }
 

@@ -1,6 +1,7 @@
 package trustpolicy
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -44,9 +45,11 @@ import (
 func (p *Policy) Upstream() (doc *canonjson.Value, losses []string) {
 	s := canonjson.NewString
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
-	signers := make([]*canonjson.Value, len(p.signers))
-	for i, si := range p.signers {
-		signers[i] = canonjson.NewObject(m("keyFingerprint", s(si.fp)), m("signerIdentity", s(si.Identity)))
+	signers := make([]*canonjson.Value, 0, len(p.signers))
+	for _, si := range p.signers {
+		if !si.IsIdentity() {
+			signers = append(signers, canonjson.NewObject(m("keyFingerprint", s(si.fp)), m("signerIdentity", s(si.Identity))))
+		}
 	}
 	revoked := make([]*canonjson.Value, len(p.doc.Revocations))
 	for i, r := range p.doc.Revocations {
@@ -78,6 +81,9 @@ func (p *Policy) losses() []string {
 	}
 	at := func(s *signerInfo) string { return fmt.Sprintf("/signers/%d (%q)", s.index, s.Name) }
 	for _, s := range live {
+		if s.IsIdentity() {
+			lose(at(s), "identity signer (%s) is dropped: upstream trusts keys only", s.CertificateIdentity)
+		}
 		if (s.hasFrom && s.from.Compare(p.from) > 0) || (s.hasUntil && s.until.Compare(p.until) < 0) {
 			lose(at(s), "per-key window %s is lost: upstream trusts the key for the whole policy window %s … %s", s.window(), p.doc.ValidFrom, p.doc.ValidUntil)
 		}
@@ -120,11 +126,21 @@ func (p *Policy) losses() []string {
 	return out
 }
 
+// ErrIdentityNotExportable: ExportUpstream refuses a policy with an
+// identity signer.
+var ErrIdentityNotExportable = errors.New("the policy cannot be exported to the upstream format")
+
 // ExportUpstream is [Policy.Upstream] with the projection checked against
 // the upstream policy schema (a projection that fails it is a bug, never
 // written): the one place outside verification where the upstream schema
-// is applied to a policy.
+// is applied to a policy. A policy with an identity signer is refused
+// (ErrIdentityNotExportable).
 func (p *Policy) ExportUpstream(val *validator.Validator) (doc *canonjson.Value, losses []string, err error) {
+	for _, si := range p.signers {
+		if si.IsIdentity() {
+			return nil, nil, fmt.Errorf("%w: /signers/%d (%q) is an identity signer (%s); an upstream %s policy lists key fingerprints only, and a keyless signer has no fixed key (each signature has its own ephemeral key), so no projection keeps it", ErrIdentityNotExportable, si.index, si.Name, si.CertificateIdentity, bundle.SchemaVersionTrustPolicy)
+		}
+	}
 	if val == nil {
 		val = validator.New()
 	}

@@ -19,7 +19,8 @@ import (
 // 6901 JSON Pointer into the document ("" for the root). Keyword is the
 // failing JSON Schema keyword for schema problems, or one of the semantic
 // check names of [Load] (window, uniqueName, publicKey, uniqueKey,
-// fingerprint, uniqueFingerprint, member, quorum, subjects, tlogPolicy).
+// fingerprint, uniqueFingerprint, member, quorum, subjects, tlogPolicy,
+// certificateIdentity, identityRegexp, uniqueIdentity, trustedRoot).
 type Problem struct {
 	Path    string `json:"instancePath"`
 	Keyword string `json:"keyword"`
@@ -76,7 +77,13 @@ func schemaErrors(ps []Problem) []schema.Error {
 //   - subjects: each of a signer's subject patterns follows the pattern
 //     language ([ParseScope]) and appears once;
 //   - tlogPolicy: transparency.tlogPolicy parses with [ParseTLogPolicy]
-//     (each of its problems is one Problem, "line N: …").
+//     (each of its problems is one Problem, "line N: …");
+//   - certificateIdentity: an identity signer has neither identity nor
+//     publicKey, its issuer is an https URL (http on loopback only);
+//     identityRegexp: the expression is anchored RE2 that matches no
+//     identity of any owner ([CheckIdentityRegexp]); uniqueIdentity: no
+//     two identity signers are the same; trustedRoot: a policy with an
+//     identity signer names its trusted root.
 func Load(doc *canonjson.Value, val *validator.Validator) (*Policy, []Problem) {
 	if val == nil {
 		val = validator.New()
@@ -139,6 +146,8 @@ func (c *checker) check(doc *canonjson.Value) {
 	names := map[string]int{}  // signer name → index
 	roles := map[string]bool{} // signer name → has the witness role
 	keys := map[string]int{}   // fingerprint → signer index
+	idents := map[string]int{} // certificateIdentity (compact JSON) → signer index
+	var identitySigners []int
 	if signers := doc.Get("signers"); signers.Is(canonjson.Array) {
 		c.keys = make([]ed25519.PublicKey, len(signers.Items))
 		c.scopes = make([][]Scope, len(signers.Items))
@@ -170,10 +179,21 @@ func (c *checker) check(doc *canonjson.Value) {
 					}
 				}
 			}
+			if s.Has("certificateIdentity") {
+				identitySigners = append(identitySigners, i)
+				if k := c.certificateIdentity(s, at); k != "" {
+					if j, dup := idents[k]; dup {
+						c.add(at+"/certificateIdentity", "uniqueIdentity", "the same certificate identity is already /signers/%d%s; one identity is one signer and counts once", j, quotedName(signers.Items[j]))
+					} else {
+						idents[k] = i
+					}
+				}
+			}
 			c.window(s, at)
 			c.scopes[i] = c.subjects(s, at)
 		}
 	}
+	c.trustedRoot(doc, identitySigners)
 
 	if revs := doc.Get("revocations"); revs.Is(canonjson.Array) {
 		seen := map[string]int{}

@@ -55,7 +55,12 @@ func newPolicy(d *Document, c *checker) (*Policy, []Problem) {
 	}
 	for i := range d.Signers {
 		s := &d.Signers[i]
-		si := signerInfo{Signer: s, index: i, fp: fingerprint(c.keys[i])}
+		si := signerInfo{Signer: s, index: i}
+		if !s.IsIdentity() {
+			// An identity signer has no key: it trusts no envelope by key
+			// (identity verification is not implemented yet).
+			si.fp = fingerprint(c.keys[i])
+		}
 		if s.Subjects != nil {
 			si.scopes = c.scopes[i]
 		}
@@ -71,7 +76,9 @@ func newPolicy(d *Document, c *checker) (*Policy, []Problem) {
 				return nil, []Problem{{fmt.Sprintf("/signers/%d/validUntil", i), "format", err.Error()}}
 			}
 		}
-		p.byKey[si.fp] = i
+		if si.fp != "" {
+			p.byKey[si.fp] = i
+		}
 		p.signers = append(p.signers, si)
 	}
 	for i, r := range d.Revocations {
