@@ -3,7 +3,6 @@ package main
 import (
 	"crypto"
 	"errors"
-	"fmt"
 	"time"
 	"unicode/utf8"
 
@@ -154,7 +153,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 				a.warnf("%s: --claim %s: %s", transparency, s.Claim, why)
 			}
 			if s.Witnessing != nil {
-				fmt.Fprintf(a.stderr, "mcpres: %s: %s (tlog policy %s)\n", transparency, s.Witnessing, requireQuorum)
+				a.msgs().Notef("%s: %s (tlog policy %s)", transparency, s.Witnessing, requireQuorum)
 			}
 			data, err := canonjson.Pretty(s.Attested)
 			if err != nil {
@@ -238,17 +237,17 @@ func (a *app) sign(path, transparency string, doc *canonjson.Value, priv crypto.
 		return nil, cli.Exit(exitInput)
 	case attest.RefusedInvalidEvidence:
 		a.printResult(path, *se.Evidence, "text", false)
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, se)
+		a.msgs().Errorf("%s: %v", path, se)
 		a.hints(documentHints(path, doc))
 		return nil, cli.Exit(exitInvalid)
 	case attest.RefusedUnverified:
 		a.render(attestReport(path, *se.Verification), "text", false, true)
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, se)
+		a.msgs().Errorf("%s: %v", path, se)
 		return nil, cli.Exit(exitInvalid)
 	case attest.RefusedTransparency:
 		return nil, cli.Failf("%s: %v (--transparency %s)", path, se, transparency)
 	case attest.RefusedQuorum:
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v (--transparency %s); nothing signed: get a re-witnessed reference once the witnesses are back (log add --server again, or log proof --witness-policy)\n", path, se, transparency)
+		a.msgs().Errorf("%s: %v (--transparency %s); nothing signed: get a re-witnessed reference once the witnesses are back (log add --server again, or log proof --witness-policy)", path, se, transparency)
 		return nil, cli.Exit(exitInvalid)
 	}
 	return nil, cli.Failf("%s: %v", path, se)

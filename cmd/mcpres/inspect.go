@@ -53,7 +53,7 @@ func (a *app) inspectCommand() *cobra.Command {
 					a.printInputInvalid(path, err, format, format == "json")
 					worst = exitInput
 				case len(d.Problems) > 0:
-					fmt.Fprintf(a.stderr, "mcpres: error: %s: %s: %d part(s) cannot be read as the kind says, the first: %s\n", path, d.Kind, len(d.Problems), d.Problems[0])
+					a.msgs().Errorf("%s: %s: %d part(s) cannot be read as the kind says, the first: %s", path, d.Kind, len(d.Problems), d.Problems[0])
 					worst = exitInput
 				}
 			}

@@ -106,7 +106,7 @@ exit status is 2.`,
 					if len(args) == 1 {
 						return err
 					}
-					fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
+					a.msgs().Errorf("%v", err)
 					failed = cli.Exit(exitInput)
 					continue
 				}

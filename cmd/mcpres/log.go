@@ -565,7 +565,7 @@ func (a *app) reportLogged(path string, p *tlog.Proof) {
 	if p.Existing {
 		verb = "already logged"
 	}
-	fmt.Fprintf(a.stderr, "mcpres: %s: %s as entry %d of %s (tree size %d)\n", path, verb, p.Index, p.Checkpoint.Origin, p.Checkpoint.Size)
+	a.msgs().Notef("%s: %s as entry %d of %s (tree size %d)", path, verb, p.Index, p.Checkpoint.Origin, p.Checkpoint.Size)
 }
 
 // bundleEntry reads a conformance bundle or an attested bundle and admits
@@ -801,7 +801,7 @@ replaced in one transaction holding the row lock Tessera's publisher takes.`,
 				return res.Checkpoint, nil
 			})
 			if _, uncounted := errors.AsType[*signednote.UncountedCosignature](err); uncounted || errors.Is(err, witness.ErrBadCosignature) {
-				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
+				a.msgs().Errorf("%v", err)
 				return cli.Exit(exitInvalid)
 			}
 			if err != nil {
@@ -810,7 +810,7 @@ replaced in one transaction holding the row lock Tessera's publisher takes.`,
 			for _, d := range res.Dropped {
 				a.warnf("%s: dropped the cosignature by %s: %s", d.Source, d.Name, d.Reason)
 			}
-			fmt.Fprintf(a.stderr, "mcpres: checkpoint of %s at size %d: %d cosignature(s) added, %d witness key(s) now: %s\n",
+			a.msgs().Notef("checkpoint of %s at size %d: %d cosignature(s) added, %d witness key(s) now: %s",
 				cp.Origin, cp.Size, len(res.Added), len(res.Cosigners), witness.FormatCosigners(res.Cosigners))
 			return nil
 		},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log"
 	"time"
 
@@ -57,7 +56,7 @@ func (w *witnessPolicyFlags) read(a *app) (*trustpolicy.TLogPolicy, error) {
 	pol, errs := trustpolicy.ParseTLogPolicy(string(data))
 	if len(errs) > 0 {
 		for _, e := range errs {
-			fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", w.policy, e)
+			a.msgs().Notef("%s: %v", w.policy, e)
 		}
 		return nil, cli.Failf("witness policy %s is not a valid tlog policy", w.policy)
 	}
@@ -101,7 +100,7 @@ func (a *app) loadQuorumTrust(path string) (*offline.Trust, error) {
 	pol, errs := trustpolicy.ParseTLogPolicy(string(data))
 	if len(errs) > 0 {
 		for _, e := range errs {
-			fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", path, e)
+			a.msgs().Notef("%s: %v", path, e)
 		}
 		return nil, cli.Failf("--require-quorum: %s is not a valid tlog policy", path)
 	}
@@ -124,9 +123,9 @@ func (a *app) reportWitnessing(path string, proof []byte, entry offline.Entry, t
 		case err != nil:
 			return cli.Failf("%s: the reference's proof: %v", path, err)
 		case len(lines) == 0:
-			fmt.Fprintf(a.stderr, "mcpres: %s: the reference's checkpoint carries no witness cosignature: it satisfies no witness quorum (--require-quorum TLOG-POLICY checks one)\n", path)
+			a.msgs().Notef("%s: the reference's checkpoint carries no witness cosignature: it satisfies no witness quorum (--require-quorum TLOG-POLICY checks one)", path)
 		default:
-			fmt.Fprintf(a.stderr, "mcpres: %s: the reference's checkpoint carries %d cosignature(s), not verified here: %s (--require-quorum TLOG-POLICY verifies them and requires its quorum)\n",
+			a.msgs().Notef("%s: the reference's checkpoint carries %d cosignature(s), not verified here: %s (--require-quorum TLOG-POLICY verifies them and requires its quorum)",
 				path, len(lines), offline.FormatSigLines(lines))
 		}
 		return nil
@@ -135,13 +134,13 @@ func (a *app) reportWitnessing(path string, proof []byte, entry offline.Entry, t
 	judged.EvaluatedAt = time.Now() // the cosignatures count under the verifier's time rule, now
 	w, err := offline.Witnessed(proof, entry, judged)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: the reference does not verify against the tlog policy %s (a consumer using it would reject it): %v; nothing written\n", path, policyPath, err)
+		a.msgs().Errorf("%s: the reference does not verify against the tlog policy %s (a consumer using it would reject it): %v; nothing written", path, policyPath, err)
 		return cli.Exit(exitInvalid)
 	}
 	if !w.Satisfied() {
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: %s (tlog policy %s); nothing written: the log's warnings say why each missing witness gave no cosignature and which URL it was asked at (a witness that is down, or a 404: a policy URL that is not the witness's base URL, or a witness not told about the log); once they answer, %s\n", path, w, policyPath, again)
+		a.msgs().Errorf("%s: %s (tlog policy %s); nothing written: the log's warnings say why each missing witness gave no cosignature and which URL it was asked at (a witness that is down, or a 404: a policy URL that is not the witness's base URL, or a witness not told about the log); once they answer, %s", path, w, policyPath, again)
 		return cli.Exit(exitInvalid)
 	}
-	fmt.Fprintf(a.stderr, "mcpres: %s: %s (tlog policy %s)\n", path, w, policyPath)
+	a.msgs().Notef("%s: %s (tlog policy %s)", path, w, policyPath)
 	return nil
 }

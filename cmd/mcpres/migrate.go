@@ -96,7 +96,7 @@ func (a *app) migrateCommand() *cobra.Command {
 			case errors.As(err, &ue):
 				return cli.Usagef("%s", migrateUsage(ue))
 			case errors.As(err, &re):
-				fmt.Fprintf(a.stderr, "mcpres: error: %s\n", re.Error())
+				a.msgs().Errorf("%s", re.Error())
 				return cli.Exit(exitInvalid)
 			case err != nil:
 				return cli.Failf("%v", err)

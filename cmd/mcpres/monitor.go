@@ -110,7 +110,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 				pol, errs := trustpolicy.ParseTLogPolicy(string(data))
 				if len(errs) > 0 {
 					for _, e := range errs {
-						fmt.Fprintf(a.stderr, "mcpres: %s: %v\n", tlogPath, e)
+						a.msgs().Notef("%s: %v", tlogPath, e)
 					}
 					return cli.Failf("--tlog-policy %s is not a valid tlog policy", tlogPath)
 				}
@@ -148,7 +148,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 				if err != nil {
 					return cli.Failf("log monitor: %v", err)
 				}
-				fmt.Fprintf(a.stderr, "mcpres: log monitor: %s: verified tree size %d, next entry %d; read %d entries (%d watched); %d alert(s)\n",
+				a.msgs().Notef("log monitor: %s: verified tree size %d, next entry %d; read %d entries (%d watched); %d alert(s)",
 					key.Name(), res.Tree.Size, res.Next, res.Entries, res.Watched, res.Alerts)
 				if once {
 					if res.Alerts > 0 {

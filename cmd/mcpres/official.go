@@ -129,7 +129,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 
 // refuse reports an importer refusal (REFERENCE §8.1) on stderr, exit 1.
 func (a *app) refuse(code, reason string) error {
-	fmt.Fprintf(a.stderr, "mcpres: error: %s: %s\n", code, reason)
+	a.msgs().Errorf("%s: %s", code, reason)
 	return cli.Exit(exitInvalid)
 }
 

@@ -77,7 +77,7 @@ func checkPolicyTime(flag, value string) error {
 
 // printProblems writes a refusal and every problem to stderr.
 func (a *app) printPolicyProblems(headline string, problems []trustpolicy.Problem) {
-	fmt.Fprintf(a.stderr, "mcpres: error: %s\n", headline)
+	a.msgs().Errorf("%s", headline)
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "  %s\n", p)
 	}
@@ -471,7 +471,7 @@ unchanged when the flag is not given).`,
 			setDistinct := cmd.Flags().Changed("distinct-identities")
 			return a.editPolicy(args[0], func(d *trustpolicy.Document) (string, error) {
 				if err := d.SetQuorum(k); err != nil {
-					fmt.Fprintf(a.stderr, "mcpres: error: %s: %v; it is unchanged\n", args[0], err)
+					a.msgs().Errorf("%s: %v; it is unchanged", args[0], err)
 					return "", cli.Exit(exitInvalid)
 				}
 				if setDistinct {
@@ -690,7 +690,7 @@ atomically, never replaces FILE, and replaces an existing file only with
 				return cli.Failf("%v", err)
 			}
 			if len(losses) > 0 && !acceptLoss {
-				fmt.Fprintf(a.stderr, "mcpres: error: exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):\n", args[0], bundle.SchemaVersionTrustPolicy)
+				a.msgs().Errorf("exporting %s to %s would weaken it; nothing written (use --accept-loss to write it anyway):", args[0], bundle.SchemaVersionTrustPolicy)
 				for _, l := range losses {
 					fmt.Fprintf(a.stderr, "  - %s\n", l)
 				}

@@ -80,7 +80,7 @@ func (a *app) editTLogPolicy(path string, edit func(text string) (string, error)
 }
 
 func (a *app) printTLogProblems(headline string, errs []trustpolicy.TLogError) {
-	fmt.Fprintf(a.stderr, "mcpres: %s\n", headline)
+	a.msgs().Notef("%s", headline)
 	for _, e := range errs {
 		fmt.Fprintf(a.stderr, "  %v\n", e)
 	}
@@ -304,7 +304,7 @@ func (a *app) editTLogWitness(path string, edit func(text string) (string, error
 	err := a.editTLogPolicy(path, func(text string) (string, error) {
 		next, err := edit(text)
 		if err != nil {
-			fmt.Fprintf(a.stderr, "mcpres: %s: the change is refused; the file is unchanged: %v\n", path, err)
+			a.msgs().Notef("%s: the change is refused; the file is unchanged: %v", path, err)
 			return "", cli.Exit(exitInvalid)
 		}
 		return next, nil
@@ -329,7 +329,7 @@ has problems, 2 a file is unreadable.`,
 			for _, path := range args {
 				data, err := readTLogPolicyFile(path)
 				if err != nil {
-					fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
+					a.msgs().Errorf("%v", err)
 					worst = max(worst, exitInput)
 					continue
 				}

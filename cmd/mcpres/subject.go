@@ -117,7 +117,7 @@ func (a *app) setSubject(f *subjectFlags, path string, draft *canonjson.Value, w
 	var bad *bundle.SubjectError
 	switch {
 	case errors.As(err, &conflict):
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: the draft is about another subject; nothing written:\n", path)
+		a.msgs().Errorf("%s: the draft is about another subject; nothing written:", path)
 		for _, c := range conflict.Conflicts {
 			fmt.Fprintf(a.stderr, "  %s is %q, not %q\n", c.Member, c.Old, c.New)
 		}

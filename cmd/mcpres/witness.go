@@ -176,7 +176,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			var we *witness.StateWriteError
 			switch {
 			case errors.Is(err, witness.ErrRefused):
-				fmt.Fprintf(a.stderr, "mcpres: error: %v\n", err)
+				a.msgs().Errorf("%v", err)
 				return cli.Exit(exitInvalid)
 			case errors.Is(err, witness.ErrUnknownLog):
 				return cli.Failf("%v: pass --init to start witnessing %s from its current checkpoint (trust on first use)", err, lv.Name())
@@ -193,7 +193,7 @@ func (a *app) witnessCosignCommand() *cobra.Command {
 			if c.From != nil {
 				from = fmt.Sprintf("consistent with size %d", c.From.Size)
 			}
-			fmt.Fprintf(a.stderr, "mcpres: cosigned %s at size %d (%s) as %s\n", c.State.Origin, c.State.Size, from, w.Name())
+			a.msgs().Notef("cosigned %s at size %d (%s) as %s", c.State.Origin, c.State.Size, from, w.Name())
 			return nil
 		},
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -115,12 +114,12 @@ func (a *app) witnessServeCommand() *cobra.Command {
 			// The base URL, the one a tlog policy's witness line takes:
 			// a log POSTs to URL/add-checkpoint.
 			base := "http://" + ln.Addr().String() + "/"
-			fmt.Fprintf(a.stderr, "mcpres: witness %s serving %d log(s) at %s (POST /add-checkpoint); in a tlog policy its URL is that base URL: policy tlog add-witness FILE --name NAME --key W.vkey --url %s\n",
+			a.msgs().Notef("witness %s serving %d log(s) at %s (POST /add-checkpoint); in a tlog policy its URL is that base URL: policy tlog add-witness FILE --name NAME --key W.vkey --url %s",
 				w.Name(), len(logs), base, base)
 			if err := srv.Serve(ctx, ln); err != nil {
 				return cli.Failf("%v", err)
 			}
-			fmt.Fprintf(a.stderr, "mcpres: witness stopped\n")
+			a.msgs().Notef("witness stopped")
 			return nil
 		},
 	}

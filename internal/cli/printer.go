@@ -41,8 +41,8 @@ type Printer struct {
 	// Prog prefixes every message: "mcpres", "mcpres-tuf", …
 	Prog   string
 	Stderr io.Writer
-	// Quiet drops "wrote" lines and notes (--quiet); warnings and errors
-	// are always printed.
+	// Quiet drops "wrote" lines (--quiet); warnings, errors and notes are
+	// always printed.
 	Quiet bool
 	// LookupEnv reads environment variables; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
@@ -71,11 +71,9 @@ func (p *Printer) Errorf(format string, args ...any) {
 	fmt.Fprintf(p.Stderr, "%s: error: %s\n", p.Prog, fmt.Sprintf(format, args...))
 }
 
-// Notef prints "PROG: …", what a command did, unless Quiet.
+// Notef prints "PROG: …": what a command did or found, which it reports
+// whatever Quiet says (Quiet is for "wrote" lines).
 func (p *Printer) Notef(format string, args ...any) {
-	if p.Quiet {
-		return
-	}
 	fmt.Fprintf(p.Stderr, "%s: %s\n", p.Prog, fmt.Sprintf(format, args...))
 }
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// Every message has the binary's prefix and its kind; Quiet drops what
-// was done, never a warning or an error; "-" (standard output) gets no
-// "wrote" line.
+// Every message has the binary's prefix and its kind; Quiet drops "wrote"
+// lines, never a note, a warning or an error; "-" (standard output) gets
+// no "wrote" line.
 func TestPrinterMessages(t *testing.T) {
 	var b strings.Builder
 	p := &Printer{Prog: "mcpres-x", Stderr: &b}
@@ -30,7 +30,7 @@ func TestPrinterMessages(t *testing.T) {
 	p.Notef("logged")
 	p.Warnf("w")
 	p.Errorf("e")
-	if b.String() != "mcpres-x: warning: w\nmcpres-x: error: e\n" {
+	if b.String() != "mcpres-x: logged\nmcpres-x: warning: w\nmcpres-x: error: e\n" {
 		t.Errorf("quiet: %q", b.String())
 	}
 }
