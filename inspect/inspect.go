@@ -384,11 +384,6 @@ func (d *Description) object(obj *canonjson.Value, at, key string) *canonjson.Va
 	return d.member(obj, at, key, canonjson.Object)
 }
 
-// items reads obj's member key as an array.
-func (d *Description) items(obj *canonjson.Value, at, key string) []*canonjson.Value {
-	return itemsOf(d.member(obj, at, key, canonjson.Array))
-}
-
 // itemsOf is the items of an array that may be absent.
 func itemsOf(v *canonjson.Value) []*canonjson.Value {
 	if v == nil {

@@ -21,8 +21,8 @@ const (
 	EnvCosignPassword = "COSIGN_PASSWORD"
 )
 
-// ErrNoTerminal: a passphrase is needed, neither variable is set, and
-// there is no terminal to ask on.
+// ErrNoTerminal is the error when a passphrase is needed, neither
+// variable is set, and there is no terminal to ask on.
 var ErrNoTerminal = errors.New("no terminal to ask for a passphrase; set $" + EnvPassword)
 
 // A Printer writes a binary's messages on standard error, the one way

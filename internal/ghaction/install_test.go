@@ -32,12 +32,12 @@ func sum(data []byte) string {
 // installEnv is one run of action/install.sh: an action checkout holding
 // the script and a pins file, a RUNNER_TEMP, and the runner's files.
 type installEnv struct {
-	t                        *testing.T
-	action, temp             string
-	output, path             string
-	env                      []string
-	stdout, stderr           string
-	installed, installedPath string
+	t              *testing.T
+	action, temp   string
+	output, path   string
+	env            []string
+	stdout, stderr string
+	installed      string
 }
 
 func newInstallEnv(t *testing.T, pins string) *installEnv {

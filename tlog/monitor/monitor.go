@@ -149,7 +149,6 @@ type run struct {
 	sf     *stateFile
 	old    *State
 	res    *Result
-	now    time.Time
 }
 
 // view is a checkpoint a source served, signed by the log key.

@@ -373,7 +373,7 @@ func subjectText(r attest.Result, outs []attest.SubjectOutcome, what string) str
 // AcceptResultUsage is the help of --accept-result.
 const AcceptResultUsage = "gate: also pass a bundle whose statement result is RESULT (FAIL or INCOMPLETE; repeatable); by default only PASS passes"
 
-// RegisterGate adds the gate flags to a command's flags.
+// Register adds the gate flags to a command's flags.
 func (f *GateFlags) Register(fs interface {
 	StringVar(p *string, name, value, usage string)
 	StringArrayVar(p *[]string, name string, value []string, usage string)
