@@ -585,7 +585,7 @@ func (a *app) bundleEntry(path string) ([]byte, *admit.Admission, error) {
 	rep := refusalReport(path, err)
 	a.render(rep, "text", false, true)
 	if rep.Code == exitInvalid {
-		fmt.Fprintln(a.stderr, "mcpres: error: refusing to log invalid evidence")
+		a.msgs().Errorf("refusing to log invalid evidence")
 	}
 	return nil, nil, cli.Exit(rep.Code)
 }

@@ -21,12 +21,12 @@ import (
 const s3FlagUsage = "the log on S3-compatible object storage and a MySQL-compatible database: a JSON config file (endpoint, region, bucket, pathStyle, database; credentials from the environment or the AWS credential chain, never in the file)"
 
 // mysqlDeprecation is printed whenever --mysql is used.
-const mysqlDeprecation = "mcpres: warning: --mysql (Tessera's MySQL driver) is deprecated: Tessera removed that driver after v1.0.2; move the log to object storage with 'mcpres log migrate --from-mysql DSN --to-s3 CONFIG' and use --s3 (docs/transparency.md, \"Object storage\")"
+const mysqlDeprecation = "--mysql (Tessera's MySQL driver) is deprecated: Tessera removed that driver after v1.0.2; move the log to object storage with 'mcpres log migrate --from-mysql DSN --to-s3 CONFIG' and use --s3 (docs/transparency.md, \"Object storage\")"
 
 // warnMySQL prints the deprecation warning when dsn is given.
 func (a *app) warnMySQL(dsn string) {
 	if dsn != "" {
-		fmt.Fprintln(a.stderr, mysqlDeprecation)
+		a.warnf("%s", mysqlDeprecation)
 	}
 }
 

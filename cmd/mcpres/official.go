@@ -113,7 +113,7 @@ func (a *app) officialImport(outputPath, configPath, out, format string, force b
 	}
 	if !r.Valid {
 		a.reportTo(out).printOfficialResult(out, r, format)
-		fmt.Fprintln(a.stderr, "mcpres: error: the configuration makes the attachment invalid; nothing written")
+		a.msgs().Errorf("the configuration makes the attachment invalid; nothing written")
 		return cli.Exit(exitInvalid)
 	}
 	data, err := canonjson.Pretty(doc)

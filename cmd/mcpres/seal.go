@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
@@ -63,7 +61,7 @@ func (a *app) sealCommand() *cobra.Command {
 			}
 			if !r.Valid && !allowInvalid {
 				a.reportTo(out).printResult(out, r, "text", false)
-				fmt.Fprintln(a.stderr, "mcpres: error: the sealed bundle is invalid; nothing written (use --allow-invalid to write it anyway)")
+				a.msgs().Errorf("the sealed bundle is invalid; nothing written (use --allow-invalid to write it anyway)")
 				return cli.Exit(exitInvalid)
 			}
 			data, err := canonjson.Pretty(draft)

@@ -29,7 +29,7 @@ func DeprecatedAlias(cmd *cobra.Command, old, current string, usage func(error) 
 			if f.Changed {
 				return usage(fmt.Errorf("--%s and --%s are the same flag; give --%s only", old, current, current))
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "%s: warning: --%s is deprecated; use --%s\n", c.Root().Name(), old, current)
+			(&Printer{Prog: c.Root().Name(), Stderr: c.ErrOrStderr()}).Warnf("--%s is deprecated; use --%s", old, current)
 		}
 		if next != nil {
 			return next(c, args)
