@@ -4,7 +4,8 @@
 //
 // The keys are the RFC 8032 §7.1 TEST 1 and TEST 2 keys: TEST-ONLY, their
 // private keys are published. A real signer loads its key with
-// keyfile.ParsePrivateKeyPEM.
+// keyfile.ParsePrivateKeyPEM, or opens any key reference (a file, a
+// variable, a PKCS#11 token, an ssh-agent) with keyref.Open.
 //
 //	go run ./sign ../../testdata/bundles/example.json > example.witnessed.json
 package main
@@ -18,7 +19,6 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/keyfile"
 )
 
 // testOnlyKey returns the Ed25519 key of an RFC 8032 test seed. TEST-ONLY.
