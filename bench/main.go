@@ -73,6 +73,7 @@ var workloads = []struct {
 	{"posix", (*bench).logPOSIX},
 	{"token", (*bench).logToken},
 	{"mysql", (*bench).logMySQL},
+	{"s3", (*bench).logS3},
 	{"witness", (*bench).witness},
 }
 
