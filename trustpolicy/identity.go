@@ -210,3 +210,50 @@ func (c *checker) trustedRoot(doc *canonjson.Value, identitySigners []int) {
 	}
 	c.add("", "trustedRoot", "/signers/%s is an identity signer but the policy names no trustedRoot {\"sha256\": …}: identity signers are verified against a Sigstore trusted_root.json the policy names by digest", strconv.Itoa(identitySigners[0]))
 }
+
+// trustedRootMediaType starts the mediaType of a Sigstore trusted root
+// (application/vnd.dev.sigstore.trustedroot+json;version=0.1 and later).
+const trustedRootMediaType = "application/vnd.dev.sigstore.trustedroot"
+
+// MaxTrustedRootSize bounds a trusted_root.json (the public one is about
+// 10 KB).
+const MaxTrustedRootSize = 1 << 20
+
+// NameTrustedRoot names a Sigstore trusted_root.json for a policy: its
+// SHA-256. data must read strictly (canonjson) as an object whose
+// mediaType is a Sigstore trusted root's and that lists at least one
+// certificate authority and one timestamp authority (what identity
+// signers need); its certificates are checked when it is used, with
+// sigstore-go.
+func NameTrustedRoot(data []byte) (*TrustedRoot, error) {
+	if len(data) > MaxTrustedRootSize {
+		return nil, fmt.Errorf("larger than %d bytes", MaxTrustedRootSize)
+	}
+	v, err := canonjson.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	mt := v.Get("mediaType")
+	if !mt.Is(canonjson.String) || !strings.HasPrefix(mt.Str, trustedRootMediaType) {
+		return nil, fmt.Errorf("not a Sigstore trusted root (its mediaType is not %s…)", trustedRootMediaType)
+	}
+	for _, k := range []string{"certificateAuthorities", "timestampAuthorities"} {
+		if l := v.Get(k); !l.Is(canonjson.Array) || len(l.Items) == 0 {
+			return nil, fmt.Errorf("it lists no %s: identity signers need a Fulcio CA and a timestamp authority", k)
+		}
+	}
+	return &TrustedRoot{SHA256: canonjson.BytesDigest(data)}, nil
+}
+
+// GitHubRepositoryURI is the sourceRepositoryURI Fulcio writes for a
+// GitHub repository OWNER/REPO.
+func GitHubRepositoryURI(repo string) (string, error) {
+	owner, name, ok := strings.Cut(repo, "/")
+	valid := func(s string) bool {
+		return s != "" && s != "." && s != ".." && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == ""
+	}
+	if !ok || !valid(owner) || !valid(name) {
+		return "", fmt.Errorf("%q is not OWNER/REPO", repo)
+	}
+	return "https://github.com/" + repo, nil
+}

@@ -219,3 +219,49 @@ func FuzzLoadCertificateIdentity(f *testing.F) {
 		}
 	})
 }
+
+const minimalRoot = `{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1","certificateAuthorities":[{}],"timestampAuthorities":[{}]}`
+
+func TestNameTrustedRoot(t *testing.T) {
+	r, err := NameTrustedRoot([]byte(minimalRoot))
+	if err != nil || r.SHA256 != canonjson.BytesDigest([]byte(minimalRoot)) {
+		t.Fatalf("control: %v %+v", err, r)
+	}
+	for name, data := range map[string]string{
+		"not JSON":          "{",
+		"duplicate member":  `{"mediaType":"x","mediaType":"y"}`,
+		"other media type":  `{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","certificateAuthorities":[{}],"timestampAuthorities":[{}]}`,
+		"no CA":             strings.Replace(minimalRoot, `"certificateAuthorities":[{}]`, `"certificateAuthorities":[]`, 1),
+		"no TSA":            strings.Replace(minimalRoot, `,"timestampAuthorities":[{}]`, ``, 1),
+		"oversized padding": minimalRoot + strings.Repeat(" ", MaxTrustedRootSize),
+	} {
+		if _, err := NameTrustedRoot([]byte(data)); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}
+
+func TestGitHubRepositoryURI(t *testing.T) {
+	if u, err := GitHubRepositoryURI("acme/weather-mcp"); err != nil || u != "https://github.com/acme/weather-mcp" {
+		t.Fatalf("%q %v", u, err)
+	}
+	for _, bad := range []string{"acme", "acme/", "/r", "a/b/c", "a/..", "a b/c", "a/b?x"} {
+		if _, err := GitHubRepositoryURI(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func FuzzNameTrustedRoot(f *testing.F) {
+	f.Add([]byte(minimalRoot))
+	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := NameTrustedRoot(data)
+		if err != nil {
+			return
+		}
+		if r.SHA256 != canonjson.BytesDigest(data) || !isFingerprint(r.SHA256) {
+			t.Fatalf("named %q", r.SHA256)
+		}
+	})
+}
