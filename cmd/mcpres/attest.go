@@ -70,7 +70,7 @@ never replaces an input; an existing OUTPUT is replaced only with --force.`
 
 func (a *app) attestSignCommand() *cobra.Command {
 	var keyPath, identity, policyID, claim, signingTime, transparency, out, requireQuorum, policyPath string
-	var force bool
+	var force, keyless bool
 	cmd := &cobra.Command{
 		Use:   "sign BUNDLE --key KEY --identity ID --policy-id POLICY -o OUTPUT",
 		Short: "Sign a bundle (or co-sign an attested bundle)",
@@ -82,6 +82,9 @@ func (a *app) attestSignCommand() *cobra.Command {
       --claim WITNESSED -o bundle.witnessed.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := a.forwardKeyless(cmd, args, keyless); done {
+				return err
+			}
 			switch {
 			case keyPath == "":
 				return cli.Usagef("--key is required")
@@ -195,6 +198,7 @@ func (a *app) attestSignCommand() *cobra.Command {
 	f.StringVarP(&out, "output", "o", "", "where to write the attested bundle (required; - for standard output)")
 	f.StringVar(&policyPath, "policy", "", "the trust policy the consumers verify with (the producer's own copy): warn when the claim is more than it derives, which those consumers fail whatever their gate")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
+	addKeylessFlags(f, &keyless)
 	return cmd
 }
 

@@ -323,6 +323,7 @@ func scopeText(subjects []string) string {
 
 func (a *app) policyAddSignerCommand() *cobra.Command {
 	var s policySignerFlags
+	var id identitySignerFlags
 	cmd := &cobra.Command{
 		Use:   "add-signer FILE --name N --identity I --key PUBFILE [--role signer|witness]... [--valid-from T] [--valid-until T] [--subject PATTERN]...",
 		Short: "Trust a key with an identity, roles and an optional window",
@@ -345,7 +346,18 @@ characters without "/" ("io.github.acme/*" matches io.github.acme/server,
 not io.github.acme/team/server), and nothing else is special. Patterns
 that could match more than meant are refused: "**", white space, and
 patterns of only "*" and "/". Without --subject the key is trusted for
-every subject.`,
+every subject.
+
+An identity signer (keyless: docs/keyless.md) is given by --issuer, the
+OIDC issuer exactly, and --identity (the certificate identity, exactly) or
+--identity-regexp (RE2 anchored with ^ and $; expressions that could match
+another owner's identities are refused), optionally pinning certificate
+extensions (--github-workflow-repository OWNER/REPO, --github-workflow-ref,
+--github-workflow-trigger, --github-workflow-sha) and naming the Sigstore
+trusted_root.json it is verified against (--trusted-root FILE: the policy
+records its SHA-256; required once, for the first identity signer). It has
+no --key. attest verify does not verify identity signers yet: they trust
+no envelope until it does.`,
 		Example: `  mcpres policy add-signer policy.json --name release-2026 \
       --identity https://example.org/release --key release-2026.pub \
       --valid-until 2026-07-01T00:00:00.000Z
@@ -353,6 +365,12 @@ every subject.`,
       --identity https://example.org/release-a --key release-a.pub --subject 'io.github.acme/server-*'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if id.set() {
+				return a.addIdentitySigner(args[0], &s, &id)
+			}
+			if id.trustedRoot != "" {
+				return cli.Usagef("--trusted-root goes with an identity signer (--issuer)")
+			}
 			signer, fp, err := s.signer(a)
 			if err != nil {
 				return err
@@ -364,6 +382,7 @@ every subject.`,
 		},
 	}
 	s.register(cmd, true)
+	id.register(cmd)
 	return cmd
 }
 
@@ -624,6 +643,9 @@ func (a *app) checkPolicyFile(val *validator.Validator, path, format string, at 
 			if s.Subjects != nil {
 				fmt.Fprintf(a.stdout, "  signer %q is trusted only for %s\n", s.Name, scopeText(s.Subjects))
 			}
+		}
+		for _, l := range identityLines(p.Document()) {
+			fmt.Fprintf(a.stdout, "  %s\n", l)
 		}
 	}
 	if p == nil {

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// attest sign --keyless runs mcpres-sigstore with the flags given: a
+// stand-in records its arguments.
+func TestAttestSignKeylessDelegates(t *testing.T) {
+	dir := t.TempDir()
+	b := exampleBundleFile(t, dir)
+	args := filepath.Join(dir, "args.txt")
+	stub := writeTestFile(t, dir, "mcpres-sigstore", []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+args+"\nexit 0\n"), 0o755)
+	t.Setenv(sigstoreBinaryEnv, stub)
+	out := filepath.Join(dir, "out.json")
+	if _, stderr, code := runCLI(t, "attest", "sign", b, "--keyless", "--fulcio", "http://127.0.0.1:9", "--identity-token", "env:TOK", "--policy-id", "p", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{"attest", "sign", "--fulcio=http://127.0.0.1:9", "--identity-token=env:TOK", "--keyless=true", "--output=" + out, "--policy-id=p", "--", b}, "\n") + "\n"
+	if string(got) != want {
+		t.Errorf("mcpres-sigstore arguments:\n%s\nwant\n%s", got, want)
+	}
+	// Its failure is ours.
+	writeTestFile(t, dir, "mcpres-sigstore", []byte("#!/bin/sh\necho 'mcpres-sigstore: error: refused' >&2\nexit 1\n"), 0o755)
+	if _, stderr, code := runCLI(t, "attest", "sign", b, "--keyless", "--policy-id", "p", "-o", out); code != 1 || !strings.Contains(stderr, "refused") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestAttestSignKeylessFlags(t *testing.T) {
+	dir := t.TempDir()
+	b := exampleBundleFile(t, dir)
+	t.Setenv(sigstoreBinaryEnv, filepath.Join(dir, "never-run"))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--keyless", "--key", "k.key"}, "--keyless and --key exclude each other"},
+		{[]string{"--keyless", "--signing-time", "2026-01-01T00:00:00Z"}, "--keyless and --signing-time exclude each other"},
+		{[]string{"--key", "k.key", "--identity", "i", "--fulcio", "https://f"}, "--fulcio goes with --keyless"},
+	} {
+		args := append([]string{"attest", "sign", b, "--policy-id", "p", "-o", filepath.Join(dir, "o.json")}, tc.args...)
+		_, stderr, code := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, stderr)
+		}
+	}
+}
