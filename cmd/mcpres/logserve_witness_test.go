@@ -126,9 +126,9 @@ func logServeWitnessTest(t *testing.T, e *logEnv, storeArgs []string) {
 func TestCLILogProofStorageFlags(t *testing.T) {
 	e := newLogEnv(t)
 	dir := e.initLog("log")
-	e.fail(exitInput, "give one of --dir and --mysql", "log", "proof", "--index", "0")
-	e.fail(exitInput, "give one of --dir and --mysql", "log", "proof", "--dir", dir, "--mysql", "env:MCPRES_NO_SUCH_DSN", "--index", "0")
-	e.fail(exitInput, "give one of --dir and --mysql", "log", "add-cosignature", "--witness-key", e.p("w1.vkey"), e.p("x.cosig"))
+	e.fail(exitInput, "give one of --dir, --s3 and --mysql", "log", "proof", "--index", "0")
+	e.fail(exitInput, "give one of --dir, --s3 and --mysql", "log", "proof", "--dir", dir, "--mysql", "env:MCPRES_NO_SUCH_DSN", "--index", "0")
+	e.fail(exitInput, "give one of --dir, --s3 and --mysql", "log", "add-cosignature", "--witness-key", e.p("w1.vkey"), e.p("x.cosig"))
 	e.fail(exitInput, "the DSN env:MCPRES_NO_SUCH_DSN: the environment variable MCPRES_NO_SUCH_DSN is not set or empty", "log", "proof", "--mysql", "env:MCPRES_NO_SUCH_DSN", "--index", "0")
 	// Control: --dir alone is accepted (the log is empty: no entry 0).
 	e.fail(exitInput, "proof of entry 0 in "+dir, "log", "proof", "--dir", dir, "--index", "0")
