@@ -217,7 +217,7 @@ func (v nonEmptyValue) Set(s string) error {
 // never buried under the usage text. prog is the message prefix
 // ("mcpres", "mcpres-tuf", "mcpres-sigstore").
 func PrintError(w io.Writer, prog string, cmd *cobra.Command, err error, usage bool) {
-	fmt.Fprintf(w, "%s: error: %s\n", prog, DescribeError(err))
+	(&Printer{Prog: prog, Stderr: w}).Errorf("%s", DescribeError(err))
 	if usage && cmd != nil {
 		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
