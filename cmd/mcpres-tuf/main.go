@@ -21,6 +21,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/termsafe"
@@ -95,7 +96,7 @@ func (a *app) loadPrivateKey(spec string) (crypto.Signer, error) {
 		PKCS11:     keyref.FindHelperOpener(nil),
 	})
 	if err != nil {
-		return nil, cli.Failf("private key %s: %v", ref, err)
+		return nil, cli.Failf("private key %s: %v", ref, keyhints.Word(err, ""))
 	}
 	return k, nil
 }

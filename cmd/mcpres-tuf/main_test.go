@@ -300,3 +300,29 @@ func TestCLIInvokedAs(t *testing.T) {
 		t.Errorf("help: %s", stdout)
 	}
 }
+
+// A public key given where a role's private key is taken says what it is
+// and where it comes from, as mcpres words it (cmd/internal/keyhints); a
+// damaged private key keeps its own error (the control).
+func TestCLIKeyKindWorded(t *testing.T) {
+	dir := t.TempDir()
+	pubPEM, err := keyfile.MarshalPublicKeyPEM(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32)).Public().(ed25519.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := filepath.Join(dir, "root.pub")
+	if err := os.WriteFile(pub, pubPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runTUF(t, "sign", "--repo", dir, "--role", "root", "--key", pub)
+	if code != 2 || !strings.Contains(stderr, "this is a PEM public key (NAME.pub of `mcpres key generate`), for signers") || !strings.Contains(stderr, "; not a PEM private key (NAME.key of `mcpres key generate`)") {
+		t.Errorf("a public key as --key: exit %d, stderr %q", code, stderr)
+	}
+	bad := filepath.Join(dir, "bad.key")
+	if err := os.WriteFile(bad, []byte("-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runTUF(t, "sign", "--repo", dir, "--role", "root", "--key", bad); code != 2 || strings.Contains(stderr, "this is") || !strings.Contains(stderr, "not valid PKCS#8") {
+		t.Errorf("a damaged private key: exit %d, stderr %q", code, stderr)
+	}
+}
