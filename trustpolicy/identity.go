@@ -23,9 +23,10 @@ import (
 // exactly. The signer identity of an identity signer's envelopes must be
 // the certificate's identity.
 //
-// Verification of identity signers is not implemented yet (issue 33): a
-// policy with identity signers loads, and its identity signers trust no
-// envelope until it is.
+// A loaded Policy trusts no envelope for an identity signer: package
+// keyless (mcpres-sigstore attest verify-keyless) verifies the certificate
+// and timestamp with sigstore-go and adds the certified key as a key
+// signer before verification.
 type CertificateIdentity struct {
 	Issuer         string      `json:"issuer"`
 	Identity       string      `json:"identity,omitempty"`

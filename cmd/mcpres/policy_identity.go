@@ -118,7 +118,7 @@ func identityLines(d *trustpolicy.Document) []string {
 			if ci.Extensions != nil {
 				line += ", extensions " + ci.Extensions.String()
 			}
-			out = append(out, line+"; attest verify does not verify identity signers yet: they trust no envelope")
+			out = append(out, line+"; verified by mcpres-sigstore attest verify-keyless (attest verify does not verify identity signers yet: to it they trust no envelope)")
 		}
 	}
 	if r := d.TrustedRoot; r != nil {
