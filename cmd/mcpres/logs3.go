@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os/signal"
 	"syscall"
 
@@ -133,11 +132,11 @@ failed, 2 unreadable input or usage.`,
 			}
 			switch {
 			case dryRun && plan.Done:
-				fmt.Fprintf(a.stderr, "mcpres: dry run: log %s (size %d, root %x) is already migrated to bucket %s\n", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
+				a.msgs().Notef("dry run: log %s (size %d, root %x) is already migrated to bucket %s", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
 			case dryRun:
-				fmt.Fprintf(a.stderr, "mcpres: dry run: would migrate log %s (size %d, root %x, %d entry bundles) to bucket %s; the destination's tree has %d entries\n", plan.Origin, plan.Size, plan.Root, plan.Bundles, cfg.Bucket, plan.Integrated)
+				a.msgs().Notef("dry run: would migrate log %s (size %d, root %x, %d entry bundles) to bucket %s; the destination's tree has %d entries", plan.Origin, plan.Size, plan.Root, plan.Bundles, cfg.Bucket, plan.Integrated)
 			default:
-				fmt.Fprintf(a.stderr, "mcpres: migrated log %s (size %d, root %x) to bucket %s: verified; serve it with 'log serve --s3'\n", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
+				a.msgs().Notef("migrated log %s (size %d, root %x) to bucket %s: verified; serve it with 'log serve --s3'", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
 			}
 			return nil
 		},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log"
 	"os"
 	"os/signal"
@@ -289,7 +288,7 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 		return err
 	}
 	cl, err := client.New(base, client.Options{Token: token, Attempts: c.attempts, OnRetry: func(attempt int, err error, wait time.Duration) {
-		fmt.Fprintf(a.stderr, "mcpres: %s: attempt %d: %v; retrying in %v\n", path, attempt, err, wait.Round(time.Millisecond))
+		a.msgs().Notef("%s: attempt %d: %v; retrying in %v", path, attempt, err, wait.Round(time.Millisecond))
 	}})
 	if errors.Is(err, client.ErrTokenOverHTTP) {
 		return cli.Failf("--server %s: %v", base, err)
@@ -302,7 +301,7 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	var refused *client.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		fmt.Fprintf(a.stderr, "mcpres: error: %s: %v\n", path, err)
+		a.msgs().Errorf("%s: %v", path, err)
 		if refused.Invalid() {
 			return cli.Exit(exitInvalid)
 		}
@@ -314,7 +313,7 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	if ref.Existing {
 		verb = "already logged"
 	}
-	fmt.Fprintf(a.stderr, "mcpres: %s: %s as entry %s of %s (tree size %d, verified with the log key %s)\n", path, verb, ref.Verified.EntryUUID, ref.Verified.LogID, ref.Verified.Checkpoint.Size, ref.Verified.Checkpoint.LogKey)
+	a.msgs().Notef("%s: %s as entry %s of %s (tree size %d, verified with the log key %s)", path, verb, ref.Verified.EntryUUID, ref.Verified.LogID, ref.Verified.Checkpoint.Size, ref.Verified.Checkpoint.LogKey)
 	if err := a.reportWitnessing(path, ref.Proof, ref.Verified.Entry, quorum, c.requireQuorum, "submit the bundle again: the server asks the witnesses missing from its checkpoint and answers a re-witnessed reference"); err != nil {
 		return err
 	}
