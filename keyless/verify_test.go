@@ -1,0 +1,127 @@
+package keyless
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"testing"
+
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyless/keylesstest"
+	"github.com/mcpres/mcpres/trustpolicy"
+)
+
+func testMaterial(t testing.TB) *Material {
+	t.Helper()
+	data, err := keylesstest.OtherTrustedRoot(t).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := trustpolicy.New("p", "2026-01-01T00:00:00Z", "2100-01-01T00:00:00Z")
+	d.AddSigner(trustpolicy.Signer{Name: "s", Roles: []string{"signer"}, CertificateIdentity: &trustpolicy.CertificateIdentity{Issuer: "https://i.example", Identity: "a@b.example"}})
+	d.TrustedRoot = &trustpolicy.TrustedRoot{SHA256: canonjson.BytesDigest(data)}
+	m, err := NewMaterial(d, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestNewMaterialRefusals(t *testing.T) {
+	m := testMaterial(t)
+	other, _ := keylesstest.OtherTrustedRoot(t).MarshalJSON()
+	var f *Failure
+	if _, err := NewMaterial(m.policy, other); !errors.As(err, &f) || f.Code != CodeTrustedRootMismatch {
+		t.Fatalf("another trusted root: %v", err)
+	}
+	d := trustpolicy.New("p", "2026-01-01T00:00:00Z", "2100-01-01T00:00:00Z")
+	if _, err := NewMaterial(d, other); !errors.As(err, &f) || f.Code != CodeNoIdentitySigners {
+		t.Fatalf("no identity signer: %v", err)
+	}
+}
+
+// envelopeWrapper is an attested-bundle-shaped document with one envelope.
+func envelopeWrapper(payload, sig []byte, pub ed25519.PublicKey, identity string) *canonjson.Value {
+	spki, _ := x509.MarshalPKIXPublicKey(pub)
+	enc := base64.StdEncoding.EncodeToString
+	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
+	s := canonjson.NewString
+	return canonjson.NewObject(m("authenticity", canonjson.NewObject(m("envelopes", canonjson.NewArray(canonjson.NewObject(
+		m("payload", s(enc(payload))),
+		m("signatures", canonjson.NewArray(canonjson.NewObject(m("sig", s(enc(sig))), m("publicKeySpkiBase64", s(enc(spki))), m("signerIdentity", s(identity))))),
+	))))))
+}
+
+func TestBindEnvelope(t *testing.T) {
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	w := envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example")
+	if i, err := bindEnvelope(w, []byte("p"), []byte("s"), pub, "a@b.example"); err != nil || i != 0 {
+		t.Fatalf("control: %d %v", i, err)
+	}
+	other, _, _ := ed25519.GenerateKey(rand.Reader)
+	for name, tc := range map[string]struct {
+		payload, sig []byte
+		key          ed25519.PublicKey
+		identity     string
+		code         string
+	}{
+		"other payload":  {[]byte("q"), []byte("s"), pub, "a@b.example", CodeEnvelopeMissing},
+		"other sig":      {[]byte("p"), []byte("t"), pub, "a@b.example", CodeEnvelopeMissing},
+		"other key":      {[]byte("p"), []byte("s"), other, "a@b.example", CodeOtherKey},
+		"other identity": {[]byte("p"), []byte("s"), pub, "c@d.example", CodeStatementIdentity},
+	} {
+		_, err := bindEnvelope(w, tc.payload, tc.sig, tc.key, tc.identity)
+		var f *Failure
+		if !errors.As(err, &f) || f.Code != tc.code {
+			t.Errorf("%s: %v, want %s", name, err, tc.code)
+		}
+	}
+}
+
+// FuzzCertify: whatever bytes are given as a Sigstore bundle, Certify
+// returns a *Failure (never panics, never certifies against a trusted root
+// that certifies nothing).
+func FuzzCertify(f *testing.F) {
+	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`))
+	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","verificationMaterial":{"certificate":{"rawBytes":"AA=="},"tlogEntries":[]},"dsseEnvelope":{"payload":"AA==","payloadType":"application/vnd.in-toto+json","signatures":[{"sig":"AA=="}]}}`))
+	f.Add([]byte("null"))
+	m := testMaterial(f)
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	w := envelopeWrapper([]byte{0}, []byte{0}, pub, "a@b.example")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := m.Certify(data, w)
+		var fl *Failure
+		if c != nil || !errors.As(err, &fl) {
+			t.Fatalf("certified %+v, %v", c, err)
+		}
+	})
+}
+
+// FuzzBindEnvelope: any attested-bundle-shaped document; a bound envelope
+// carries exactly the payload, signature, key and identity asked for.
+func FuzzBindEnvelope(f *testing.F) {
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	good, _ := canonjson.Compact(envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example"))
+	f.Add(good)
+	f.Add([]byte(`{"authenticity":{"envelopes":[{"payload":"cA==","signatures":[]}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := canonjson.Parse(data)
+		if err != nil {
+			return
+		}
+		i, err := bindEnvelope(w, []byte("p"), []byte("s"), pub, "a@b.example")
+		if err != nil {
+			var fl *Failure
+			if !errors.As(err, &fl) {
+				t.Fatalf("not a Failure: %v", err)
+			}
+			return
+		}
+		s := w.Path("authenticity", "envelopes").Items[i].Get("signatures").Items[0]
+		if s.Get("signerIdentity").Str != "a@b.example" {
+			t.Fatalf("bound envelope %d of another identity", i)
+		}
+	})
+}
