@@ -253,30 +253,45 @@ func bindEnvelope(wrapper *canonjson.Value, payload, sig []byte, key ed25519.Pub
 		return 0, fail(CodeEnvelopeMissing, "the document is not an attested bundle with envelopes")
 	}
 	for i, e := range envs.Items {
-		p, err1 := keyfile.DecodeStrictBase64(e.Get("payload").Str)
+		p, ok1 := b64(e, "payload")
 		sigs := e.Get("signatures")
-		if err1 != nil || !sigs.Is(canonjson.Array) || len(sigs.Items) != 1 {
+		if !ok1 || !sigs.Is(canonjson.Array) || len(sigs.Items) != 1 {
 			continue
 		}
 		s := sigs.Items[0]
-		es, err2 := keyfile.DecodeStrictBase64(s.Get("sig").Str)
-		if err2 != nil || !bytes.Equal(p, payload) || !bytes.Equal(es, sig) {
+		es, ok2 := b64(s, "sig")
+		if !ok2 || !bytes.Equal(p, payload) || !bytes.Equal(es, sig) {
 			continue
 		}
-		der, err := keyfile.DecodeStrictBase64(s.Get("publicKeySpkiBase64").Str)
-		if err != nil {
-			return i, fail(CodeOtherKey, "envelope %d: publicKeySpkiBase64: %v", i, err)
+		der, ok := b64(s, "publicKeySpkiBase64")
+		if !ok {
+			return i, fail(CodeOtherKey, "envelope %d: publicKeySpkiBase64 is not strict base64", i)
 		}
 		pub, err := keyfile.ParseSPKI(der)
 		if err != nil || !pub.Equal(key) {
 			return i, fail(CodeOtherKey, "envelope %d is under another key than the certificate's", i)
 		}
-		if got := s.Get("signerIdentity").Str; got != identity {
-			return i, fail(CodeStatementIdentity, "envelope %d names signer identity %q, the certificate %q", i, got, identity)
+		if got := s.Get("signerIdentity"); !got.Is(canonjson.String) || got.Str != identity {
+			return i, fail(CodeStatementIdentity, "envelope %d does not name the certificate's identity %q as its signer identity", i, identity)
 		}
 		return i, nil
 	}
 	return 0, fail(CodeEnvelopeMissing, "no envelope of the attested bundle carries the Sigstore bundle's signature")
+}
+
+// b64 decodes the strict base64 string member key of obj (false when obj
+// is not an object, the member is absent, not a string or not strict
+// base64).
+func b64(obj *canonjson.Value, key string) ([]byte, bool) {
+	if !obj.Is(canonjson.Object) {
+		return nil, false
+	}
+	v := obj.Get(key)
+	if !v.Is(canonjson.String) {
+		return nil, false
+	}
+	b, err := keyfile.DecodeStrictBase64(v.Str)
+	return b, err == nil
 }
 
 // Resolve returns the policy with a key signer added for each
