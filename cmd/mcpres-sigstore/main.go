@@ -3,6 +3,8 @@
 //
 //	mcpres-sigstore attest verify FILE|DIR... [--policy POLICY] [--evaluated-at T] [--format json|text|markdown]
 //	mcpres-sigstore verify-rekor-entry ENTRY --bundle BUNDLE --policy POLICY
+//	mcpres-sigstore attest sign BUNDLE --keyless --policy-id ID -o OUT
+//	mcpres-sigstore attest verify-keyless FILE --policy POLICY --trusted-root TRUSTED_ROOT
 //
 // attest verify is mcpres attest verify (the shared command code of
 // cmd/internal/verifycmd: formats, gates, directories, exit codes) with
@@ -10,6 +12,10 @@
 // policies, so a Rekor v1 entry in a reference is verified (VERIFIED_OFFLINE)
 // instead of being reported DIGEST_ONLY. verify-rekor-entry checks one
 // LogEntryAnon JSON file against a bundle and the policy's tlog policy.
+// attest sign --keyless and attest verify-keyless are keyless signing and
+// the offline verification of identity signers (package keyless; the
+// signing is the only command besides rekor upload that uses the network,
+// and verify-keyless opens no connection).
 //
 // It is a separate binary because linking rekor, sigstore and go-openapi
 // into mcpres would add about 2-3 ms of package initialisation to every
