@@ -62,6 +62,15 @@ func newBench(c config) (*bench, error) {
 		b.close()
 		return nil, fmt.Errorf("go build: %v\n%s", err, out)
 	}
+	// The object-storage log is in an mcpres built with -tags mcpres_s3
+	// only (cmd/mcpres/logs3_aws.go): the s3 workload runs that one.
+	b.bin["mcpres-s3"] = filepath.Join(tmp, "bin", "mcpres-s3")
+	cmd = exec.Command("go", "build", "-tags", "mcpres_s3", "-o", b.bin["mcpres-s3"], "./cmd/mcpres")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.close()
+		return nil, fmt.Errorf("go build -tags mcpres_s3: %v\n%s", err, out)
+	}
 	return b, nil
 }
 

@@ -140,12 +140,12 @@ func (b *bench) s3Run(gw string, cfg *mysql.Config, dbName, key string, loadMax 
 	env := []string{"MCPRES_BENCH_DSN=" + c.FormatDSN(), "AWS_ACCESS_KEY_ID=" + benchS3Access, "AWS_SECRET_ACCESS_KEY=" + benchS3Secret,
 		"AWS_REGION=us-east-1", "AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull}
 	*loadMax = max(*loadMax, b.settledLoad())
-	ini := exec.Command(b.bin["mcpres"], "log", "init", "--s3", confFile, "--key", key)
+	ini := exec.Command(b.bin["mcpres-s3"], "log", "init", "--s3", confFile, "--key", key)
 	ini.Env = append(os.Environ(), env...)
 	if out, err := ini.CombinedOutput(); err != nil {
 		return load{}, fmt.Errorf("log init --s3: %v\n%s", err, out)
 	}
-	l, err := b.serveLoad("mcpres", []string{"log", "serve", "--s3", confFile, "--key", key, "--listen", "127.0.0.1:0"}, env, b.c.mysqlC, mysqlPrepare)
+	l, err := b.serveLoad("mcpres-s3", []string{"log", "serve", "--s3", confFile, "--key", key, "--listen", "127.0.0.1:0"}, env, b.c.mysqlC, mysqlPrepare)
 	if err != nil {
 		return load{}, fmt.Errorf("log serve --s3: %v", err)
 	}

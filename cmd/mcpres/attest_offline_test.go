@@ -47,7 +47,13 @@ func buildBinary(t *testing.T) string {
 		t.Skipf("the go tool is not on PATH (%v); cannot build the binary", err)
 	}
 	bin := filepath.Join(t.TempDir(), "mcpres")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	args := []string{"build", "-o", bin}
+	if s3Built {
+		// This test binary has the object-storage log: so does the one
+		// it starts (logs3_aws.go).
+		args = append(args, "-tags", "mcpres_s3")
+	}
+	cmd := exec.Command(goTool, append(args, ".")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

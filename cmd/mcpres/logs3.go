@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"os/signal"
-	"syscall"
 
 	"github.com/mcpres/mcpres/internal/cli"
-	"github.com/mcpres/mcpres/keyfile"
-	"github.com/mcpres/mcpres/signednote"
-	tlogaws "github.com/mcpres/mcpres/tlog/aws"
-	"github.com/mcpres/mcpres/tlog/mysql"
+	"github.com/mcpres/mcpres/tlog"
 	"github.com/spf13/cobra"
 )
 
@@ -41,27 +36,25 @@ func oneLogFlag(dir, dsn, s3 string) error {
 	if n != 1 {
 		return cli.Usagef("give one of --dir, --s3 and --mysql")
 	}
+	if s3 != "" && !s3Built {
+		return errNoS3()
+	}
 	return nil
 }
 
-// openS3Log opens the log the --s3 config file path names, authenticated
-// with key or, when key is nil, the key 'log init' recorded. An unreadable
-// or invalid config is a usage error (exit 2).
-func openS3Log(ctx context.Context, path string, key *signednote.Verifier) (*tlogaws.Storage, *signednote.Verifier, error) {
-	cfg, err := tlogaws.ReadConfig(path)
-	if err != nil {
-		return nil, nil, cli.Usagef("--s3: %v", err)
-	}
-	st, v, err := tlogaws.OpenLog(ctx, cfg, key)
-	if err != nil {
-		return nil, nil, logKeyError(err)
-	}
-	return st, v, nil
+// An s3Log is a log on object storage and a database (package tlog/aws,
+// linked only into an mcpres built with -tags mcpres_s3: logs3_aws.go).
+type s3Log interface {
+	tlog.Storage
+	Close() error
+	// ProbeConditionalWrites fails unless the store enforces conditional
+	// creates, which Tessera relies on.
+	ProbeConditionalWrites(ctx context.Context) error
 }
 
 // probeS3 refuses an object store that does not enforce conditional
 // writes, before anything is written to it (tlog/aws).
-func probeS3(ctx context.Context, st *tlogaws.Storage) error {
+func probeS3(ctx context.Context, st s3Log) error {
 	if err := st.ProbeConditionalWrites(ctx); err != nil {
 		return cli.Failf("%v", err)
 	}
@@ -102,43 +95,7 @@ failed, 2 unreadable input or usage.`,
 			if from == "" || to == "" {
 				return cli.Usagef("--from-mysql and --to-s3 are required")
 			}
-			cfg, err := tlogaws.ReadConfig(to)
-			if err != nil {
-				return cli.Usagef("--to-s3: %v", err)
-			}
-			var key *signednote.Verifier
-			if logKey != "" {
-				if key, err = loadVerifierKey("log key", logKey, keyfile.LogVerifierKey); err != nil {
-					return err
-				}
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			octx, cancel := logContext()
-			src, v, err := mysql.OpenLog(octx, from, key)
-			cancel()
-			if err != nil {
-				return logKeyError(err)
-			}
-			defer src.Close()
-			var plan *tlogaws.MigrationPlan
-			if dryRun {
-				plan, err = tlogaws.PlanMigration(ctx, src, v, cfg)
-			} else {
-				plan, err = tlogaws.Migrate(ctx, src, v, cfg)
-			}
-			if err != nil {
-				return cli.Failf("migrating the log to bucket %s: %v", cfg.Bucket, err)
-			}
-			switch {
-			case dryRun && plan.Done:
-				a.msgs().Notef("dry run: log %s (size %d, root %x) is already migrated to bucket %s", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
-			case dryRun:
-				a.msgs().Notef("dry run: would migrate log %s (size %d, root %x, %d entry bundles) to bucket %s; the destination's tree has %d entries", plan.Origin, plan.Size, plan.Root, plan.Bundles, cfg.Bucket, plan.Integrated)
-			default:
-				a.msgs().Notef("migrated log %s (size %d, root %x) to bucket %s: verified; serve it with 'log serve --s3'", plan.Origin, plan.Size, plan.Root, cfg.Bucket)
-			}
-			return nil
+			return a.migrateToS3(from, to, logKey, dryRun)
 		},
 	}
 	f := cmd.Flags()

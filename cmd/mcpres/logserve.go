@@ -16,7 +16,6 @@ import (
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/admit"
-	tlogaws "github.com/mcpres/mcpres/tlog/aws"
 	"github.com/mcpres/mcpres/tlog/client"
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/posix"
@@ -186,7 +185,7 @@ func (a *app) logServeCommand() *cobra.Command {
 				return err
 			}
 			defer done()
-			if st, ok := store.(*tlogaws.Storage); ok {
+			if st, ok := store.(s3Log); ok {
 				ctx, cancel := logContext()
 				err := probeS3(ctx, st)
 				cancel()

@@ -1,3 +1,5 @@
+//go:build mcpres_s3
+
 package main
 
 import (
