@@ -29,6 +29,7 @@ const (
 	CodeUntrustedTSA         = "MCPRES_KEYLESS_UNTRUSTED_TIMESTAMP"    // no timestamp verifies under a trusted timestamp authority
 	CodeOutsideValidity      = "MCPRES_KEYLESS_TIMESTAMP_OUTSIDE_CERT" // the timestamp is outside the certificate's validity
 	CodeUntrustedCA          = "MCPRES_KEYLESS_UNTRUSTED_CA"           // the certificate does not chain to a trusted Fulcio CA at that time
+	CodeSCTInvalid           = "MCPRES_KEYLESS_SCT_INVALID"            // the trusted root lists CT logs and no SCT of theirs verifies
 	CodeSignatureInvalid     = "MCPRES_KEYLESS_SIGNATURE_INVALID"      // the signature does not verify under the certificate key
 	CodeIssuerMismatch       = "MCPRES_KEYLESS_ISSUER_MISMATCH"        // no identity signer has the certificate's issuer
 	CodeIdentityMismatch     = "MCPRES_KEYLESS_IDENTITY_MISMATCH"      // the issuer matches, the identity does not
@@ -142,9 +143,9 @@ func certificateIdentity(ci *trustpolicy.CertificateIdentity) (verify.Certificat
 // each failure its own Code: the bundle reads (certificate + DSSE); it
 // has an RFC 3161 timestamp; one verifies under a trusted timestamp
 // authority; it is inside the certificate's validity; the certificate
-// chains to a trusted Fulcio CA at that time; the whole bundle verifies
-// with sigstore-go (signature under the certificate key, SCTs when the
-// trusted root lists CT logs); an identity signer's issuer, identity and
+// chains to a trusted Fulcio CA at that time; its SCTs verify when the
+// trusted root lists CT logs; the signature verifies under the
+// certificate key (each step sigstore-go's); an identity signer's issuer, identity and
 // extensions match the certificate; an envelope of wrapper carries the
 // same payload and signature, under the certified key, with the
 // certificate's identity as its signer identity.
@@ -179,25 +180,26 @@ func (m *Material) Certify(sigstoreBundle []byte, wrapper *canonjson.Value) (*Ce
 	if at.Before(leaf.NotBefore) || at.After(leaf.NotAfter) {
 		return nil, fail(CodeOutsideValidity, "the timestamp %s is outside the certificate's validity %s … %s", at.UTC().Format(time.RFC3339), leaf.NotBefore.UTC().Format(time.RFC3339), leaf.NotAfter.UTC().Format(time.RFC3339))
 	}
-	if _, err := verify.VerifyLeafCertificate(at, leaf, m.root); err != nil {
+	chains, err := verify.VerifyLeafCertificate(at, leaf, m.root)
+	if err != nil {
 		return nil, fail(CodeUntrustedCA, "the certificate does not chain to a Fulcio CA of the trusted root at %s: %v", at.UTC().Format(time.RFC3339), err)
 	}
-	opts := []verify.VerifierOption{verify.WithSignedTimestamps(1)}
 	if len(m.root.CTLogs()) > 0 {
-		opts = append(opts, verify.WithSignedCertificateTimestamps(1))
+		if err := verify.VerifySignedCertificateTimestamp(chains, 1, m.root); err != nil {
+			return nil, fail(CodeSCTInvalid, "the trusted root lists CT logs and the certificate has no SCT from one of them: %v", err)
+		}
 	}
-	v, err := verify.NewVerifier(m.root, opts...)
+	sigContent, err := b.SignatureContent()
 	if err != nil {
 		return nil, fail(CodeMaterialInvalid, "%v", err)
 	}
-	res, err := v.Verify(&b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithoutIdentitiesUnsafe()))
+	if err := verify.VerifySignature(sigContent, vc, m.root); err != nil {
+		return nil, fail(CodeSignatureInvalid, "the signature does not verify under the certificate's key (sigstore-go: %v)", err)
+	}
+	sum, err := certificate.SummarizeCertificate(leaf)
 	if err != nil {
-		return nil, fail(CodeSignatureInvalid, "sigstore-go: %v", err)
+		return nil, fail(CodeMaterialInvalid, "the certificate's identity cannot be read: %v", err)
 	}
-	if res.Signature == nil || res.Signature.Certificate == nil {
-		return nil, fail(CodeMaterialInvalid, "sigstore-go verified no certificate")
-	}
-	sum := *res.Signature.Certificate
 	signer, err := m.match(sum)
 	if err != nil {
 		return nil, err

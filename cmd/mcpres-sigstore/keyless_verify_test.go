@@ -125,6 +125,10 @@ func TestKeylessVerify(t *testing.T) {
 	delete(sbObj["verificationMaterial"].(map[string]any), "timestampVerificationData")
 	noTS, _ := json.Marshal(sbObj)
 	write(t, e.dir, "nots.sigstore.json", noTS)
+	json.Unmarshal(sb, &sbObj)
+	sbObj["dsseEnvelope"].(map[string]any)["payload"] = base64.StdEncoding.EncodeToString([]byte(`{"_type":"https://in-toto.io/Statement/v1"}`))
+	badSig, _ := json.Marshal(sbObj)
+	write(t, e.dir, "badsig.sigstore.json", badSig)
 	_, att, _ := canonjson.ReadFile(e.p("email.json"))
 	sig0 := att.Path("authenticity", "envelopes").Items[0].Get("signatures").Items[0]
 	sig0.Set("signerIdentity", canonjson.NewString("someone@example.org"))
@@ -151,6 +155,7 @@ func TestKeylessVerify(t *testing.T) {
 		{"untrusted CA", verifyArgs("email.json", e.policy("p5", email, badCAHash), badCAPath), keyless.CodeUntrustedCA},
 		{"untrusted TSA", verifyArgs("email.json", e.policy("p6", email, badTSAHash), badTSAPath), keyless.CodeUntrustedTSA},
 		{"no timestamp", verifyArgs("email.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("nots.sigstore.json")), keyless.CodeNoTimestamp},
+		{"signature over other bytes", verifyArgs("email.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("badsig.sigstore.json")), keyless.CodeSignatureInvalid},
 		{"another envelope's material", verifyArgs("email.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("gh.json.sigstore.json")), keyless.CodeIssuerMismatch},
 		{"material of another bundle", verifyArgs("gh.json", e.policy("p7", gh, e.rootHash), e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json")), keyless.CodeIssuerMismatch},
 		{"statement identity", verifyArgs("otherid.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json")), keyless.CodeStatementIdentity},
