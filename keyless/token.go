@@ -13,6 +13,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/mcpres/mcpres/internal/regularfile"
 )
 
 // Audience is the audience an identity token for Fulcio must carry.
@@ -132,14 +134,11 @@ func ReadToken(ref string, now time.Time) (*Token, error) {
 		}
 		raw = v
 	} else {
-		f, err := os.Open(ref)
+		// A regular file only: a FIFO or a device is refused before it is
+		// read (it could block or never end).
+		b, err := regularfile.ReadFile(ref, MaxTokenSize+1)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrToken, err)
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, MaxTokenSize+1))
-		if err != nil {
-			return nil, fmt.Errorf("%w: reading %s: %v", ErrToken, ref, err)
 		}
 		raw = string(b)
 	}

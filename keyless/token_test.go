@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -152,4 +154,22 @@ func FuzzParseToken(f *testing.F) {
 			t.Fatalf("prints %q", s)
 		}
 	})
+}
+
+// A token file must be a regular file: a FIFO is refused before it is
+// read (the read would block); a regular file is the control.
+func TestReadTokenRegularFileOnly(t *testing.T) {
+	dir := t.TempDir()
+	fifo := dir + "/fifo"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if _, err := ReadToken(fifo, now); !errors.Is(err, ErrToken) {
+		t.Fatalf("FIFO: %v", err)
+	}
+	regular := dir + "/token"
+	os.WriteFile(regular, []byte(jwt(good())+"\n"), 0o600)
+	if _, err := ReadToken(regular, now); err != nil {
+		t.Fatal(err)
+	}
 }
