@@ -51,10 +51,11 @@ func TestCosignVerifiesKeyless(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	if out, err := run(keylesstest.GitHubIdentity); err != nil {
+	out, err := run(keylesstest.GitHubIdentity)
+	if err != nil || !strings.Contains(out, "Verified OK") {
 		t.Fatalf("cosign: %v\n%s", err, out)
 	}
-	if out, err := run("https://github.com/attacker/repo/.github/workflows/release.yml@refs/tags/v1.4.0"); err == nil || !strings.Contains(strings.ToLower(out), "identit") {
+	if out, err = run("https://github.com/attacker/repo/.github/workflows/release.yml@refs/tags/v1.4.0"); err == nil || !strings.Contains(strings.ToLower(out), "identit") {
 		t.Fatalf("cosign accepted another identity: %v\n%s", err, out)
 	}
 }
