@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
@@ -111,15 +112,28 @@ func TestCLILogServeRestart(t *testing.T) {
 	first.await(t, serving)
 
 	// A submission in flight: the server has its headers and half its
-	// body, and waits for the rest.
+	// body, and waits for the rest. The connection first carries a whole
+	// request and its answer, so that the server has surely accepted it
+	// and reads from it when the submission starts (a connection still in
+	// the listener's backlog, or not yet read from, is closed by the
+	// shutdown as idle: seen under load).
 	body := mustRead(t, exampleBundleFile(t, e.dir))
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	br := bufio.NewReader(conn)
+	fmt.Fprintf(conn, "GET /checkpoint HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+	warm, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("GET /checkpoint before the submission: %v", err)
+	}
+	io.Copy(io.Discard, warm.Body)
+	warm.Body.Close()
 	fmt.Fprintf(conn, "POST /add HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, len(body))
 	conn.Write(body[:len(body)/2])
+	time.Sleep(300 * time.Millisecond) // the server reads the headers: the connection is active
 
 	first.cmd.Process.Signal(syscall.SIGTERM)
 	first.await(t, regexp.MustCompile(`stopping: no new connections`))
@@ -127,7 +141,7 @@ func TestCLILogServeRestart(t *testing.T) {
 	second.await(t, regexp.MustCompile(`is served by another process that is stopping .*: waiting for it to stop \(at most `))
 
 	conn.Write(body[len(body)/2:])
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatalf("the submission in flight: %v\n%s", err, first.log())
 	}
