@@ -303,7 +303,12 @@ func b64(obj *canonjson.Value, key string) ([]byte, bool) {
 // trust no key): an envelope without a certification is not trusted.
 func (m *Material) Resolve(certs []*Certification) (*trustpolicy.Document, error) {
 	d := m.policy.Clone()
+	seen := map[string]bool{} // certified keys already added (a Sigstore bundle given twice counts once)
 	for n, c := range certs {
+		if seen[string(c.Key)] {
+			continue
+		}
+		seen[string(c.Key)] = true
 		var from *trustpolicy.Signer
 		for i := range d.Signers {
 			if d.Signers[i].Name == c.Signer && d.Signers[i].CertificateIdentity != nil {

@@ -102,6 +102,11 @@ func TestKeylessVerify(t *testing.T) {
 		}
 	}
 
+	// The same Sigstore bundle twice counts once.
+	if stdout, stderr, code := runCLI(verifyArgs("email.json", e.policy("twice", email, e.rootHash), e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json"), "--sigstore-bundle", e.p("email.json.sigstore.json"))...); code != 0 || !strings.Contains(stdout, "SIGNED_WITH_IDENTITY") {
+		t.Fatalf("twice: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
 	// Control of the gate: another subject fails it (exit 1), with the
 	// same keyless verification.
 	if stdout, stderr, code := runCLI(append(verifyArgs("email.json", e.policy("pg", email, e.rootHash), e.rootPath), "--subject-name", "other")...); code != 1 || !strings.Contains(stdout, "SIGNED_WITH_IDENTITY") || !strings.Contains(stderr, "gate") {
