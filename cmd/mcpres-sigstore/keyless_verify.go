@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
@@ -11,6 +10,7 @@ import (
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/keyless"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
@@ -43,10 +43,10 @@ func (a *app) keylessVerifyCommand() *cobra.Command {
 	var q attest.SubjectRequirement
 	var noSubject bool
 	cmd := &cobra.Command{
-		Use:   "verify-keyless FILE --policy POLICY --trusted-root TRUSTED_ROOT [--sigstore-bundle SB]... [--evaluated-at T]",
+		Use:   "verify-keyless FILE... --policy POLICY --trusted-root TRUSTED_ROOT [--sigstore-bundle SB]... [--evaluated-at T]",
 		Short: "Verify keyless signatures (certificate, timestamp, identity) offline, then the attested bundle",
 		Long:  keylessVerifyLong,
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if policyPath == "" || rootPath == "" {
 				return cmdcli.Usagef("--policy and --trusted-root are required")
@@ -56,14 +56,14 @@ func (a *app) keylessVerifyCommand() *cobra.Command {
 			} else if !datetime.Valid(evaluatedAt) {
 				return cmdcli.Usagef("--evaluated-at %q is not an RFC 3339 date-time", evaluatedAt)
 			}
-			if len(sbPaths) == 0 {
-				sbPaths = []string{args[0] + ".sigstore.json"}
+			if len(sbPaths) > 0 && len(args) > 1 {
+				return cmdcli.Usagef("--sigstore-bundle goes with one FILE; with several, each FILE's is FILE.sigstore.json")
 			}
 			gate := attest.Gate{Subject: q, NoSubjectUnsafe: noSubject}
 			if err := gate.Check(); err != nil {
 				return cmdcli.Usagef("%v", err)
 			}
-			return a.verifyKeyless(args[0], policyPath, rootPath, evaluatedAt, sbPaths, gate)
+			return a.verifyKeyless(args, policyPath, rootPath, evaluatedAt, sbPaths, gate)
 		},
 	}
 	f := cmd.Flags()
@@ -78,7 +78,15 @@ func (a *app) keylessVerifyCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) verifyKeyless(path, policyPath, rootPath, at string, sbPaths []string, gate attest.Gate) error {
+// Bounds on the files verify-keyless reads (regular files only).
+const (
+	maxKeylessInput = 64 << 20 // an attested bundle
+	maxMaterialFile = 1 << 20  // a trusted root or a Sigstore bundle
+)
+
+// verifyKeyless verifies each FILE with the material of one policy and
+// trusted root, read and parsed once; the exit status is the worst.
+func (a *app) verifyKeyless(paths []string, policyPath, rootPath, at string, sbPaths []string, gate attest.Gate) error {
 	_, pdoc, err := canonjson.ReadFile(policyPath)
 	if err != nil {
 		return cmdcli.Failf("--policy %s: %v", policyPath, err)
@@ -87,23 +95,52 @@ func (a *app) verifyKeyless(path, policyPath, rootPath, at string, sbPaths []str
 	if problems != nil {
 		return cmdcli.Failf("--policy %s does not load: %s", policyPath, problems[0])
 	}
-	rootData, err := os.ReadFile(rootPath)
+	rootData, err := regularfile.ReadFile(rootPath, maxMaterialFile)
 	if err != nil {
 		return cmdcli.Failf("--trusted-root: %v", err)
 	}
-	_, wrapper, err := canonjson.ReadFile(path)
-	if err != nil {
-		return cmdcli.Failf("%s: %v", path, err)
-	}
 	m, err := keyless.NewMaterial(p.Document(), rootData)
 	if err != nil {
-		return a.keylessFailed(path, err)
+		var f *keyless.Failure
+		if errors.As(err, &f) {
+			fmt.Fprintf(a.stdout, "%s: INVALID %s\n", rootPath, err)
+			return cmdcli.Exit(exitInvalid)
+		}
+		return cmdcli.Failf("%v", err)
+	}
+	worst := exitValid
+	for _, path := range paths {
+		sbs := sbPaths
+		if len(sbs) == 0 {
+			sbs = []string{path + ".sigstore.json"}
+		}
+		worst = max(worst, a.verifyKeylessOne(m, path, at, sbs, gate))
+	}
+	if worst != exitValid {
+		return cmdcli.Exit(worst)
+	}
+	return nil
+}
+
+// verifyKeylessOne verifies one attested bundle and prints its result
+// line; it returns its exit status.
+func (a *app) verifyKeylessOne(m *keyless.Material, path, at string, sbPaths []string, gate attest.Gate) int {
+	data, err := regularfile.ReadFile(path, maxKeylessInput)
+	if err != nil {
+		a.msgs().Errorf("%s: %v", path, err)
+		return exitInput
+	}
+	wrapper, err := canonjson.Parse(data)
+	if err != nil {
+		a.msgs().Errorf("%s: %v", path, err)
+		return exitInput
 	}
 	var certs []*keyless.Certification
 	for _, sb := range sbPaths {
-		data, err := os.ReadFile(sb)
+		data, err := regularfile.ReadFile(sb, maxMaterialFile)
 		if err != nil {
-			return cmdcli.Failf("--sigstore-bundle: %v", err)
+			a.msgs().Errorf("%s: Sigstore bundle: %v", path, err)
+			return exitInput
 		}
 		c, err := m.Certify(data, wrapper)
 		if err != nil {
@@ -113,51 +150,55 @@ func (a *app) verifyKeyless(path, policyPath, rootPath, at string, sbPaths []str
 	}
 	resolved, err := m.Resolve(certs)
 	if err != nil {
-		return cmdcli.Failf("%v", err)
+		a.msgs().Errorf("%s: %v", path, err)
+		return exitInput
 	}
 	v, err := attest.NewVerifier(attest.VerifierOptions{Policy: trustpolicy.Open(resolved.Value(), trustpolicy.OpenOptions{}), EvaluatedAt: at, Gate: gate})
 	if err != nil {
-		return cmdcli.Failf("%v", err)
+		a.msgs().Errorf("%v", err)
+		return exitInput
 	}
 	r, verdict, err := v.Verify(wrapper)
 	if err != nil {
-		return cmdcli.Failf("%s: %v", path, err)
+		a.msgs().Errorf("%s: %v", path, err)
+		return exitInput
 	}
 	obj := r.Value()
 	items := make([]*canonjson.Value, len(certs))
 	for i, c := range certs {
-		items[i], err = canonjson.FromGo(keylessItem{Envelope: int64(c.Envelope), Signer: c.Signer, Identity: c.Identity, Issuer: c.Issuer,
+		items[i], _ = canonjson.FromGo(keylessItem{Envelope: int64(c.Envelope), Signer: c.Signer, Identity: c.Identity, Issuer: c.Issuer,
 			Timestamp: c.Timestamp.UTC().Format(time.RFC3339Nano)})
-		if err != nil {
-			return cmdcli.Failf("%v", err)
-		}
 	}
 	obj.Set("keyless", canonjson.NewArray(items...))
-	data, err := canonjson.Compact(obj)
+	obj = canonjson.NewObject(append([]canonjson.Member{{Key: "file", Value: canonjson.NewString(path)}}, obj.Members...)...)
+	line, err := canonjson.Compact(obj)
 	if err != nil {
-		return cmdcli.Failf("%v", err)
+		a.msgs().Errorf("%s: %v", path, err)
+		return exitInput
 	}
-	fmt.Fprintf(a.stdout, "%s\n", data)
+	fmt.Fprintf(a.stdout, "%s\n", line)
 	if !verdict.Passed {
 		for _, c := range verdict.Checks {
 			if !c.Passed {
 				a.msgs().Errorf("%s: gate: %s", path, c.Reason)
 			}
 		}
-		return cmdcli.Exit(exitInvalid)
+		return exitInvalid
 	}
-	return nil
+	return exitValid
 }
 
 // keylessFailed prints a keyless check's diagnostic as a result line and
-// returns exit 1 (2 for anything that is not a check).
-func (a *app) keylessFailed(path string, err error) error {
+// returns 1 (2, with the message on stderr, for anything that is not a
+// check).
+func (a *app) keylessFailed(path string, err error) int {
 	var f *keyless.Failure
 	if !errors.As(err, &f) {
-		return cmdcli.Failf("%s: %v", path, err)
+		a.msgs().Errorf("%s: %v", path, err)
+		return exitInput
 	}
 	fmt.Fprintf(a.stdout, "%s: INVALID %s: %s\n", path, f.Code, err)
-	return cmdcli.Exit(exitInvalid)
+	return exitInvalid
 }
 
 // keylessItem is one certification in the result's "keyless" member.

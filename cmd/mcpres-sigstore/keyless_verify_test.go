@@ -102,6 +102,25 @@ func TestKeylessVerify(t *testing.T) {
 		}
 	}
 
+	// A batch: one policy with both identity signers, each FILE with its
+	// FILE.sigstore.json, one line each; a failing FILE makes the exit 1
+	// and the others are still verified.
+	d := trustpolicy.New("acme/release", time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000Z"), time.Now().Add(time.Hour).UTC().Format("2006-01-02T15:04:05.000Z"))
+	d.AddSigner(trustpolicy.Signer{Name: "email", Roles: []string{trustpolicy.RoleSigner}, CertificateIdentity: &email})
+	d.AddSigner(trustpolicy.Signer{Name: "gh", Roles: []string{trustpolicy.RoleSigner}, CertificateIdentity: &gh})
+	d.TrustedRoot = &trustpolicy.TrustedRoot{SHA256: e.rootHash}
+	both := write(t, e.dir, "both.policy", pretty(t, d.Value()))
+	batch := []string{"attest", "verify-keyless", e.p("email.json"), e.p("gh.json"), "--policy", both, "--trusted-root", e.rootPath, "--subject-name", subjectName}
+	stdout, stderr, code := runCLI(batch...)
+	if code != 0 || strings.Count(stdout, `"authenticityClassification":"SIGNED_WITH_IDENTITY"`) != 2 || !strings.Contains(stdout, `"file":"`+e.p("gh.json")+`"`) {
+		t.Fatalf("batch: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	write(t, e.dir, "copy.json", mustRead(t, e.p("email.json")))
+	stdout, _, code = runCLI(append(batch[:3:3], append([]string{e.p("copy.json")}, batch[3:]...)...)...)
+	if code != 2 || !strings.Contains(stdout, `"file":"`+e.p("gh.json")+`"`) {
+		t.Fatalf("batch with a FILE without its Sigstore bundle: exit %d\n%s", code, stdout)
+	}
+
 	// The same Sigstore bundle twice counts once.
 	if stdout, stderr, code := runCLI(verifyArgs("email.json", e.policy("twice", email, e.rootHash), e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json"), "--sigstore-bundle", e.p("email.json.sigstore.json"))...); code != 0 || !strings.Contains(stdout, "SIGNED_WITH_IDENTITY") {
 		t.Fatalf("twice: exit %d\n%s\n%s", code, stdout, stderr)
@@ -199,4 +218,13 @@ func TestKeylessVerify(t *testing.T) {
 	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), `"SIGNED_WITH_IDENTITY"`) {
 		t.Fatalf("in an empty network namespace: %v\nstdout %s\nstderr %s", err, out.String(), errb.String())
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
