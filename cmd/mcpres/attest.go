@@ -66,7 +66,16 @@ $MCPRES_PKCS11_MODULE and $MCPRES_PKCS11_PIN) or ssh-agent:SHA256:FINGERPRINT
 (an ssh-ed25519 key of the agent at $SSH_AUTH_SOCK); see docs/keys.md. The
 key is never printed or written, and every signature is verified with its
 public key before anything is written. OUTPUT is written atomically and
-never replaces an input; an existing OUTPUT is replaced only with --force.`
+never replaces an input; an existing OUTPUT is replaced only with --force.
+
+--keyless signs without a long-lived key (docs/keyless.md): an Ed25519 key
+made in memory for this one signature, certified by Fulcio for the OIDC
+identity of --identity-token (or of the GitHub Actions job), with an RFC
+3161 timestamp over the signature; the signer identity is the
+certificate's, and OUTPUT.sigstore.json (--sigstore-bundle) holds the
+certificate, the timestamp and the same signature. It is carried out by
+mcpres-sigstore ($MCPRES_SIGSTORE, next to mcpres, or on PATH); --key,
+--signing-time, --require-quorum and --policy do not go with it.`
 
 func (a *app) attestSignCommand() *cobra.Command {
 	var keyPath, identity, policyID, claim, signingTime, transparency, out, requireQuorum, policyPath string
