@@ -66,6 +66,8 @@ type Description struct {
 	Checkpoint            *Checkpoint  `json:"checkpoint,omitempty"`
 	Policy                *Policy      `json:"policy,omitempty"`
 	TLogPolicy            *TLogPolicy  `json:"tlogPolicy,omitempty"`
+	// Sigstore is a Sigstore bundle's content (KindSigstoreBundle).
+	Sigstore *SigstoreBundle `json:"sigstoreBundle,omitempty"`
 	// Problems are the parts that could not be read as their kind says
 	// (a member the kind is made of missing, a member of another type,
 	// each named by its JSON pointer; a payload that does not decode, a
@@ -317,6 +319,8 @@ func (d *Description) document(doc *canonjson.Value) error {
 		d.Kind = KindOtherMCPRES
 	case doc.Is(canonjson.Object) && doc.Get("inclusionProofBase64") != nil:
 		d.Kind, d.Reference = KindReference, d.reference(doc, "")
+	case isSigstoreBundle(doc):
+		d.Kind, d.Sigstore = KindSigstoreBundle, d.sigstoreBundle(doc)
 	default:
 		return fmt.Errorf("%w: a JSON document without an MCP-RES or mcpres schemaVersion, and not a transparency reference", ErrUnknown)
 	}

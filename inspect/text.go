@@ -38,6 +38,9 @@ func (d *Description) Text() []string {
 	if d.Checkpoint != nil {
 		d.Checkpoint.text(w, 1)
 	}
+	if d.Sigstore != nil {
+		d.Sigstore.text(w, 1)
+	}
 	if d.Policy != nil {
 		d.Policy.text(w, 1)
 	}
