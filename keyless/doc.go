@@ -35,8 +35,15 @@
 // Plain-HTTP URLs (Fulcio, the timestamp authority, the Actions token
 // endpoint) are accepted only on loopback addresses, for tests.
 //
+// [Material] verifies keyless signatures offline for a policy's identity
+// signers (trustpolicy.CertificateIdentity): [Material.Certify] checks one
+// Sigstore bundle with sigstore-go against the trusted root the policy
+// names by digest (timestamp, validity, chain, SCTs, signature, issuer,
+// identity, extensions) and binds it to an envelope, each failure a
+// [Failure] with a stable Code; [Material.Resolve] turns the certified
+// keys into key signers for attest's verifier.
+//
 // This package links net/http and sigstore-go: only cmd/mcpres-sigstore
-// links it (DESIGN §4 startup budget; internal/layering). Verification of
-// keyless signatures with identity policies is not here yet (issue 33
-// items 3 and 4 are open).
+// links it (DESIGN §4 startup budget; internal/layering). Verification
+// opens no connection (tested in an empty network namespace).
 package keyless
