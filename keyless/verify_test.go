@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mcpres/mcpres/canonjson"
@@ -124,4 +125,15 @@ func FuzzBindEnvelope(f *testing.F) {
 			t.Fatalf("bound envelope %d of another identity", i)
 		}
 	})
+}
+
+// An oversized Sigstore bundle is refused before it is parsed.
+func TestCertifyBounded(t *testing.T) {
+	m := testMaterial(t)
+	big := append([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","x":"`), make([]byte, maxSigstoreBundle)...)
+	_, err := m.Certify(big, canonjson.NewObject())
+	var f *Failure
+	if !errors.As(err, &f) || f.Code != CodeMaterialInvalid || !strings.Contains(f.Detail, "larger than") {
+		t.Fatalf("got %v", err)
+	}
 }
