@@ -42,3 +42,21 @@ func TestBestMedian(t *testing.T) {
 		t.Fatal("thousands")
 	}
 }
+
+// The lines the bench waits for are the ones the servers print (a changed
+// line made `go run ./bench` fail to start the witness): the witness's
+// base URL is taken without its slash, the log's URL as printed.
+func TestReadyLines(t *testing.T) {
+	w := "mcpres: witness bench.example/witness serving 1 log(s) at http://127.0.0.1:35907/ (POST /add-checkpoint); in a tlog policy its URL is that base URL: policy tlog add-witness FILE --name NAME --key W.vkey --url http://127.0.0.1:35907/"
+	if m := witnessLine.FindStringSubmatch(w); m == nil || m[1] != "http://127.0.0.1:35907" {
+		t.Errorf("witness line: %q", m)
+	}
+	l := "mcpres: log serve: serving log example.org/log on http://127.0.0.1:40571"
+	if m := servingLine.FindStringSubmatch(l); m == nil || m[1] != "http://127.0.0.1:40571" {
+		t.Errorf("log line: %q", m)
+	}
+	// Control: the old witness line (the endpoint printed as the URL) is not taken.
+	if witnessLine.MatchString("mcpres: witness w serving 1 log(s) on http://127.0.0.1:1/add-checkpoint") {
+		t.Error("the old witness line matched")
+	}
+}

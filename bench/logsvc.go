@@ -134,7 +134,7 @@ func (s *server) cpu() time.Duration {
 
 var (
 	servingLine   = regexp.MustCompile(`serving log \S+ on (http://127\.0\.0\.1:\d+)`)
-	witnessLine   = regexp.MustCompile(`serving \d+ log\(s\) on (http://127\.0\.0\.1:\d+)/add-checkpoint`)
+	witnessLine   = regexp.MustCompile(`serving \d+ log\(s\) at (http://127\.0\.0\.1:\d+)/ \(POST /add-checkpoint\)`)
 	loadgenResult = regexp.MustCompile(`(\d+) submissions in ([\d.]+)s: (\d+)/s; time to reference p50 (\S+), p99 (\S+), max (\S+); failed (map\[[^\]]*\])`)
 )
 
