@@ -23,11 +23,11 @@ const (
 	MaxChainLength = 8
 )
 
-// ErrCertificate: Fulcio refused, or answered with a certificate that
+// ErrCertificate is the error when Fulcio refused, or answered with a certificate that
 // cannot be used (unparsable, too many, or for another key).
-var ErrCertificate = errors.New("Fulcio certificate")
+var ErrCertificate = errors.New("certificate from Fulcio")
 
-// ErrOtherKey: the certificate Fulcio returned certifies a key other than
+// ErrOtherKey is the error when the certificate Fulcio returned certifies a key other than
 // the ephemeral one; nothing is signed.
 var ErrOtherKey = fmt.Errorf("%w: it certifies another public key than the ephemeral key", ErrCertificate)
 

@@ -24,7 +24,7 @@ const Audience = "sigstore"
 // answer): GitHub's are about 1.5 KB.
 const MaxTokenSize = 16 << 10
 
-// ErrToken: the identity token is unusable (unreadable, malformed, wrong
+// ErrToken is the error when the identity token is unusable (unreadable, malformed, wrong
 // audience, expired). Its messages never quote the token.
 var ErrToken = errors.New("identity token")
 
@@ -48,7 +48,8 @@ type Claims struct {
 	Expiry        int64  `json:"exp"`
 }
 
-// String, GoString and Format keep the token out of every output.
+// String keeps the token out of every output (so do GoString and
+// Format).
 func (t *Token) String() string   { return "[redacted]" }
 func (t *Token) GoString() string { return "[redacted]" }
 func (t *Token) Format(f fmt.State, _ rune) {

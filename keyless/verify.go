@@ -336,5 +336,6 @@ func (m *Material) Resolve(certs []*Certification) (*trustpolicy.Document, error
 	return d, nil
 }
 
-// ErrNoMaterial: an attested bundle was given no Sigstore bundle.
+// ErrNoMaterial is the error when an attested bundle was given no
+// Sigstore bundle.
 var ErrNoMaterial = errors.New("no Sigstore bundle")

@@ -126,7 +126,7 @@ func (p *Policy) losses() []string {
 	return out
 }
 
-// ErrIdentityNotExportable: ExportUpstream refuses a policy with an
+// ErrIdentityNotExportable is the error with which ExportUpstream refuses a policy with an
 // identity signer.
 var ErrIdentityNotExportable = errors.New("the policy cannot be exported to the upstream format")
 

@@ -3,7 +3,6 @@ package keylesstest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -159,6 +158,6 @@ func tool(t testing.TB, name, module string) string {
 			return p
 		}
 	}
-	t.Skip(fmt.Sprintf("%s is not on PATH nor in $GOBIN or $GOPATH/bin: `go install %s` provides it (.ci/run installs it)", name, module))
+	t.Skipf("%s is not on PATH nor in $GOBIN or $GOPATH/bin: `go install %s` provides it (.ci/run installs it)", name, module)
 	return ""
 }
