@@ -1,6 +1,7 @@
 package attest
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -172,17 +173,10 @@ func (v Verdict) Summaries() []string {
 	var out []string
 	for _, c := range v.Checks {
 		if !c.Passed && c.Reason != "" {
-			out = append(out, cmpOr(c.Summary, c.Reason))
+			out = append(out, cmp.Or(c.Summary, c.Reason))
 		}
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Evaluate decides whether the verification result r passes g. An
