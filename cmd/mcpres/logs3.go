@@ -36,8 +36,8 @@ func oneLogFlag(dir, dsn, s3 string) error {
 	if n != 1 {
 		return cli.Usagef("give one of --dir, --s3 and --mysql")
 	}
-	if s3 != "" && !s3Built {
-		return errNoS3()
+	if s3 != "" {
+		return s3Missing()
 	}
 	return nil
 }

@@ -23,8 +23,8 @@ import (
 // s3Built says whether this build has the object-storage log.
 const s3Built = true
 
-// errNoS3 is never returned by this build.
-func errNoS3() error { return nil }
+// s3Missing says why --s3 cannot be used: never, in this build.
+func s3Missing() error { return nil }
 
 // openS3Log opens the log the --s3 config file path names, authenticated
 // with key or, when key is nil, the key 'log init' recorded. An unreadable
