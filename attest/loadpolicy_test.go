@@ -48,3 +48,40 @@ func TestLoadPolicyOnce(t *testing.T) {
 		}
 	}
 }
+
+// A refused policy makes a bundle that verifies under the policy INVALID
+// with the refusal's code, at step G6, naming the policy; the control: the
+// same policy not refused verifies, and a bundle that fails before G6
+// (schema) reports its own problem, not the refusal.
+func TestRefusedPolicy(t *testing.T) {
+	w, policy, want := benchWrapper(t, bundletest.Example(t), 2)
+	val := validator.New()
+	open := trustpolicy.OpenOptions{Validator: val}
+	refusal := &attest.Failure{Code: "MCPRES_TEST_REFUSED", Detail: "test refusal"}
+	verify := func(w *canonjson.Value, lp *attest.LoadedPolicy) attest.Result {
+		r, err := attest.Verify(w, attest.Options{EvaluatedAt: attesttest.EvaluatedAt, Validator: val, Policy: lp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	lp := trustpolicy.Open(policy, open)
+	if r := verify(w, lp); !r.Valid || r.Level != want {
+		t.Fatalf("control: not refused: valid %t level %s %v", r.Valid, r.Level, r.Diagnostics)
+	}
+	r := verify(w, lp.Refused(refusal))
+	if r.Valid || len(r.Diagnostics) != 1 || r.Diagnostics[0] != refusal.Code || r.Detail != refusal.Detail {
+		t.Fatalf("refused: valid %t %v %q", r.Valid, r.Diagnostics, r.Detail)
+	}
+	if r.Evaluation.PolicyID == nil {
+		t.Error("refused: the policy id is not reported")
+	}
+	if r := verify(w, lp); !r.Valid {
+		t.Error("Refused changed the policy it was called on")
+	}
+	broken := w.Clone()
+	broken.Set("bundle", canonjson.NewInt(1))
+	if r := verify(broken, lp.Refused(refusal)); r.Valid || r.Diagnostics[0] == refusal.Code {
+		t.Errorf("a bundle failing before G6: %v, want its own diagnostic", r.Diagnostics)
+	}
+}

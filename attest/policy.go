@@ -101,9 +101,10 @@ type TrustPolicy interface {
 // with exactly the diagnostics, schema errors or input error the reference
 // reports for that document.
 type LoadedPolicy struct {
-	policy TrustPolicy
-	errs   []schema.Error
-	err    error
+	policy  TrustPolicy
+	errs    []schema.Error
+	err     error
+	refusal *Failure
 }
 
 // NewLoadedPolicy records the outcome of loading a policy: p, or the
@@ -117,4 +118,16 @@ func NewLoadedPolicy(p TrustPolicy, errs []schema.Error, err error) *LoadedPolic
 // of the document, or the error that aborts every verification with it.
 func (lp *LoadedPolicy) Policy() (TrustPolicy, []schema.Error, error) {
 	return lp.policy, lp.errs, lp.err
+}
+
+// Refused returns lp refusing every verification that reaches step G6
+// with f, once lp's own load and window checks have passed: the policy of
+// one bundle whose signers' trust could not be established by material
+// from outside the bundle (package keyless: a keyless signature whose
+// certificate, timestamp or identity does not verify). The result is
+// INVALID with f's code; the policy's id and version are still reported.
+func (lp *LoadedPolicy) Refused(f *Failure) *LoadedPolicy {
+	c := *lp
+	c.refusal = f
+	return &c
 }

@@ -456,6 +456,9 @@ func (v *verification) loadPolicy() error {
 	if f := p.InForce(v.at.Time(), v.o.EvaluatedAt); f != nil {
 		return v.fail(f.Code, f.Detail)
 	}
+	if f := lp.refusal; f != nil {
+		return v.fail(f.Code, f.Detail)
+	}
 	return nil
 }
 
