@@ -17,7 +17,7 @@ import (
 const KindSigstoreBundle = "sigstore-bundle"
 
 // A SigstoreBundle is what a Sigstore bundle carries, read without
-// verifying anything (mcpres-sigstore attest verify-keyless verifies).
+// verifying anything (attest verify --trusted-root verifies).
 type SigstoreBundle struct {
 	MediaType string `json:"mediaType"`
 	// Certificate is the leaf certificate of a keyless signature; nil for

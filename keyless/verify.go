@@ -297,12 +297,19 @@ func b64(obj *canonjson.Value, key string) ([]byte, bool) {
 }
 
 // Resolve returns the policy with a key signer added for each
+// certification ([Material.ResolveIn] of the material's own policy).
+func (m *Material) Resolve(certs []*Certification) (*trustpolicy.Document, error) {
+	return m.ResolveIn(m.policy, certs)
+}
+
+// ResolveIn returns base (the material's policy, or the same policy bound
+// to another trustPolicyId) with a key signer added for each
 // certification: the certified key under the certificate's identity, with
 // the identity signer's roles, subjects and window, named NAME.N and
 // listed among the witnesses where NAME is. Identity signers stay (they
 // trust no key): an envelope without a certification is not trusted.
-func (m *Material) Resolve(certs []*Certification) (*trustpolicy.Document, error) {
-	d := m.policy.Clone()
+func (m *Material) ResolveIn(base *trustpolicy.Document, certs []*Certification) (*trustpolicy.Document, error) {
+	d := base.Clone()
 	seen := map[string]bool{} // certified keys already added (a Sigstore bundle given twice counts once)
 	for n, c := range certs {
 		if seen[string(c.Key)] {
@@ -334,6 +341,46 @@ func (m *Material) Resolve(certs []*Certification) (*trustpolicy.Document, error
 			Roles: from.Roles, ValidFrom: from.ValidFrom, ValidUntil: from.ValidUntil, Subjects: from.Subjects})
 	}
 	return d, nil
+}
+
+// PolicyFor is the policy one attested bundle is verified against (what
+// attest verify asks of mcpres-sigstore): each of sigstoreBundles
+// certified against wrapper ([Material.Certify]) and the certified keys
+// added to base ([Material.ResolveIn]), opened with o. When a Sigstore
+// bundle does not verify, the policy is base refusing the bundle with the
+// failing check's code ([attest.LoadedPolicy.Refused]): the result is
+// INVALID with it. It returns one note per certification, for the
+// result's evaluation notes.
+func (m *Material) PolicyFor(base *trustpolicy.Document, wrapper *canonjson.Value, sigstoreBundles [][]byte, o trustpolicy.OpenOptions) (*attest.LoadedPolicy, []string) {
+	refuse := func(f *Failure) (*attest.LoadedPolicy, []string) {
+		return trustpolicy.Open(base.Value(), o).Refused(&attest.Failure{Code: f.Code, Detail: f.Detail}), nil
+	}
+	if len(sigstoreBundles) > maxSigstoreBundlesPerRun {
+		return refuse(fail(CodeMaterialInvalid, "%d Sigstore bundles for one attested bundle: at most %d", len(sigstoreBundles), maxSigstoreBundlesPerRun))
+	}
+	var certs []*Certification
+	var notes []string
+	for i, sb := range sigstoreBundles {
+		c, err := m.Certify(sb, wrapper)
+		if err != nil {
+			f, ok := err.(*Failure)
+			if !ok {
+				f = fail(CodeMaterialInvalid, "%v", err)
+			}
+			if len(sigstoreBundles) > 1 {
+				f = &Failure{Code: f.Code, Detail: fmt.Sprintf("Sigstore bundle %d: %s", i+1, f.Detail)}
+			}
+			return refuse(f)
+		}
+		certs = append(certs, c)
+		notes = append(notes, fmt.Sprintf("keyless: envelope %d is certified for identity signer %q: %s (issuer %s), timestamp %s",
+			c.Envelope, c.Signer, c.Identity, c.Issuer, c.Timestamp.UTC().Format(time.RFC3339)))
+	}
+	d, err := m.ResolveIn(base, certs)
+	if err != nil {
+		return refuse(fail(CodeMaterialInvalid, "%v", err))
+	}
+	return trustpolicy.Open(d.Value(), o), notes
 }
 
 // ErrNoMaterial is the error when an attested bundle was given no

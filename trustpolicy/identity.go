@@ -24,9 +24,9 @@ import (
 // the certificate's identity.
 //
 // A loaded Policy trusts no envelope for an identity signer: package
-// keyless (mcpres-sigstore attest verify-keyless) verifies the certificate
-// and timestamp with sigstore-go and adds the certified key as a key
-// signer before verification.
+// keyless (attest verify --trusted-root, run by mcpres-sigstore) verifies
+// the certificate and timestamp with sigstore-go and adds the certified
+// key as a key signer of the policy that bundle is verified against.
 type CertificateIdentity struct {
 	Issuer         string      `json:"issuer"`
 	Identity       string      `json:"identity,omitempty"`

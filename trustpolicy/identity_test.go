@@ -265,3 +265,30 @@ func FuzzNameTrustedRoot(f *testing.F) {
 		}
 	})
 }
+
+// The ad-hoc identity policy of attest verify --certificate-identity: an
+// identity signer that loads as a policy file does, bound to the bundle's
+// trustPolicyId; an expression that matches anyone is refused as in a
+// file (the control: an anchored one of one owner loads).
+func TestNewAdHocIdentity(t *testing.T) {
+	root := TrustedRoot{SHA256: rootDigest}
+	at := "2026-12-03T00:00:00.000Z"
+	a, problems := NewAdHocIdentity(CertificateIdentity{Issuer: "https://token.actions.githubusercontent.com",
+		IdentityRegexp: `^https://github\.com/acme/weather-mcp/\.github/workflows/release\.yml@refs/tags/v[0-9.]+$`}, root, at, nil)
+	if len(problems) > 0 {
+		t.Fatalf("anchored expression of one owner: %v", problems)
+	}
+	d := a.DocumentFor(nil)
+	if d.ID != AdHocPolicyID || d.TrustedRoot == nil || d.TrustedRoot.SHA256 != rootDigest || len(d.Signers) != 1 || !d.Signers[0].IsIdentity() || d.ValidUntil != at {
+		t.Fatalf("ad-hoc identity policy: %+v", d)
+	}
+	if !strings.Contains(a.Note(), "keyless signatures of issuer") {
+		t.Errorf("note %q", a.Note())
+	}
+	if _, problems := NewAdHocIdentity(CertificateIdentity{Issuer: "https://token.actions.githubusercontent.com", IdentityRegexp: ".*"}, root, at, nil); len(problems) == 0 {
+		t.Error(`identity expression ".*" accepted`)
+	}
+	if _, problems := NewAdHocIdentity(CertificateIdentity{Issuer: "", Identity: "release@example.org"}, root, at, nil); len(problems) == 0 {
+		t.Error("an identity signer without an issuer accepted")
+	}
+}

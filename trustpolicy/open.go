@@ -121,16 +121,42 @@ func NewAdHoc(signers []AdHocSigner, evaluatedAt string, val *validator.Validato
 	return a, nil
 }
 
-// ForBundle returns the ad-hoc policy bound to the trustPolicyId of the
-// attested bundle's first envelope, loaded as a policy file is. When the
-// id cannot be read, the unbound policy is used: verification then reports
+// NewAdHocIdentity builds and checks the ad-hoc policy of one identity
+// signer (`attest verify --certificate-identity ID
+// --certificate-oidc-issuer ISSUER --trusted-root FILE`): it trusts only
+// keyless signatures whose certificate matches ci, verified against the
+// trusted root named root (package keyless), for the trustPolicyId the
+// bundle's first envelope names, until evaluatedAt. Its problems are
+// [Load]'s (an identity expression that matches more than meant is one).
+func NewAdHocIdentity(ci CertificateIdentity, root TrustedRoot, evaluatedAt string, val *validator.Validator) (*AdHoc, []Problem) {
+	if val == nil {
+		val = validator.New()
+	}
+	d := New(AdHocPolicyID, adHocValidFrom, evaluatedAt)
+	d.TrustedRoot = &root
+	d.AddSigner(Signer{Name: "identity-1", CertificateIdentity: &ci, Roles: []string{RoleSigner}})
+	if _, problems := Load(d.Value(), val); len(problems) > 0 {
+		return nil, problems
+	}
+	return &AdHoc{doc: d, val: val, names: "keyless signatures of " + ci.String()}, nil
+}
+
+// DocumentFor returns the ad-hoc policy document bound to the
+// trustPolicyId of the attested bundle's first envelope. When the id
+// cannot be read, the unbound policy is used: verification then reports
 // the envelope's own problem, or the id mismatch, as with any policy.
-func (a *AdHoc) ForBundle(wrapper *canonjson.Value) *attest.LoadedPolicy {
+func (a *AdHoc) DocumentFor(wrapper *canonjson.Value) *Document {
 	d := a.doc.Clone()
 	if id := attest.SignedTrustPolicyID(wrapper); id != "" {
 		d.ID = id
 	}
-	return Open(d.Value(), OpenOptions{Validator: a.val})
+	return d
+}
+
+// ForBundle returns the ad-hoc policy bound to the bundle
+// ([AdHoc.DocumentFor]), loaded as a policy file is.
+func (a *AdHoc) ForBundle(wrapper *canonjson.Value) *attest.LoadedPolicy {
+	return Open(a.DocumentFor(wrapper).Value(), OpenOptions{Validator: a.val})
 }
 
 // Note names the ad-hoc policy in a result's notes.

@@ -87,7 +87,7 @@ func TestKeylessVerify(t *testing.T) {
 		IdentityRegexp: `^https://github\.com/acme/weather-mcp/\.github/workflows/release\.yml@refs/tags/v[0-9.]+$`,
 		Extensions:     &trustpolicy.Extensions{SourceRepositoryURI: "https://github.com/" + keylesstest.GitHubRepo, SourceRepositoryRef: "refs/tags/v1.4.0", BuildTrigger: "push"}}
 	verifyArgs := func(file, policy, rootPath string, extra ...string) []string {
-		return append([]string{"attest", "verify-keyless", e.p(file), "--policy", policy, "--trusted-root", rootPath, "--subject-name", subjectName}, extra...)
+		return append([]string{"attest", "verify", e.p(file), "--policy", policy, "--trusted-root", rootPath, "--subject-name", subjectName}, extra...)
 	}
 
 	// Honest: SIGNED_WITH_IDENTITY from the certificate alone.
@@ -97,7 +97,8 @@ func TestKeylessVerify(t *testing.T) {
 		identity string
 	}{{"email.json", email, "release@example.org"}, {"gh.json", gh, keylesstest.GitHubIdentity}} {
 		stdout, stderr, code := runCLI(verifyArgs(tc.file, e.policy(tc.file+".policy", tc.ci, e.rootHash), e.rootPath)...)
-		if code != 0 || !strings.Contains(stdout, `"authenticityClassification":"SIGNED_WITH_IDENTITY"`) || !strings.Contains(stdout, `"identity":"`+tc.identity+`"`) {
+		if code != 0 || !strings.Contains(stdout, `"authenticityClassification":"SIGNED_WITH_IDENTITY"`) || !strings.Contains(stdout, `"signerIdentity":"`+tc.identity+`"`) ||
+			!strings.Contains(stdout, "keyless: envelope 0 is certified for identity signer") || !strings.Contains(stdout, `"passed":true`) {
 			t.Fatalf("%s: exit %d\nstdout %s\nstderr %s", tc.file, code, stdout, stderr)
 		}
 	}
@@ -110,15 +111,27 @@ func TestKeylessVerify(t *testing.T) {
 	d.AddSigner(trustpolicy.Signer{Name: "gh", Roles: []string{trustpolicy.RoleSigner}, CertificateIdentity: &gh})
 	d.TrustedRoot = &trustpolicy.TrustedRoot{SHA256: e.rootHash}
 	both := write(t, e.dir, "both.policy", pretty(t, d.Value()))
-	batch := []string{"attest", "verify-keyless", e.p("email.json"), e.p("gh.json"), "--policy", both, "--trusted-root", e.rootPath, "--subject-name", subjectName}
+	batch := []string{"attest", "verify", e.p("email.json"), e.p("gh.json"), "--policy", both, "--trusted-root", e.rootPath, "--subject-name", subjectName}
 	stdout, stderr, code := runCLI(batch...)
 	if code != 0 || strings.Count(stdout, `"authenticityClassification":"SIGNED_WITH_IDENTITY"`) != 2 || !strings.Contains(stdout, `"file":"`+e.p("gh.json")+`"`) {
 		t.Fatalf("batch: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	write(t, e.dir, "copy.json", mustRead(t, e.p("email.json")))
 	stdout, _, code = runCLI(append(batch[:3:3], append([]string{e.p("copy.json")}, batch[3:]...)...)...)
-	if code != 2 || !strings.Contains(stdout, `"file":"`+e.p("gh.json")+`"`) {
-		t.Fatalf("batch with a FILE without its Sigstore bundle: exit %d\n%s", code, stdout)
+	if code != 1 || !strings.Contains(stdout, `"file":"`+e.p("gh.json")+`"`) || !strings.Contains(stdout, "keyless: no Sigstore bundle at "+e.p("copy.json")) ||
+		strings.Count(stdout, `"authenticityClassification":"SIGNED_WITH_IDENTITY"`) != 2 {
+		t.Fatalf("batch with a FILE without its Sigstore bundle (its identity signer trusts no envelope): exit %d\n%s", code, stdout)
+	}
+	// A DIR: the Sigstore bundles beside the attested bundles are their
+	// material, not inputs.
+	dirIn := filepath.Join(e.dir, "in")
+	os.Mkdir(dirIn, 0o755)
+	for _, n := range []string{"email.json", "email.json.sigstore.json", "gh.json", "gh.json.sigstore.json"} {
+		write(t, dirIn, n, mustRead(t, e.p(n)))
+	}
+	stdout, stderr, code = runCLI(append(batch[:2:2], append([]string{dirIn}, batch[4:]...)...)...)
+	if code != 0 || strings.Count(stdout, "\n") != 2 || strings.Contains(stdout, ".sigstore.json\"") {
+		t.Fatalf("DIR: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 
 	// The same Sigstore bundle twice counts once.
@@ -128,7 +141,7 @@ func TestKeylessVerify(t *testing.T) {
 
 	// Control of the gate: another subject fails it (exit 1), with the
 	// same keyless verification.
-	if stdout, stderr, code := runCLI(append(verifyArgs("email.json", e.policy("pg", email, e.rootHash), e.rootPath), "--subject-name", "other")...); code != 1 || !strings.Contains(stdout, "SIGNED_WITH_IDENTITY") || !strings.Contains(stderr, "gate") {
+	if stdout, stderr, code := runCLI(append(verifyArgs("email.json", e.policy("pg", email, e.rootHash), e.rootPath), "--subject-name", "other")...); code != 1 || !strings.Contains(stdout, "SIGNED_WITH_IDENTITY") || !strings.Contains(stdout, `"passed":false`) {
 		t.Fatalf("gate control: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 
@@ -175,7 +188,6 @@ func TestKeylessVerify(t *testing.T) {
 		{"regexp identity", verifyArgs("gh.json", e.policy("p4", with(func(c *trustpolicy.CertificateIdentity) {
 			c.IdentityRegexp = `^https://github\.com/acme/weather-mcp/\.github/workflows/other\.yml@.*$`
 		}), e.rootHash), e.rootPath), keyless.CodeIdentityMismatch},
-		{"trusted root not the policy's", verifyArgs("email.json", emailPolicy, badCAPath), keyless.CodeTrustedRootMismatch},
 		{"untrusted CA", verifyArgs("email.json", e.policy("p5", email, badCAHash), badCAPath), keyless.CodeUntrustedCA},
 		{"untrusted TSA", verifyArgs("email.json", e.policy("p6", email, badTSAHash), badTSAPath), keyless.CodeUntrustedTSA},
 		{"no timestamp", verifyArgs("email.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("nots.sigstore.json")), keyless.CodeNoTimestamp},
@@ -187,7 +199,7 @@ func TestKeylessVerify(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(tc.args...)
-			if code != 1 || !strings.Contains(stdout, "INVALID "+tc.code+":") {
+			if code != 1 || !strings.Contains(stdout, `"diagnostics":["`+tc.code+`"]`) {
 				t.Fatalf("exit %d, want 1 with %s\nstdout %s\nstderr %s", code, tc.code, stdout, stderr)
 			}
 		})
@@ -201,6 +213,32 @@ func TestKeylessVerify(t *testing.T) {
 	write(t, e.dir, "swapped.json", pretty(t, eatt))
 	if stdout, _, code := runCLI(verifyArgs("swapped.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json"))...); code != 1 || !strings.Contains(stdout, keyless.CodeEnvelopeMissing) {
 		t.Fatalf("swapped envelope: exit %d %s", code, stdout)
+	}
+
+	// The trusted root given is not the one the policy names: nothing is
+	// verified (exit 2, the code named).
+	if _, stderr, code := runCLI(verifyArgs("email.json", emailPolicy, badCAPath)...); code != 2 || !strings.Contains(stderr, keyless.CodeTrustedRootMismatch) {
+		t.Fatalf("trusted root not the policy's: exit %d %s", code, stderr)
+	}
+
+	// The ad-hoc identity of the flags, as cosign's: the same signature
+	// passes with its identity and issuer, and fails with another identity
+	// (the bundle's envelope is then not certified: INVALID with the code).
+	adHoc := func(file string, extra ...string) []string {
+		return append([]string{"attest", "verify", e.p(file), "--trusted-root", e.rootPath, "--subject-name", subjectName}, extra...)
+	}
+	if stdout, stderr, code := runCLI(adHoc("email.json", "--certificate-identity", "release@example.org", "--certificate-oidc-issuer", s.EmailIssuer)...); code != 0 ||
+		!strings.Contains(stdout, "SIGNED_WITH_IDENTITY") || !strings.Contains(stdout, "ad-hoc trust policy") {
+		t.Fatalf("ad hoc identity: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if stdout, stderr, code := runCLI(adHoc("gh.json", "--certificate-identity-regexp", gh.IdentityRegexp, "--certificate-oidc-issuer", s.GitHubIssuer)...); code != 0 || !strings.Contains(stdout, "SIGNED_WITH_IDENTITY") {
+		t.Fatalf("ad hoc identity regexp: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if stdout, _, code := runCLI(adHoc("email.json", "--certificate-identity", "other@example.org", "--certificate-oidc-issuer", s.EmailIssuer)...); code != 1 || !strings.Contains(stdout, keyless.CodeIdentityMismatch) {
+		t.Fatalf("ad hoc identity, another identity: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code := runCLI(adHoc("email.json", "--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", s.EmailIssuer)...); code != 2 || !strings.Contains(stderr, "--certificate-identity") {
+		t.Fatalf("ad hoc identity, an expression matching anyone: exit %d\n%s", code, stderr)
 	}
 
 	// Offline: the honest verification in an empty network namespace.

@@ -4,7 +4,6 @@
 //	mcpres-sigstore attest verify FILE|DIR... [--policy POLICY] [--evaluated-at T] [--format json|text|markdown]
 //	mcpres-sigstore verify-rekor-entry ENTRY --bundle BUNDLE --policy POLICY
 //	mcpres-sigstore attest sign BUNDLE --keyless --policy-id ID -o OUT
-//	mcpres-sigstore attest verify-keyless FILE --policy POLICY --trusted-root TRUSTED_ROOT
 //
 // attest verify is mcpres attest verify (the shared command code of
 // cmd/internal/verifycmd: formats, gates, directories, exit codes) with
@@ -12,10 +11,11 @@
 // policies, so a Rekor v1 entry in a reference is verified (VERIFIED_OFFLINE)
 // instead of being reported DIGEST_ONLY. verify-rekor-entry checks one
 // LogEntryAnon JSON file against a bundle and the policy's tlog policy.
-// attest sign --keyless and attest verify-keyless are keyless signing and
-// the offline verification of identity signers (package keyless; the
-// signing is the only command besides rekor upload that uses the network,
-// and verify-keyless opens no connection).
+// attest sign --keyless is keyless signing (package keyless; the only
+// command besides rekor upload that uses the network), and attest verify
+// --trusted-root verifies keyless signatures offline against a policy's
+// identity signers or --certificate-identity/--certificate-oidc-issuer
+// (mcpres attest verify runs it when given a keyless flag).
 //
 // It is a separate binary because linking rekor, sigstore and go-openapi
 // into mcpres would add about 2-3 ms of package initialisation to every
@@ -39,6 +39,7 @@ import (
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/termsafe"
 	"github.com/mcpres/mcpres/internal/version"
+	"github.com/mcpres/mcpres/keyless"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/rekor"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -78,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
-	attestCmd.AddCommand(a.verifyCommand(), a.keylessSignCommand(), a.keylessVerifyCommand())
+	attestCmd.AddCommand(a.verifyCommand(), a.keylessSignCommand())
 	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(),
 		cmdcli.ManCommand(func() *cobra.Command { return root }, cmdcli.Usage,
 			func(err error) error { return err }, nil))
@@ -96,6 +97,13 @@ func (a *app) verifyCommand() *cobra.Command {
 		Prog: "mcpres-sigstore", Stdout: a.stdout, Stderr: a.stderr,
 		Now:           verifycmd.NowMillis,
 		KindVerifiers: []offline.KindVerifier{rekor.Verifier{}},
+		Keyless: func(policy *trustpolicy.Document, trustedRoot []byte) (verifycmd.Certifier, error) {
+			m, err := keyless.NewMaterial(policy, trustedRoot)
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
 		LongExtra: `
 
 mcpres-sigstore verifies a transparency reference that is a Rekor v1 log

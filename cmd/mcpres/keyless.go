@@ -9,7 +9,9 @@ import (
 // Keyless signing (Fulcio, RFC 3161 timestamps, sigstore-go) is carried
 // out by mcpres-sigstore, so that mcpres links neither net/http clients
 // of Sigstore nor sigstore-go (DESIGN §4 startup budget): `mcpres attest
-// sign --keyless …` runs `mcpres-sigstore attest sign --keyless …`.
+// sign --keyless …` runs `mcpres-sigstore attest sign --keyless …`, and
+// `mcpres attest verify --trusted-root …` runs `mcpres-sigstore attest
+// verify --trusted-root …`.
 
 // keylessFlags are the flags of attest sign that only keyless signing
 // takes; keyOnlyFlags those it refuses.
@@ -55,4 +57,16 @@ func (a *app) forwardKeyless(cmd *cobra.Command, args []string, keyless bool) (b
 		return true, cli.Failf("%v", err)
 	}
 	return true, a.runCompanion(bin, fwd)
+}
+
+// forwardKeylessVerify is attest verify with a keyless flag
+// (--trusted-root, --certificate-identity …): mcpres-sigstore's attest
+// verify, which certifies keyless signatures with sigstore-go, with the
+// same flags and arguments.
+func (a *app) forwardKeylessVerify(args []string) error {
+	bin, err := findCompanion("mcpres-sigstore", sigstoreBinaryEnv, "keyless verification is")
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	return a.runCompanion(bin, append([]string{"attest", "verify"}, args...))
 }

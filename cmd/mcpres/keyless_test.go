@@ -53,3 +53,51 @@ func TestAttestSignKeylessFlags(t *testing.T) {
 		}
 	}
 }
+
+// attest verify with a keyless flag runs mcpres-sigstore's attest verify
+// with the same flags and FILE arguments; without one it does not (the
+// control), and the keyless usage rules are applied before anything runs.
+func TestAttestVerifyKeylessDelegates(t *testing.T) {
+	dir := t.TempDir()
+	args := filepath.Join(dir, "args.txt")
+	stub := writeTestFile(t, dir, "mcpres-sigstore", []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+args+"\nexit 0\n"), 0o755)
+	t.Setenv(sigstoreBinaryEnv, stub)
+	if _, stderr, code := runCLI(t, "attest", "verify", "a.json", "--trusted-root", "tr.json", "--certificate-identity", "release@example.org",
+		"--certificate-oidc-issuer", "https://issuer.example", "--subject-name", "n"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{"attest", "verify", "--certificate-identity=release@example.org", "--certificate-oidc-issuer=https://issuer.example",
+		"--subject-name=n", "--trusted-root=tr.json", "--", "a.json"}, "\n") + "\n"
+	if string(got) != want {
+		t.Errorf("mcpres-sigstore arguments:\n%s\nwant\n%s", got, want)
+	}
+	os.Remove(args)
+	// Control: no keyless flag, nothing forwarded.
+	runCLI(t, "attest", "verify", filepath.Join(dir, "missing.json"), "--key", filepath.Join(dir, "missing.pub"), "--identity", "i")
+	if _, err := os.Stat(args); err == nil {
+		t.Error("attest verify without a keyless flag ran mcpres-sigstore")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--certificate-identity", "i", "--certificate-oidc-issuer", "https://x"}, "go with --trusted-root"},
+		{[]string{"--trusted-root", "tr.json"}, "--trusted-root goes with --policy"},
+		{[]string{"--trusted-root", "tr.json", "--certificate-identity", "i"}, "--certificate-oidc-issuer is required"},
+		{[]string{"--trusted-root", "tr.json", "--certificate-identity", "i", "--certificate-identity-regexp", "^i$", "--certificate-oidc-issuer", "https://x"}, "give one of"},
+		{[]string{"--trusted-root", "tr.json", "--policy", "p.json", "--certificate-identity", "i", "--certificate-oidc-issuer", "https://x"}, "can't be used with --policy"},
+		{[]string{"--trusted-root", "tr.json", "--policy", "p.json", "--sigstore-bundle", "s.json", "b.json"}, "--sigstore-bundle goes with one FILE"},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"attest", "verify", "a.json"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, stderr)
+		}
+		if _, err := os.Stat(args); err == nil {
+			t.Errorf("%v: mcpres-sigstore ran", tc.args)
+		}
+	}
+}

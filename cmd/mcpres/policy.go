@@ -356,8 +356,9 @@ extensions (--github-workflow-repository OWNER/REPO, --github-workflow-ref,
 --github-workflow-trigger, --github-workflow-sha) and naming the Sigstore
 trusted_root.json it is verified against (--trusted-root FILE: the policy
 records its SHA-256; required once, for the first identity signer). It has
-no --key. mcpres-sigstore attest verify-keyless verifies them; attest
-verify does not yet: to it they trust no envelope.`,
+no --key. attest verify --policy POLICY --trusted-root TRUSTED_ROOT
+verifies their keyless signatures (run by mcpres-sigstore); without
+--trusted-root they trust no envelope.`,
 		Example: `  mcpres policy add-signer policy.json --name release-2026 \
       --identity https://example.org/release --key release-2026.pub \
       --valid-until 2026-07-01T00:00:00.000Z

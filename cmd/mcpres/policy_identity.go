@@ -118,7 +118,7 @@ func identityLines(d *trustpolicy.Document) []string {
 			if ci.Extensions != nil {
 				line += ", extensions " + ci.Extensions.String()
 			}
-			out = append(out, line+"; verified by mcpres-sigstore attest verify-keyless (attest verify does not verify identity signers yet: to it they trust no envelope)")
+			out = append(out, line+"; verified by attest verify --trusted-root TRUSTED_ROOT (each FILE.sigstore.json: certificate, timestamp, identity; without --trusted-root it trusts no envelope)")
 		}
 	}
 	if r := d.TrustedRoot; r != nil {

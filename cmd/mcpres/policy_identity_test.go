@@ -33,7 +33,7 @@ func TestPolicyIdentitySigner(t *testing.T) {
 		t.Fatalf("policy: %s", mustPrettyCLI(t, doc))
 	}
 	out = runExpect(t, exitValid, "policy", "check", policy)
-	for _, want := range []string{`signer "release-workflow" is an identity (keyless): certificate issuer "https://token.actions.githubusercontent.com", identity matching`, "extensions sourceRepositoryURI=https://github.com/acme/weather-mcp, buildTrigger=push", "verify-keyless", "trusted root: trusted_root.json with SHA-256"} {
+	for _, want := range []string{`signer "release-workflow" is an identity (keyless): certificate issuer "https://token.actions.githubusercontent.com", identity matching`, "extensions sourceRepositoryURI=https://github.com/acme/weather-mcp, buildTrigger=push", "attest verify --trusted-root", "trusted root: trusted_root.json with SHA-256"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("policy check lacks %q:\n%s", want, out)
 		}

@@ -38,6 +38,7 @@ func (a *app) attestVerifyCommand() *cobra.Command {
 		Now:            nowMillis,
 		FetchPolicyTUF: a.fetchPolicyTUF,
 		ForwardOCI:     a.forwardOCI,
+		ForwardKeyless: a.forwardKeylessVerify,
 		IsTerminal:     a.isTerminal,
 	})
 }

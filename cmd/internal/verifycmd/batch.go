@@ -207,6 +207,9 @@ func (in *Inputs) jsonFiles(names *strings.Builder, dir string, recursive bool) 
 					if recursive {
 						pending = append(pending, filepath.Join(d, e.Name()))
 					}
+				case strings.HasSuffix(e.Name(), SigstoreBundleSuffix):
+					// The verification material of the keyless
+					// signature of the attested bundle beside it.
 				case strings.HasSuffix(e.Name(), ".json"):
 					if names.Len()+len(e.Name()) > math.MaxUint32 {
 						f.Close()

@@ -28,6 +28,9 @@ type session struct {
 	policy PolicySource
 	// note names an ad-hoc policy, first in every result's notes.
 	note string
+	// keyless, when set, gives each bundle its own verifier: its keyless
+	// signatures certified into the policy.
+	keyless *keylessSession
 }
 
 // newSession builds the session of f: the policy (a file, TUF, --key
@@ -66,6 +69,19 @@ func (c Config) newSession(a *Printer, f *verifyFlags, at string) (*session, err
 		}
 		o.PolicyFor, s.note = adHoc.ForBundle, adHoc.Note()
 	}
+	if !f.keyless.given() && (c.Keyless != nil || c.ForwardKeyless != nil) && hasIdentitySigners(s.policy.Loaded) {
+		a.Warnf("policy %s has identity signers (keyless): they trust no envelope unless --trusted-root names the Sigstore trusted root to verify each FILE%s against", f.policyPath, SigstoreBundleSuffix)
+	}
+	if f.keyless.given() {
+		ks, err := c.newKeyless(f, s, open, at)
+		if err != nil {
+			return nil, err
+		}
+		s.keyless = ks
+		if ks != nil && ks.adHoc != nil {
+			o.PolicyFor, s.note = ks.adHoc.ForBundle, ks.adHoc.Note()
+		}
+	}
 	if f.trusted() {
 		q, err := f.subject.Requirement()
 		if err != nil {
@@ -87,6 +103,9 @@ func (c Config) newSession(a *Printer, f *verifyFlags, at string) (*session, err
 		return nil, cli.Fail(err)
 	}
 	s.v = v
+	if s.keyless != nil {
+		s.keyless.opts = o
+	}
 	return s, nil
 }
 
@@ -241,18 +260,27 @@ func (s *session) verifyData(path string, data []byte) Report {
 		// Read right after the wrapper and before any check (REFERENCE §5.3).
 		return InputInvalidReport(s.policy.Path, fmt.Errorf("trust policy: %w", s.policy.Err))
 	}
+	v, notes := s.v, []string(nil)
+	if s.keyless != nil {
+		if v, notes, err = s.keyless.verifier(path, doc); err != nil {
+			return InputInvalidReport(path, err)
+		}
+	}
 	var r attest.Result
 	var verdict attest.Verdict
 	if s.gate.Active() {
-		r, verdict, err = s.v.Verify(doc)
+		r, verdict, err = v.Verify(doc)
 	} else {
-		r, err = s.v.Check(doc)
+		r, err = v.Check(doc)
 	}
 	if err != nil {
 		return InputInvalidReport(path, err)
 	}
-	if s.note != "" {
-		r.Evaluation.Notes = append([]string{s.note}, r.Evaluation.Notes...)
+	if s.note != "" || notes != nil {
+		if s.note != "" {
+			notes = append([]string{s.note}, notes...)
+		}
+		r.Evaluation.Notes = append(notes, r.Evaluation.Notes...)
 	}
 	rep := AttestReport(path, r)
 	if !r.Valid {

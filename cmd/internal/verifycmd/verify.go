@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/oci/pulled"
 	"github.com/mcpres/mcpres/offline"
+	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -91,6 +92,16 @@ type Config struct {
 	// registry client): it is given the flags as --name=value arguments
 	// and returns the outcome.
 	ForwardOCI func(args []string) error
+	// Keyless, when set, adds --trusted-root, --sigstore-bundle and the
+	// --certificate-* flags and verifies keyless signatures: given a v1
+	// policy with identity signers and the bytes of a Sigstore trusted
+	// root, it returns their Certifier (mcpres-sigstore: package keyless).
+	Keyless func(policy *trustpolicy.Document, trustedRoot []byte) (Certifier, error)
+	// ForwardKeyless, when set instead, adds the same flags and, when one
+	// is given, runs attest verify elsewhere (mcpres runs mcpres-sigstore,
+	// which links sigstore-go): it is given the flags as --name=value
+	// arguments, then "--" and the FILE arguments.
+	ForwardKeyless func(args []string) error
 	// LongExtra is appended to the long help.
 	LongExtra string
 	// IsTerminal replaces the terminal test of Stdout and Stderr (tests;
@@ -114,6 +125,7 @@ type verifyFlags struct {
 	recursive, withFile                              bool
 	keys, identities                                 []string
 	oci                                              OCIRequest
+	keyless                                          keylessFlags
 	// pulled is set for a single argument that is a folder written by
 	// oci pull (bound to its image, so never "not bound").
 	pulled bool
@@ -126,7 +138,7 @@ func (f *verifyFlags) tuf() bool {
 
 // trusted says whether a trust source was given.
 func (f *verifyFlags) trusted() bool {
-	return f.policyPath != "" || f.tuf() || len(f.keys) > 0 || len(f.identities) > 0
+	return f.policyPath != "" || f.tuf() || len(f.keys) > 0 || len(f.identities) > 0 || f.keyless.adHoc()
 }
 
 func (f *verifyFlags) register(fs *pflag.FlagSet, c Config, a *Printer) {
@@ -146,6 +158,9 @@ func (f *verifyFlags) register(fs *pflag.FlagSet, c Config, a *Printer) {
 		fs.BoolVar(&f.oci.PlainHTTP, "plain-http", false, "with --oci: allow plain HTTP to a registry that is not on loopback (loopback registries always use it)")
 		fs.DurationVar(&f.oci.Timeout, "timeout", OCIDefaultTimeout, "with --oci: the most time the registry may take in all")
 	}
+	if c.Keyless != nil || c.ForwardKeyless != nil {
+		f.keyless.register(fs)
+	}
 	if c.FetchPolicyTUF != nil {
 		fs.StringVar(&f.policyTUF, "policy-tuf", "", "pinned root metadata (1.root.json) of the TUF repository that distributes the trust policy (run by mcpres-tuf)")
 		fs.StringVar(&f.policyRepo, "policy-repo", "", "TUF repository of the trust policy: an http(s) URL or a local directory (with --policy-tuf)")
@@ -163,6 +178,9 @@ func Command(c Config) *cobra.Command {
 	long := verifyLong + "\n\n" + SubjectUsage + c.LongExtra
 	if c.FetchOCI != nil || c.ForwardOCI != nil {
 		long += "\n\n" + ociLong
+	}
+	if c.Keyless != nil || c.ForwardKeyless != nil {
+		long += "\n\n" + keylessLong
 	}
 	cmd := &cobra.Command{
 		Use:   "verify FILE... [--policy POLICY | --key PUB --identity ID ...]",
@@ -201,6 +219,12 @@ func ociArgs(cmd *cobra.Command, args []string) error {
 // run is attest verify once its flags are parsed: the usage rules, one
 // session (policy, gate, verifier), then the inputs.
 func (c Config) run(cmd *cobra.Command, a *Printer, f *verifyFlags, args []string) error {
+	if err := c.checkKeylessUsage(f, args); err != nil {
+		return err
+	}
+	if f.keyless.given() && c.Keyless == nil {
+		return c.ForwardKeyless(append(append(flagArgs(cmd.Flags()), "--"), args...))
+	}
 	if f.oci.Image != "" && c.FetchOCI == nil {
 		if f.tuf() {
 			return c.usagef("--oci can't be used with --policy-tuf: fetch the policy with '%s policy tuf fetch -o POLICY' first and give --policy POLICY", c.Prog)

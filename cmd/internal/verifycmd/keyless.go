@@ -1,0 +1,227 @@
+package verifycmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
+	"github.com/mcpres/mcpres/oci/pulled"
+	"github.com/mcpres/mcpres/trustpolicy"
+	"github.com/mcpres/mcpres/validator"
+	"github.com/spf13/pflag"
+)
+
+// SigstoreBundleSuffix ends the name of the Sigstore bundle written beside
+// an attested bundle by attest sign --keyless (OUTPUT.sigstore.json): the
+// verification material of a keyless signature. A DIR argument's files
+// with this suffix are not inputs.
+const SigstoreBundleSuffix = ".sigstore.json"
+
+// maxSigstoreBundleFile bounds a Sigstore bundle file read for an input.
+const maxSigstoreBundleFile = 1 << 20
+
+// A Certifier verifies the keyless signatures of attested bundles against
+// one trusted root (mcpres-sigstore: keyless.Material, which checks
+// certificates and timestamps with sigstore-go): the policy one bundle is
+// verified against is base with the keys its Sigstore bundles certify
+// standing for their identity signers, or base refusing the bundle with
+// the failing check's code; one note per certification.
+type Certifier interface {
+	PolicyFor(base *trustpolicy.Document, wrapper *canonjson.Value, sigstoreBundles [][]byte, o trustpolicy.OpenOptions) (*attest.LoadedPolicy, []string)
+}
+
+const keylessLong = `Keyless signatures (docs/keyless.md): with --trusted-root, each attested
+bundle's Sigstore bundle (FILE.sigstore.json beside it, or --sigstore-bundle
+for a single FILE) is verified offline against that Sigstore trusted root
+(which the policy must name by SHA-256): an RFC 3161 timestamp from a
+trusted authority inside the certificate's validity, the certificate
+chained to a trusted Fulcio CA at that time, the signature under the
+certificate key, and an identity signer whose issuer, identity and
+extensions match the certificate; the certified key then stands for that
+identity signer (SIGNED_WITH_IDENTITY at most by itself). A check that
+fails makes the result INVALID with its own diagnostic (MCPRES_KEYLESS_…).
+--certificate-identity (or --certificate-identity-regexp) with
+--certificate-oidc-issuer is an ad-hoc policy of one identity signer,
+instead of a policy file, as --key is for keys. Without a Sigstore bundle
+an identity signer trusts no envelope.`
+
+// keylessFlags are attest verify's keyless flags.
+type keylessFlags struct {
+	trustedRoot                      string
+	sigstoreBundles                  []string
+	identity, identityRegexp, issuer string
+}
+
+func (k *keylessFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&k.trustedRoot, "trusted-root", "", "keyless: the Sigstore trusted_root.json (the one the policy names) to verify each FILE.sigstore.json against")
+	fs.StringArrayVar(&k.sigstoreBundles, "sigstore-bundle", nil, "keyless: a Sigstore bundle of the single FILE's envelopes (repeatable; default FILE.sigstore.json)")
+	fs.StringVar(&k.identity, "certificate-identity", "", "keyless, instead of a policy: trust only certificates with this identity (with --certificate-oidc-issuer and --trusted-root)")
+	fs.StringVar(&k.identityRegexp, "certificate-identity-regexp", "", "keyless, instead of a policy: trust only certificates whose identity matches this anchored RE2 expression")
+	fs.StringVar(&k.issuer, "certificate-oidc-issuer", "", "keyless, instead of a policy: the OIDC issuer of the certificates trusted (exact)")
+}
+
+// given says whether a keyless flag was given.
+func (k *keylessFlags) given() bool {
+	return k.trustedRoot != "" || len(k.sigstoreBundles) > 0 || k.adHoc()
+}
+
+// adHoc says whether an ad-hoc identity was given.
+func (k *keylessFlags) adHoc() bool {
+	return k.identity != "" || k.identityRegexp != "" || k.issuer != ""
+}
+
+// checkKeylessUsage applies the rules of the keyless flags, before
+// anything is forwarded.
+func (c Config) checkKeylessUsage(f *verifyFlags, args []string) error {
+	k := &f.keyless
+	if !k.given() {
+		return nil
+	}
+	switch {
+	case f.oci.Image != "":
+		return c.usagef("keyless verification (--trusted-root) of an image's referrers is not supported yet: pull them with oci pull and attach each FILE.sigstore.json beside its bundle")
+	case f.tuf():
+		return c.usagef("keyless verification (--trusted-root) can't be used with --policy-tuf yet: fetch the policy with '%s policy tuf fetch -o POLICY' and give --policy POLICY", c.Prog)
+	case k.trustedRoot == "":
+		return c.usagef("--sigstore-bundle and --certificate-* go with --trusted-root (the Sigstore trusted_root.json to verify certificates and timestamps against)")
+	case len(k.sigstoreBundles) > 0 && (len(args) != 1 || isDir(args[0])):
+		return c.usagef("--sigstore-bundle goes with one FILE; with several, each FILE's is FILE%s", SigstoreBundleSuffix)
+	}
+	for _, arg := range args {
+		if pulled.IsFolder(arg) {
+			return c.usagef("keyless verification (--trusted-root) of a folder written by oci pull is not supported yet")
+		}
+	}
+	if !k.adHoc() {
+		if f.policyPath == "" {
+			return c.usagef("--trusted-root goes with --policy (whose identity signers it verifies) or --certificate-identity and --certificate-oidc-issuer")
+		}
+		return nil
+	}
+	switch {
+	case f.policyPath != "" || len(f.keys) > 0 || len(f.identities) > 0:
+		return c.usagef("--certificate-identity/--certificate-oidc-issuer can't be used with --policy or --key: they are the trust policy")
+	case k.issuer == "":
+		return c.usagef("--certificate-oidc-issuer is required with --certificate-identity or --certificate-identity-regexp")
+	case (k.identity == "") == (k.identityRegexp == ""):
+		return c.usagef("give one of --certificate-identity and --certificate-identity-regexp")
+	}
+	return nil
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// keylessSession verifies keyless signatures for a session: the
+// certifier, the policy it certifies into (a file's, or an ad-hoc one
+// bound to each bundle), the Sigstore bundles given, and the options of
+// the verifier each bundle gets.
+type keylessSession struct {
+	cert            Certifier
+	policy          *trustpolicy.Document
+	adHoc           *trustpolicy.AdHoc
+	open            trustpolicy.OpenOptions
+	opts            attest.VerifierOptions
+	sigstoreBundles []string
+}
+
+// newKeyless reads the trusted root and builds the certifier of the
+// session's policy (a file's, or the ad-hoc identity of the flags). A
+// policy that did not load gets none: each input reports why.
+func (c Config) newKeyless(f *verifyFlags, s *session, open trustpolicy.OpenOptions, at string) (*keylessSession, error) {
+	k := &f.keyless
+	root, err := regularfile.ReadFile(k.trustedRoot, trustpolicy.MaxTrustedRootSize)
+	if err != nil {
+		return nil, cli.Failf("--trusted-root: %v", err)
+	}
+	ks := &keylessSession{open: open, sigstoreBundles: k.sigstoreBundles}
+	if k.adHoc() {
+		name, err := trustpolicy.NameTrustedRoot(root)
+		if err != nil {
+			return nil, cli.Failf("--trusted-root %s: %v", k.trustedRoot, err)
+		}
+		ci := trustpolicy.CertificateIdentity{Issuer: k.issuer, Identity: k.identity, IdentityRegexp: k.identityRegexp}
+		adHoc, problems := trustpolicy.NewAdHocIdentity(ci, *name, at, open.Validator)
+		if len(problems) > 0 {
+			return nil, c.usagef("--certificate-identity/--certificate-oidc-issuer: %s", problems[0])
+		}
+		ks.adHoc, ks.policy = adHoc, adHoc.DocumentFor(nil)
+	} else {
+		if s.policy.Loaded == nil {
+			return nil, nil
+		}
+		tp, errs, err := s.policy.Loaded.Policy()
+		if err != nil || len(errs) > 0 {
+			return nil, nil
+		}
+		p, ok := tp.(*trustpolicy.Policy)
+		if !ok {
+			return nil, c.usagef("--trusted-root: %s is an mcp-res.trust-policy/0.2.0 policy, which has no identity signers (docs/keyless.md)", f.policyPath)
+		}
+		ks.policy = p.Document()
+	}
+	if ks.cert, err = c.Keyless(ks.policy, root); err != nil {
+		return nil, cli.Failf("--trusted-root %s: %v", k.trustedRoot, err)
+	}
+	return ks, nil
+}
+
+// verifier returns the verifier of the attested bundle doc read from
+// path: its Sigstore bundles read and certified into the policy, with one
+// note per certification (or one saying none was found). The error is an
+// unreadable Sigstore bundle (exit 2).
+func (k *keylessSession) verifier(path string, doc *canonjson.Value) (*attest.Verifier, []string, error) {
+	paths, found := k.sigstoreBundles, true
+	if len(paths) == 0 {
+		paths = []string{path + SigstoreBundleSuffix}
+		if _, err := os.Lstat(paths[0]); errors.Is(err, fs.ErrNotExist) {
+			paths, found = nil, false
+		}
+	}
+	sbs := make([][]byte, len(paths))
+	for i, p := range paths {
+		data, err := regularfile.ReadFile(p, maxSigstoreBundleFile)
+		if err != nil {
+			return nil, nil, &validator.InputError{Reason: fmt.Sprintf("Sigstore bundle %s: %v", p, err)}
+		}
+		sbs[i] = data
+	}
+	base := k.policy
+	if k.adHoc != nil {
+		base = k.adHoc.DocumentFor(doc)
+	}
+	lp, notes := k.cert.PolicyFor(base, doc, sbs, k.open)
+	if !found {
+		notes = append(notes, "keyless: no Sigstore bundle at "+path+SigstoreBundleSuffix+": no envelope is certified for an identity signer")
+	}
+	o := k.opts
+	o.Policy, o.PolicyFor = lp, nil
+	v, err := attest.NewVerifier(o)
+	return v, notes, err
+}
+
+// hasIdentitySigners says whether lp is a loaded v1 policy with an
+// identity signer.
+func hasIdentitySigners(lp *attest.LoadedPolicy) bool {
+	if lp == nil {
+		return false
+	}
+	tp, _, _ := lp.Policy()
+	p, ok := tp.(*trustpolicy.Policy)
+	if !ok {
+		return false
+	}
+	for _, s := range p.Document().Signers {
+		if s.IsIdentity() {
+			return true
+		}
+	}
+	return false
+}
