@@ -22,8 +22,8 @@ type refuseDoc struct {
 	Key    string        `json:"a/b~c"`
 	Hidden string        `json:"-"`
 	Plain  string
-	First  string `json:"dup"`
-	Second string `json:"dup"` // the last field of a name takes it
+	First  string `json:"Second"`
+	Second string // untagged, named "Second" too: the last field of a name takes it
 	lower  string
 }
 
@@ -74,7 +74,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 		t.Errorf("into a nil pointer: %v", err)
 	}
 
-	v, err := Parse([]byte(`{"s":"x","b":true,"u":65535,"p":null,"list":[{"n":-128}],"raw":{"z":[1]},"a/b~c":"k","Plain":"y","dup":"d"}`))
+	v, err := Parse([]byte(`{"s":"x","b":true,"u":65535,"p":null,"list":[{"n":-128}],"raw":{"z":[1]},"a/b~c":"k","Plain":"y","Second":"d"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
