@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs mcpres, mcpres-oci and mcpres-tuf for the composite action
+# Installs mcpres, mcpres-oci, mcpres-tuf and mcpres-sigstore for the composite action
 # (action.yml), never running bytes it has not verified:
 #
 #   install.sh release   the release binaries for this runner's OS and
@@ -29,7 +29,7 @@ action=${MCPRES_ACTION_PATH:?}
 bin="${RUNNER_TEMP:?}/mcpres-bin"
 build="${RUNNER_TEMP:?}/mcpres-build"
 pins="$action/action/release.sha256"
-programs=(mcpres mcpres-oci mcpres-tuf)
+programs=(mcpres mcpres-oci mcpres-tuf mcpres-sigstore)
 
 fail() { echo "::error::mcpres install: $*" >&2; exit "${2:-1}"; }
 output() { echo "$1" >> "${GITHUB_OUTPUT:?}"; }
@@ -61,7 +61,7 @@ sources_key() {
     LC_ALL=C sort -z | xargs -0 "${hashcmd[@]}") | sha256
 }
 
-# install_from DIR: copy the three programs from DIR into $bin, put it on
+# install_from DIR: copy the programs from DIR into $bin, put it on
 # PATH for the job's later steps, and record what was installed.
 install_from() {
   mkdir -p "$bin"
@@ -154,12 +154,16 @@ case "$mode" in
     if [ -x "$bin/mcpres" ] && [ -f "$bin/.installed" ]; then
       exit 0
     fi
-    if [ -x "$build/mcpres" ] && [ -x "$build/mcpres-oci" ] && [ -x "$build/mcpres-tuf" ]; then
+    restored=true
+    for p in "${programs[@]}"; do
+      [ -x "$build/$p" ] || restored=false
+    done
+    if [ "$restored" = true ]; then
       echo "mcpres built from this checkout was restored from the cache"
     else
       mkdir -p "$build"
       (cd "$action" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -buildvcs=false -ldflags "-s -w -buildid=" \
-        -o "$build/" ./cmd/mcpres ./cmd/mcpres-oci ./cmd/mcpres-tuf)
+        -o "$build/" ./cmd/mcpres ./cmd/mcpres-oci ./cmd/mcpres-tuf ./cmd/mcpres-sigstore)
     fi
     install_from "$build"
     echo "build $(platform)" > "$bin/.installed"

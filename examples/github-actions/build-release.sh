@@ -4,7 +4,7 @@
 #   examples/github-actions/build-release.sh OUTDIR [OS/ARCH...]
 #
 # OUTDIR must be empty or absent. The platforms default to linux/amd64,
-# linux/arm64 and darwin/arm64; for each, mcpres, mcpres-oci and mcpres-tuf
+# linux/arm64 and darwin/arm64; for each, mcpres, mcpres-oci, mcpres-tuf and mcpres-sigstore
 # (the binaries the action installs; MCPRES_RELEASE_PROGRAMS names others)
 # are built as PROGRAM-OS-ARCH with fixed flags: CGO_ENABLED=0, -trimpath,
 # -buildvcs=false, -ldflags "-s -w -buildid=", -mod=readonly. Nothing of the
@@ -22,7 +22,7 @@ out=${1:?usage: build-release.sh OUTDIR [OS/ARCH...]}
 shift
 platforms=("$@")
 [ "${#platforms[@]}" -gt 0 ] || platforms=(linux/amd64 linux/arm64 darwin/arm64)
-read -r -a programs <<< "${MCPRES_RELEASE_PROGRAMS:-mcpres mcpres-oci mcpres-tuf}"
+read -r -a programs <<< "${MCPRES_RELEASE_PROGRAMS:-mcpres mcpres-oci mcpres-tuf mcpres-sigstore}"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 mkdir -p "$out"

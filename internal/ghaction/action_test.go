@@ -18,6 +18,7 @@ import (
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyless/keylesstest"
 	"github.com/mcpres/mcpres/oci/ocitest"
 	"go.yaml.in/yaml/v3"
 )
@@ -499,6 +500,56 @@ func TestAction(t *testing.T) {
 					if out := r.outputs(); out["valid"] != "true" || out["level"] != "SIGNED_WITH_IDENTITY" {
 						t.Errorf("outputs %q", out)
 					}
+				}
+			})
+		}
+	})
+
+	// The keyless inputs reach attest verify (run by mcpres-sigstore,
+	// installed beside mcpres): an ad-hoc identity with a trusted root
+	// gates a bundle whose Sigstore bundle does not verify with its own
+	// diagnostic, and one without a Sigstore bundle as untrusted; the
+	// keyless inputs without trusted-root, or with validate, are refused.
+	t.Run("keyless", func(t *testing.T) {
+		if bin == "" {
+			t.Skip("mcpres was not installed")
+		}
+		trJSON, err := keylesstest.OtherTrustedRoot(t).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := map[string]string{"trusted-root": "trusted_root.json", "certificate-identity": "release@example.org", "certificate-oidc-issuer": "https://issuer.example"}
+		for _, c := range []struct {
+			name     string
+			inputs   map[string]string
+			sigstore bool
+			code     int
+			results  string
+		}{
+			{"no Sigstore bundle", id, false, 1, "keyless: no Sigstore bundle at about.json.sigstore.json"},
+			{"a Sigstore bundle that does not verify", id, true, 1, `"diagnostics":["MCPRES_KEYLESS_MATERIAL_INVALID"]`},
+			{"an identity without trusted-root", map[string]string{"certificate-identity": "release@example.org", "certificate-oidc-issuer": "https://issuer.example"}, false, 2, ""},
+			{"keyless inputs with validate", map[string]string{"command": "validate", "policy": "", "subject-name": "", "trusted-root": "trusted_root.json"}, false, 2, ""},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				in := map[string]string{"paths": "about.json", "evaluated-at": attesttest.EvaluatedAt, "subject-name": "ledger-notes-server"}
+				for k, v := range c.inputs {
+					in[k] = v
+				}
+				r := newRunner(t, temp, in, a)
+				os.WriteFile(filepath.Join(r.workspace, "trusted_root.json"), trJSON, 0o644)
+				os.WriteFile(filepath.Join(r.workspace, "about.json"), ocitest.AttestedBundle(t, "sha256:"+strings.Repeat("1", 64)), 0o644)
+				if c.sigstore {
+					os.WriteFile(filepath.Join(r.workspace, "about.json.sigstore.json"), []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`), 0o644)
+				}
+				os.Remove(filepath.Join(temp, "mcpres-results.jsonl"))
+				_, check := split(t, a)
+				if code := r.run(check); code != c.code {
+					t.Errorf("exit status %d, want %d", code, c.code)
+				}
+				results, _ := os.ReadFile(filepath.Join(temp, "mcpres-results.jsonl"))
+				if c.results != "" && (!strings.Contains(string(results), c.results) || !strings.Contains(string(results), "trusts only keyless signatures of issuer")) {
+					t.Errorf("results lack %q:\n%s", c.results, results)
 				}
 			})
 		}

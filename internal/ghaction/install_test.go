@@ -16,7 +16,7 @@ import (
 )
 
 // installPrograms are the binaries the action installs.
-var installPrograms = []string{"mcpres", "mcpres-oci", "mcpres-tuf"}
+var installPrograms = []string{"mcpres", "mcpres-oci", "mcpres-tuf", "mcpres-sigstore"}
 
 // fakeProgram is a stand-in release binary: a script that says which
 // program and which build it is.
