@@ -134,6 +134,27 @@ func TestKeylessVerify(t *testing.T) {
 		t.Fatalf("DIR: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 
+	// A co-signed bundle: its second keyless envelope's Sigstore bundle
+	// is FILE.sigstore.json, the first's is kept as FILE.sigstore.2.json;
+	// both are read and each certifies its own envelope. Control: without
+	// the second file only the co-signer's envelope is certified, and the
+	// primary envelope's signer is then not trusted (SIGNED: the gate
+	// fails).
+	tok := write(t, e.dir, "co.token", []byte(s.GitHubToken(t, nil)))
+	if _, stderr, code := runCLI("attest", "sign", e.p("email.json"), "--keyless", "--fulcio", s.FulcioURL, "--tsa", s.TSAURL,
+		"--identity-token", tok, "--trusted-root", e.rootPath, "--policy-id", "acme/release", "-o", e.p("co.json")); code != 0 {
+		t.Fatalf("co-sign: exit %d: %s", code, stderr)
+	}
+	os.Remove(tok)
+	coArgs := []string{"attest", "verify", e.p("co.json"), "--policy", both, "--trusted-root", e.rootPath, "--subject-name", subjectName}
+	if stdout, stderr, code := runCLI(coArgs...); code != 1 || strings.Count(stdout, "is certified for identity signer") != 1 || !strings.Contains(stdout, `"authenticityClassification":"SIGNED"`) {
+		t.Fatalf("co-signed, one Sigstore bundle: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	write(t, e.dir, "co.json.sigstore.2.json", mustRead(t, e.p("email.json.sigstore.json")))
+	if stdout, stderr, code := runCLI(coArgs...); code != 0 || strings.Count(stdout, "is certified for identity signer") != 2 {
+		t.Fatalf("co-signed, both Sigstore bundles: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
 	// The same Sigstore bundle twice counts once.
 	if stdout, stderr, code := runCLI(verifyArgs("email.json", e.policy("twice", email, e.rootHash), e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json"), "--sigstore-bundle", e.p("email.json.sigstore.json"))...); code != 0 || !strings.Contains(stdout, "SIGNED_WITH_IDENTITY") {
 		t.Fatalf("twice: exit %d\n%s\n%s", code, stdout, stderr)

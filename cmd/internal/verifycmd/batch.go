@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	sgbundle "github.com/mcpres/mcpres/attest/sigstore"
 	"io"
 	"math"
 	"os"
@@ -207,8 +208,8 @@ func (in *Inputs) jsonFiles(names *strings.Builder, dir string, recursive bool) 
 					if recursive {
 						pending = append(pending, filepath.Join(d, e.Name()))
 					}
-				case strings.HasSuffix(e.Name(), SigstoreBundleSuffix):
-					// The verification material of the keyless
+				case sgbundle.IsMaterialName(e.Name()):
+					// The verification material of a keyless
 					// signature of the attested bundle beside it.
 				case strings.HasSuffix(e.Name(), ".json"):
 					if names.Len()+len(e.Name()) > math.MaxUint32 {

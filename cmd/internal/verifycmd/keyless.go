@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/mcpres/mcpres/attest"
+	sgbundle "github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
@@ -15,12 +16,6 @@ import (
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/pflag"
 )
-
-// SigstoreBundleSuffix ends the name of the Sigstore bundle written beside
-// an attested bundle by attest sign --keyless (OUTPUT.sigstore.json): the
-// verification material of a keyless signature. A DIR argument's files
-// with this suffix are not inputs.
-const SigstoreBundleSuffix = ".sigstore.json"
 
 // maxSigstoreBundleFile bounds a Sigstore bundle file read for an input.
 const maxSigstoreBundleFile = 1 << 20
@@ -36,8 +31,9 @@ type Certifier interface {
 }
 
 const keylessLong = `Keyless signatures (docs/keyless.md): with --trusted-root, each attested
-bundle's Sigstore bundle (FILE.sigstore.json beside it, or --sigstore-bundle
-for a single FILE) is verified offline against that Sigstore trusted root
+bundle's Sigstore bundles (FILE.sigstore.json beside it, then
+FILE.sigstore.2.json, … for further keyless envelopes; or --sigstore-bundle
+for a single FILE) are verified offline against that Sigstore trusted root
 (which the policy must name by SHA-256): an RFC 3161 timestamp from a
 trusted authority inside the certificate's validity, the certificate
 chained to a trusted Fulcio CA at that time, the signature under the
@@ -90,7 +86,7 @@ func (c Config) checkKeylessUsage(f *verifyFlags, args []string) error {
 	case k.trustedRoot == "":
 		return c.usagef("--sigstore-bundle and --certificate-* go with --trusted-root (the Sigstore trusted_root.json to verify certificates and timestamps against)")
 	case len(k.sigstoreBundles) > 0 && (len(args) != 1 || isDir(args[0])):
-		return c.usagef("--sigstore-bundle goes with one FILE; with several, each FILE's is FILE%s", SigstoreBundleSuffix)
+		return c.usagef("--sigstore-bundle goes with one FILE; with several, each FILE's are beside it (%s)", sgbundle.MaterialName("FILE", 1))
 	}
 	for _, arg := range args {
 		if pulled.IsFolder(arg) {
@@ -178,12 +174,9 @@ func (c Config) newKeyless(f *verifyFlags, s *session, open trustpolicy.OpenOpti
 // note per certification (or one saying none was found). The error is an
 // unreadable Sigstore bundle (exit 2).
 func (k *keylessSession) verifier(path string, doc *canonjson.Value) (*attest.Verifier, []string, error) {
-	paths, found := k.sigstoreBundles, true
+	paths := k.sigstoreBundles
 	if len(paths) == 0 {
-		paths = []string{path + SigstoreBundleSuffix}
-		if _, err := os.Lstat(paths[0]); errors.Is(err, fs.ErrNotExist) {
-			paths, found = nil, false
-		}
+		paths = materialBeside(path)
 	}
 	sbs := make([][]byte, len(paths))
 	for i, p := range paths {
@@ -198,8 +191,8 @@ func (k *keylessSession) verifier(path string, doc *canonjson.Value) (*attest.Ve
 		base = k.adHoc.DocumentFor(doc)
 	}
 	lp, notes := k.cert.PolicyFor(base, doc, sbs, k.open)
-	if !found {
-		notes = append(notes, "keyless: no Sigstore bundle at "+path+SigstoreBundleSuffix+": no envelope is certified for an identity signer")
+	if len(paths) == 0 {
+		notes = append(notes, "keyless: no Sigstore bundle at "+sgbundle.MaterialName(path, 1)+": no envelope is certified for an identity signer")
 	}
 	o := k.opts
 	o.Policy, o.PolicyFor = lp, nil
@@ -224,4 +217,20 @@ func hasIdentitySigners(lp *attest.LoadedPolicy) bool {
 		}
 	}
 	return false
+}
+
+// materialBeside lists the Sigstore bundles kept beside the attested
+// bundle at path (sigstore.MaterialName 1, 2, … up to the first that does
+// not exist; one more than sigstore.MaxMaterial is listed so that too many
+// are refused, not ignored).
+func materialBeside(path string) []string {
+	var paths []string
+	for n := 1; n <= sgbundle.MaxMaterial+1; n++ {
+		p := sgbundle.MaterialName(path, n)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }

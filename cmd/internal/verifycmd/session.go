@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mcpres/mcpres/attest"
+	sgbundle "github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/internal/cli"
@@ -70,7 +71,7 @@ func (c Config) newSession(a *Printer, f *verifyFlags, at string) (*session, err
 		o.PolicyFor, s.note = adHoc.ForBundle, adHoc.Note()
 	}
 	if !f.keyless.given() && (c.Keyless != nil || c.ForwardKeyless != nil) && hasIdentitySigners(s.policy.Loaded) {
-		a.Warnf("policy %s has identity signers (keyless): they trust no envelope unless --trusted-root names the Sigstore trusted root to verify each FILE%s against", f.policyPath, SigstoreBundleSuffix)
+		a.Warnf("policy %s has identity signers (keyless): they trust no envelope unless --trusted-root names the Sigstore trusted root to verify each %s against", f.policyPath, sgbundle.MaterialName("FILE", 1))
 	}
 	if f.keyless.given() {
 		ks, err := c.newKeyless(f, s, open, at)
