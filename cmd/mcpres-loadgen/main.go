@@ -10,6 +10,13 @@
 //	mcpres-loadgen --url http://127.0.0.1:8080 --bundle testdata/bundles/example.json \
 //	    --clients 256 --duration 30s
 //
+// With --rekor-v2 it drives a Rekor v2 server (rekor-tiles) the same way,
+// the peer the bench measures the log service against: each submission
+// is a hashedrekord v0.0.2 entry (POST /api/v2/log/entries) of a distinct
+// artifact digest, signed with one of the ECDSA P-256 keys it makes at
+// start, and it counts as logged when the answer is the entry with its
+// inclusion proof (verified).
+//
 // Exit status: 0 measured, 2 a usage error, unreadable input or a run that
 // could not start.
 package main
@@ -45,8 +52,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var url, bundlePath, tokenFile string
 	var clients, requests, prepare int
 	var duration time.Duration
+	var rekorV2 bool
 	root := &cobra.Command{
-		Use:   "mcpres-loadgen --url URL --bundle BUNDLE [--clients N] [--duration D] [--requests N] [--prepare N] [--token-file FILE]",
+		Use:   "mcpres-loadgen --url URL (--bundle BUNDLE [--token-file FILE] | --rekor-v2) [--clients N] [--duration D] [--requests N] [--prepare N]",
 		Short: "Measure a log server (submissions per second, latency percentiles)",
 		Long: `Measure a log server ('mcpres log serve'): --clients concurrent clients
 submit distinct, valid conformance bundles (variants of --bundle, each
@@ -59,11 +67,21 @@ and 1,000,000 submissions.
 Making a variant costs about half what the server spends on it; when the
 load generator shares the server's cores, --prepare N makes the first N
 before the run starts (on all cores; they are held in memory, N times the
-bundle's size), so that the run measures the server.`,
+bundle's size), so that the run measures the server.
+
+--rekor-v2 drives a Rekor v2 server (rekor-tiles) instead, with the same
+clients, bounds and result line: each submission is a hashedrekord
+v0.0.2 entry (POST /api/v2/log/entries) of a distinct artifact digest,
+signed with one of the ECDSA P-256 keys made at start, and it counts
+when the server answers 201 with the entry and its inclusion proof
+(checked against the entry).`,
 		Args:              cobra.NoArgs,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if url == "" || bundlePath == "" {
+			if rekorV2 && (bundlePath != "" || tokenFile != "") {
+				return cli.Usagef("--rekor-v2 submits hashedrekord entries: no --bundle or --token-file")
+			}
+			if url == "" || (bundlePath == "" && !rekorV2) {
 				return cli.Usagef("--url and --bundle are required")
 			}
 			if prepare < 0 || prepare > loadgen.MaxPrepare {
@@ -71,6 +89,9 @@ bundle's size), so that the run measures the server.`,
 			}
 			if err := loadgen.CheckLoopback(url); err != nil {
 				return cli.Usage(err)
+			}
+			if rekorV2 {
+				return runRekorV2Cmd(url, clients, duration, requests, prepare, stdout, stderr)
 			}
 			var token string
 			if tokenFile != "" {
@@ -107,7 +128,31 @@ bundle's size), so that the run measures the server.`,
 	f.IntVar(&requests, "requests", 0, "stop after this many submissions (0: the duration decides; at most 1,000,000)")
 	f.IntVar(&prepare, "prepare", 0, fmt.Sprintf("make the first N submissions before the run starts (at most %d)", loadgen.MaxPrepare))
 	f.StringVar(&tokenFile, "token-file", "", "a file holding the server's bearer token")
+	f.BoolVar(&rekorV2, "rekor-v2", false, "drive a Rekor v2 server with hashedrekord v0.0.2 entries instead of a log server with bundles")
 	root.Version = version.Version
 	root.SetVersionTemplate(version.ReadBuild().Describe("mcpres-loadgen"))
 	return cli.Run(root, "mcpres-loadgen", args, nil, stdout, stderr)
+}
+
+// runRekorV2Cmd is the --rekor-v2 run: keys made now, one per client (at
+// most rekorV2MaxSigners), then the run, and its result line.
+func runRekorV2Cmd(url string, clients int, duration time.Duration, requests, prepare int, stdout, stderr io.Writer) error {
+	signers, err := newRekorSigners(min(max(clients, 1), rekorV2MaxSigners))
+	if err != nil {
+		return cli.Failf("making the signing keys: %v", err)
+	}
+	p := &cli.Printer{Prog: "mcpres-loadgen", Stderr: stderr}
+	p.Notef("%d clients against Rekor v2 at %s for %v (hashedrekord v0.0.2, %d ECDSA P-256 keys)", clients, url, duration, len(signers))
+	res, err := runRekorV2(context.Background(), rekorV2Config{URL: url, Clients: clients, Duration: duration, Requests: requests,
+		Prepare: prepare, Submit: rekorV2Submissions(signers)})
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	if res.Unproven > 0 {
+		p.Notef("%d answers 201 were not the submitted entry with its inclusion proof (counted failed): %s", res.Unproven, res.FirstReject)
+	} else if res.FirstReject != "" {
+		p.Notef("first refusal: %s", res.FirstReject)
+	}
+	fmt.Fprintln(stdout, res.Result)
+	return nil
 }
