@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	material "github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/trustpolicy"
@@ -39,7 +40,7 @@ const (
 	CodeStatementIdentity    = "MCPRES_KEYLESS_STATEMENT_IDENTITY"     // the envelope's signer identity is not the certificate's
 	CodeNoIdentitySigners    = "MCPRES_KEYLESS_NO_IDENTITY_SIGNERS"    // the policy has no identity signer
 	maxSigstoreBundle        = 1 << 20
-	maxSigstoreBundlesPerRun = attest.MaxEnvelopes
+	maxSigstoreBundlesPerRun = material.MaxMaterial
 )
 
 // A Failure is a failed keyless check: a stable Code and what was found.
@@ -344,19 +345,25 @@ func (m *Material) ResolveIn(base *trustpolicy.Document, certs []*Certification)
 }
 
 // PolicyFor is the policy one attested bundle is verified against (what
-// attest verify asks of mcpres-sigstore): each of sigstoreBundles
-// certified against wrapper ([Material.Certify]) and the certified keys
-// added to base ([Material.ResolveIn]), opened with o. When a Sigstore
-// bundle does not verify, the policy is base refusing the bundle with the
-// failing check's code ([attest.LoadedPolicy.Refused]): the result is
-// INVALID with it. It returns one note per certification, for the
-// result's evaluation notes.
+// attest verify asks of mcpres-sigstore): [Material.Resolved] opened with
+// o. When a Sigstore bundle does not verify, the policy is base refusing
+// the bundle with the failing check's code ([attest.LoadedPolicy.Refused]):
+// the result is INVALID with it.
 func (m *Material) PolicyFor(base *trustpolicy.Document, wrapper *canonjson.Value, sigstoreBundles [][]byte, o trustpolicy.OpenOptions) (*attest.LoadedPolicy, []string) {
-	refuse := func(f *Failure) (*attest.LoadedPolicy, []string) {
+	d, notes, f := m.Resolved(base, wrapper, sigstoreBundles)
+	if f != nil {
 		return trustpolicy.Open(base.Value(), o).Refused(&attest.Failure{Code: f.Code, Detail: f.Detail}), nil
 	}
+	return trustpolicy.Open(d.Value(), o), notes
+}
+
+// Resolved certifies each of sigstoreBundles against wrapper
+// ([Material.Certify]) and returns base with the certified keys added
+// ([Material.ResolveIn]) and one note per certification, for the result's
+// evaluation notes; or the first failing check.
+func (m *Material) Resolved(base *trustpolicy.Document, wrapper *canonjson.Value, sigstoreBundles [][]byte) (*trustpolicy.Document, []string, *Failure) {
 	if len(sigstoreBundles) > maxSigstoreBundlesPerRun {
-		return refuse(fail(CodeMaterialInvalid, "%d Sigstore bundles for one attested bundle: at most %d", len(sigstoreBundles), maxSigstoreBundlesPerRun))
+		return nil, nil, fail(CodeMaterialInvalid, "%d Sigstore bundles for one attested bundle: at most %d", len(sigstoreBundles), maxSigstoreBundlesPerRun)
 	}
 	var certs []*Certification
 	var notes []string
@@ -370,7 +377,7 @@ func (m *Material) PolicyFor(base *trustpolicy.Document, wrapper *canonjson.Valu
 			if len(sigstoreBundles) > 1 {
 				f = &Failure{Code: f.Code, Detail: fmt.Sprintf("Sigstore bundle %d: %s", i+1, f.Detail)}
 			}
-			return refuse(f)
+			return nil, nil, f
 		}
 		certs = append(certs, c)
 		notes = append(notes, fmt.Sprintf("keyless: envelope %d is certified for identity signer %q: %s (issuer %s), timestamp %s",
@@ -378,9 +385,9 @@ func (m *Material) PolicyFor(base *trustpolicy.Document, wrapper *canonjson.Valu
 	}
 	d, err := m.ResolveIn(base, certs)
 	if err != nil {
-		return refuse(fail(CodeMaterialInvalid, "%v", err))
+		return nil, nil, fail(CodeMaterialInvalid, "%v", err)
 	}
-	return trustpolicy.Open(d.Value(), o), notes
+	return d, notes, nil
 }
 
 // ErrNoMaterial is the error when an attested bundle was given no

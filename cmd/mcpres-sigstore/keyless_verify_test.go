@@ -236,6 +236,18 @@ func TestKeylessVerify(t *testing.T) {
 		t.Fatalf("swapped envelope: exit %d %s", code, stdout)
 	}
 
+	// attest keyless-policy (what mcpres report runs): the certified
+	// policy with a key signer for the certification, or the refusal with
+	// its code.
+	if stdout, stderr, code := runCLI("attest", "keyless-policy", e.p("email.json"), "--policy", emailPolicy, "--trusted-root", e.rootPath); code != 0 ||
+		!strings.Contains(stdout, `"name":"release.0"`) || !strings.Contains(stdout, `"notes":["keyless: envelope 0 is certified`) {
+		t.Fatalf("keyless-policy: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if stdout, stderr, code := runCLI("attest", "keyless-policy", e.p("otherkey.json"), "--policy", emailPolicy, "--trusted-root", e.rootPath,
+		"--sigstore-bundle", e.p("email.json.sigstore.json")); code != 0 || !strings.Contains(stdout, `{"refused":{"code":"`+keyless.CodeOtherKey+`"`) {
+		t.Fatalf("keyless-policy, refused: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
 	// The trusted root given is not the one the policy names: nothing is
 	// verified (exit 2, the code named).
 	if _, stderr, code := runCLI(verifyArgs("email.json", emailPolicy, badCAPath)...); code != 2 || !strings.Contains(stderr, keyless.CodeTrustedRootMismatch) {

@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
-	attestCmd.AddCommand(a.verifyCommand(), a.keylessSignCommand())
+	attestCmd.AddCommand(a.verifyCommand(), a.keylessSignCommand(), a.keylessPolicyCommand())
 	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(),
 		cmdcli.ManCommand(func() *cobra.Command { return root }, cmdcli.Usage,
 			func(err error) error { return err }, nil))

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/termsafe"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // mcpres runs companion binaries for commands whose dependencies would
@@ -57,4 +60,33 @@ func (a *app) runCompanion(bin string, args []string, env ...string) error {
 		return cli.Failf("running %s: %v", bin, err)
 	}
 	return nil
+}
+
+// maxCompanionOutput bounds what companionOutput reads.
+const maxCompanionOutput = 16 << 20
+
+// companionOutput runs bin with args and returns its standard output (its
+// messages go to this command's stderr); a failure is an error naming it.
+func (a *app) companionOutput(bin string, args []string) ([]byte, error) {
+	var out bytes.Buffer
+	c := exec.Command(bin, args...)
+	c.Stdout, c.Stderr = &limitedWriter{w: &out, n: maxCompanionOutput}, termsafe.Unwrap(a.stderr)
+	if err := c.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %v", filepath.Base(bin), strings.Join(args[:2], " "), err)
+	}
+	return out.Bytes(), nil
+}
+
+// limitedWriter writes at most n bytes to w, then fails.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if len(p) > l.n {
+		return 0, errors.New("output too large")
+	}
+	l.n -= len(p)
+	return l.w.Write(p)
 }

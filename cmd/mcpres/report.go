@@ -51,10 +51,17 @@ error (exit 2). The subject checks also apply to a conformance bundle,
 which has no signer: each is listed, and a failed one makes the verdict a
 failure (exit 1). Asked of a document that has no subject, they are a
 usage error (exit 2) and no page is written. A valid bundle whose result
-is not PASS is shown as such in the verdict box.`
+is not PASS is shown as such in the verdict box.
+
+With --trusted-root (and --policy), an attested bundle's keyless
+signatures are verified as attest verify --trusted-root verifies them
+(its Sigstore bundles beside it, certified by mcpres-sigstore): each
+certification (identity, issuer, timestamp) is listed with how the level
+was derived, and a Sigstore bundle that does not verify makes the verdict
+INVALID with its MCPRES_KEYLESS_ diagnostic.`
 
 func (a *app) reportCommand() *cobra.Command {
-	var out, policyPath, evaluatedAt, profilesDir string
+	var out, policyPath, evaluatedAt, profilesDir, trustedRoot string
 	var force bool
 	var subject verifycmd.SubjectFlags
 	var gf verifycmd.GateFlags
@@ -80,6 +87,9 @@ func (a *app) reportCommand() *cobra.Command {
 			if err := gf.CheckValues(); err != nil {
 				return cli.Usage(err)
 			}
+			if trustedRoot != "" && policyPath == "" {
+				return cli.Usagef("--trusted-root goes with --policy (whose identity signers it verifies)")
+			}
 			if given := gf.Given(); len(given) > 0 && policyPath == "" {
 				return cli.Usagef("%s: a gate needs a trust source (--policy): without one no signer is trusted, so nothing can pass", strings.Join(given, ", "))
 			}
@@ -93,7 +103,7 @@ func (a *app) reportCommand() *cobra.Command {
 					return cli.Usage(err)
 				}
 			}
-			in, rep := a.evaluateForReport(args[0], policyPath, at, opts, gate, q)
+			in, rep := a.evaluateForReport(args[0], reportTrust{policyPath, trustedRoot}, at, opts, gate, q)
 			if rep.Code == exitInput {
 				// No verdict to lay out: an unreadable document or
 				// policy writes no page, only its result line.
@@ -106,8 +116,10 @@ func (a *app) reportCommand() *cobra.Command {
 				return cli.Failf("%v", err)
 			}
 			inputs := []string{args[0]}
-			if policyPath != "" {
-				inputs = append(inputs, policyPath)
+			for _, p := range []string{policyPath, trustedRoot} {
+				if p != "" {
+					inputs = append(inputs, p)
+				}
 			}
 			if err := a.writeOutput(out, inputs, html, force); err != nil {
 				return err
@@ -123,6 +135,7 @@ func (a *app) reportCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "where to write the HTML report (required; - for standard output)")
 	f.StringVar(&policyPath, "policy", "", "trust policy for an attested bundle (as attest verify --policy)")
+	f.StringVar(&trustedRoot, "trusted-root", "", "keyless: the Sigstore trusted_root.json the policy names, to verify FILE's Sigstore bundles against (as attest verify --trusted-root; runs mcpres-sigstore)")
 	f.StringVar(&evaluatedAt, "evaluated-at", "", "evaluation time for an attested bundle as an RFC 3339 date-time (default: now)")
 	f.StringVar(&profilesDir, "profiles", os.Getenv("MCPRES_PROFILES"), "directory of reliability-profile manifests for profile and OAuth evaluations (default $MCPRES_PROFILES)")
 	f.BoolVar(&force, "force", false, "replace an existing output file")
@@ -152,7 +165,8 @@ func evaluationTime(cmd *cobra.Command, at string) (string, error) {
 // attested bundle; the validator's document package for every other kind
 // (document.Detect is the one kind switch), with the subject checks q
 // for a conformance bundle.
-func (a *app) evaluateForReport(path, policyPath string, at string, opts document.Options, gate verifycmd.Gate, q attest.SubjectRequirement) (htmlreport.Input, report) {
+func (a *app) evaluateForReport(path string, trust reportTrust, at string, opts document.Options, gate verifycmd.Gate, q attest.SubjectRequirement) (htmlreport.Input, report) {
+	policyPath := trust.policy
 	in := htmlreport.Input{Name: path}
 	data, doc, err := canonjson.ReadFile(path)
 	if err != nil {
@@ -182,10 +196,17 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 		if gate.Unbound() {
 			a.warnf("the gate is not bound to an artifact: a bundle about anything the trusted signers signed passes (bind it with %s)", verifycmd.SubjectFlagNames)
 		}
+		var notes []string
+		if trust.trustedRoot != "" {
+			if vo.Policy, notes, err = a.keylessPolicy(path, trust, vo.Policy); err != nil {
+				return in, inputInvalidReport(path, err)
+			}
+		}
 		r, err := attest.Verify(doc, vo)
 		if err != nil {
 			return in, inputInvalidReport(path, err)
 		}
+		r.Evaluation.Notes = append(notes, r.Evaluation.Notes...)
 		in.Attestation = &r
 		rep := attestReport(path, r)
 		if gate.Active() {
@@ -214,4 +235,37 @@ func (a *app) evaluateForReport(path, policyPath string, at string, opts documen
 		rep = verifycmd.SubjectOnly(rep, r, q, data, doc)
 	}
 	return in, rep
+}
+
+// reportTrust is report's trust source: the policy file and, for keyless
+// signatures, the Sigstore trusted root.
+type reportTrust struct{ policy, trustedRoot string }
+
+// keylessPolicy is the policy the attested bundle at path is verified
+// against once mcpres-sigstore has certified its keyless signatures
+// (keyless.Material.Resolved): the certified policy and its notes, or
+// base refusing the bundle with the failing check's code.
+func (a *app) keylessPolicy(path string, trust reportTrust, base *attest.LoadedPolicy) (*attest.LoadedPolicy, []string, error) {
+	bin, err := findCompanion("mcpres-sigstore", sigstoreBinaryEnv, "keyless verification is")
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := a.companionOutput(bin, []string{"attest", "keyless-policy", "--policy", trust.policy, "--trusted-root", trust.trustedRoot, "--", path})
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := canonjson.Parse(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcpres-sigstore attest keyless-policy: %v", err)
+	}
+	if ref := v.Get("refused"); ref != nil {
+		return base.Refused(&attest.Failure{Code: ref.Get("code").Str, Detail: ref.Get("detail").Str}), nil, nil
+	}
+	var notes []string
+	if ns := v.Get("notes"); ns.Is(canonjson.Array) {
+		for _, n := range ns.Items {
+			notes = append(notes, n.Str)
+		}
+	}
+	return trustpolicy.Open(v.Get("policy"), trustpolicy.OpenOptions{}), notes, nil
 }

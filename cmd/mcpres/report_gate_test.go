@@ -9,6 +9,7 @@ import (
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // mcpres report judges an attested bundle with attest verify's gate when a
@@ -75,4 +76,76 @@ func TestCLIReportGate(t *testing.T) {
 			t.Errorf("%q: a page was written", args)
 		}
 	}
+}
+
+// report --trusted-root asks mcpres-sigstore (a stand-in here; the real
+// one is tested in cmd/mcpres-sigstore) for the policy the bundle is
+// verified against: a certified policy is used with its notes on the
+// page, a refusal makes the verdict INVALID with its code (exit 1), the
+// stand-in's failure is exit 2 with no page; the control: with the
+// policy that does not trust the signer, the gate fails.
+func TestCLIReportKeyless(t *testing.T) {
+	d := t.TempDir()
+	key := writeTestKey(t, d, "one.key", attesttest.TestOnlyKeyOne())
+	pass := writePretty(t, d, "pass.json", bundletest.Example(t))
+	att := filepath.Join(d, "pass.att.json")
+	runExpect(t, exitValid, signArgs(pass, key, attesttest.IdentityOne, att)...)
+	untrusting := writePretty(t, d, "policy.json", attesttest.Policy(attesttest.PolicyOptions{Trusted: []string{"two"}}))
+	trusting, err := canonjson.Compact(attesttest.Policy(attesttest.PolicyOptions{Trusted: []string{"one"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := writeTestFile(t, d, "trusted_root.json", []byte("{}"), 0o644)
+	stub := filepath.Join(d, "mcpres-sigstore")
+	t.Setenv(sigstoreBinaryEnv, stub)
+	for _, c := range []struct {
+		name, answer string
+		code         int
+		page         []string
+	}{
+		{"certified", `{"policy":` + string(trusting) + `,"notes":["keyless: envelope 0 is certified for identity signer \"release\": test"]}`, exitValid, []string{">PASSED<", "keyless: envelope 0 is certified"}},
+		{"refused", `{"refused":{"code":"MCPRES_KEYLESS_UNTRUSTED_CA","detail":"test refusal"}}`, exitInvalid, []string{"MCPRES_KEYLESS_UNTRUSTED_CA", ">FAILED<"}},
+		{"no certification", `{"policy":` + readPolicyJSON(t, untrusting) + `,"notes":[]}`, exitInvalid, []string{"SIGNED_WITH_IDENTITY required, derived SIGNED"}},
+		{"companion fails", "", exitInput, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			script := "#!/bin/sh\nexit 2\n"
+			if c.answer != "" {
+				writeTestFile(t, d, "answer.json", []byte(c.answer), 0o644)
+				script = "#!/bin/sh\ncat " + filepath.Join(d, "answer.json") + "\n"
+			}
+			writeTestFile(t, d, "mcpres-sigstore", []byte(script), 0o755)
+			out := filepath.Join(t.TempDir(), "r.html")
+			stdout, stderr, code := runCLI(t, "report", "-o", out, "--evaluated-at", attesttest.EvaluatedAt, "--quiet", att,
+				"--policy", untrusting, "--trusted-root", root, "--subject-name", exampleSubjectName)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, stdout, stderr)
+			}
+			page, err := os.ReadFile(out)
+			if c.page == nil {
+				if err == nil {
+					t.Error("a page was written")
+				}
+				return
+			}
+			for _, w := range c.page {
+				if !strings.Contains(string(page), w) {
+					t.Errorf("the page lacks %q", w)
+				}
+			}
+		})
+	}
+	if _, stderr, code := runCLI(t, "report", "-o", filepath.Join(d, "x.html"), att, "--trusted-root", root); code != exitInput || !strings.Contains(stderr, "--trusted-root goes with --policy") {
+		t.Errorf("--trusted-root without --policy: exit %d %s", code, stderr)
+	}
+}
+
+func readPolicyJSON(t *testing.T, path string) string {
+	t.Helper()
+	_, v, err := canonjson.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := canonjson.Compact(v)
+	return string(b)
 }

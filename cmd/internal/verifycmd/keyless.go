@@ -176,7 +176,7 @@ func (c Config) newKeyless(f *verifyFlags, s *session, open trustpolicy.OpenOpti
 func (k *keylessSession) verifier(path string, doc *canonjson.Value) (*attest.Verifier, []string, error) {
 	paths := k.sigstoreBundles
 	if len(paths) == 0 {
-		paths = materialBeside(path)
+		paths = MaterialBeside(path)
 	}
 	sbs := make([][]byte, len(paths))
 	for i, p := range paths {
@@ -219,11 +219,11 @@ func hasIdentitySigners(lp *attest.LoadedPolicy) bool {
 	return false
 }
 
-// materialBeside lists the Sigstore bundles kept beside the attested
+// MaterialBeside lists the Sigstore bundles kept beside the attested
 // bundle at path (sigstore.MaterialName 1, 2, … up to the first that does
 // not exist; one more than sigstore.MaxMaterial is listed so that too many
 // are refused, not ignored).
-func materialBeside(path string) []string {
+func MaterialBeside(path string) []string {
 	var paths []string
 	for n := 1; n <= sgbundle.MaxMaterial+1; n++ {
 		p := sgbundle.MaterialName(path, n)
