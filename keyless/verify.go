@@ -39,7 +39,7 @@ const (
 	CodeOtherKey             = "MCPRES_KEYLESS_OTHER_KEY"              // the envelope's key is not the certified key
 	CodeStatementIdentity    = "MCPRES_KEYLESS_STATEMENT_IDENTITY"     // the envelope's signer identity is not the certificate's
 	CodeNoIdentitySigners    = "MCPRES_KEYLESS_NO_IDENTITY_SIGNERS"    // the policy has no identity signer
-	maxSigstoreBundle        = 1 << 20
+	maxSigstoreBundle        = material.MaxMaterialBytes
 	maxSigstoreBundlesPerRun = material.MaxMaterial
 )
 

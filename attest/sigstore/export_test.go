@@ -416,3 +416,29 @@ func TestExportRefusesBrokenFixtures(t *testing.T) {
 		})
 	}
 }
+
+// Carries pairs a Sigstore bundle with the envelope whose payload and
+// signature it holds, and with no other: another envelope of the same
+// bundle, a changed signature, a document that is not a Sigstore bundle.
+func TestCarries(t *testing.T) {
+	env0, _ := envelopeAndDigest(t, "witnessed.json", 0)
+	env1, _ := envelopeAndDigest(t, "witnessed.json", 1)
+	sb := export(t, env0)
+	if !sigstore.Carries(sb, env0) {
+		t.Fatal("the Sigstore bundle of envelope 0 does not carry it")
+	}
+	if sigstore.Carries(sb, env1) {
+		t.Error("the Sigstore bundle of envelope 0 carries envelope 1")
+	}
+	otherSig := mutateBundle(t, sb, func(b *canonjson.Value) {
+		s := b.Path("dsseEnvelope", "signatures").Items[0]
+		s.Set("sig", canonjson.NewString(base64.StdEncoding.EncodeToString(make([]byte, 64))))
+	})
+	if sigstore.Carries(otherSig, env0) {
+		t.Error("a Sigstore bundle with another signature carries envelope 0")
+	}
+	notSB := mutateBundle(t, sb, func(b *canonjson.Value) { b.Set("mediaType", canonjson.NewString("application/json")) })
+	if sigstore.Carries(notSB, env0) || sigstore.Carries([]byte("{"), env0) {
+		t.Error("a document that is not a Sigstore bundle carries envelope 0")
+	}
+}

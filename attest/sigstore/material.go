@@ -1,7 +1,12 @@
 package sigstore
 
 import (
+	"bytes"
+	"encoding/base64"
+
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/keyfile"
 	"strconv"
 	"strings"
 )
@@ -9,6 +14,10 @@ import (
 // MaxMaterial bounds the Sigstore bundles kept beside one attested bundle:
 // one per keyless envelope, and a bundle has at most attest.MaxEnvelopes.
 const MaxMaterial = attest.MaxEnvelopes
+
+// MaxMaterialBytes bounds one Sigstore bundle kept beside an attested
+// bundle (a certificate chain, timestamps and one envelope).
+const MaxMaterialBytes = 1 << 20
 
 // materialSuffix ends the name of the first Sigstore bundle kept beside an
 // attested bundle file.
@@ -44,4 +53,31 @@ func IsMaterialName(name string) bool {
 	}
 	n, err := strconv.Atoi(rest[i+len(".sigstore."):])
 	return err == nil && n >= 2 && strconv.Itoa(n) == rest[i+len(".sigstore."):]
+}
+
+// Carries reports whether sigstoreBundle (a Sigstore bundle's JSON) holds
+// a DSSE envelope with exactly the payload and signature of envelope, an
+// MCP-RES DSSE envelope of an attested bundle: the Sigstore bundle is
+// that envelope's material. Nothing is verified: this only pairs files
+// (attest export, oci attach); verification is package keyless's.
+func Carries(sigstoreBundle []byte, envelope *canonjson.Value) bool {
+	sb, err := canonjson.Parse(sigstoreBundle)
+	if err != nil || !IsSigstoreBundle(sb) {
+		return false
+	}
+	d := sb.Get("dsseEnvelope")
+	sigs := d.Get("signatures")
+	esigs := envelope.Get("signatures")
+	if !sigs.Is(canonjson.Array) || len(sigs.Items) != 1 || !esigs.Is(canonjson.Array) || len(esigs.Items) != 1 {
+		return false
+	}
+	same := func(a, b *canonjson.Value) bool {
+		if !a.Is(canonjson.String) || !b.Is(canonjson.String) {
+			return false
+		}
+		x, err1 := base64.StdEncoding.DecodeString(a.Str)
+		y, err2 := keyfile.DecodeStrictBase64(b.Str)
+		return err1 == nil && err2 == nil && len(x) > 0 && bytes.Equal(x, y)
+	}
+	return same(d.Get("payload"), envelope.Get("payload")) && same(sigs.Items[0].Get("sig"), esigs.Items[0].Get("sig"))
 }

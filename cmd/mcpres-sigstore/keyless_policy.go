@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	material "github.com/mcpres/mcpres/attest/sigstore"
 
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
@@ -79,7 +80,7 @@ func keylessPolicy(path, policyPath, rootPath string, sbPaths []string) (*canonj
 	}
 	sbs := make([][]byte, len(sbPaths))
 	for i, sb := range sbPaths {
-		if sbs[i], err = regularfile.ReadFile(sb, maxMaterialFile); err != nil {
+		if sbs[i], err = regularfile.ReadFile(sb, material.MaxMaterialBytes); err != nil {
 			return nil, cmdcli.Failf("Sigstore bundle %s: %v", sb, err)
 		}
 	}
@@ -97,6 +98,3 @@ func keylessPolicy(path, policyPath, rootPath string, sbPaths []string) (*canonj
 	}
 	return canonjson.NewObject(mb("policy", d.Value()), mb("notes", canonjson.NewArray(ns...))), nil
 }
-
-// maxMaterialFile bounds a Sigstore bundle file read.
-const maxMaterialFile = 1 << 20

@@ -4,8 +4,10 @@ import (
 	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/spf13/cobra"
 )
 
@@ -23,6 +25,13 @@ publicKeySpkiBase64 and signerIdentity are dropped, the DSSE keyid is left
 empty), a publicKey verification material whose hint is the signer's key
 fingerprint, and no transparency-log entries or timestamps. Verify it with
 the signer's public key, key-based and without observer timestamps.
+
+A keyless envelope (attest sign --keyless) has its Sigstore bundle kept
+beside ATTESTED (ATTESTED.sigstore.json, ATTESTED.sigstore.2.json, …): the
+one that holds this envelope's payload and signature is written unchanged
+instead, with its certificate and RFC 3161 timestamp, for verification
+with the signer's identity and issuer (cosign verify-blob-attestation
+--certificate-identity … --certificate-oidc-issuer …).
 
 The envelope's shape and signature are checked; the evidence, the binding
 to the bundle and trust are not: that is "mcpres attest verify". OUTPUT is
@@ -58,6 +67,15 @@ func (a *app) attestExportCommand() *cobra.Command {
 			env, err := selectEnvelope(path, doc, index)
 			if err != nil {
 				return err
+			}
+			if kept, from, err := keylessMaterial(path, env); err != nil {
+				return err
+			} else if kept != nil {
+				if err := a.writeOutput(out, []string{path, from}, kept, force); err != nil {
+					return err
+				}
+				a.wrote(out, "keyless Sigstore bundle (certificate, timestamp) of envelope %d of %s, copied from %s", index, path, from)
+				return nil
 			}
 			b, err := sigstore.ExportBundle(env)
 			if err != nil {
@@ -97,4 +115,20 @@ func selectEnvelope(path string, doc *canonjson.Value, index int) (*canonjson.Va
 		return nil, cli.Failf("envelope index %d is out of range: %s holds %d envelope(s), indexes 0 to %d", index, path, n, n-1)
 	}
 	return envs.Items[index], nil
+}
+
+// keylessMaterial returns the Sigstore bundle kept beside the attested
+// bundle at path that carries env (sigstore.Carries) and its file name,
+// or nil when none does.
+func keylessMaterial(path string, env *canonjson.Value) ([]byte, string, error) {
+	for _, p := range verifycmd.MaterialBeside(path) {
+		data, err := regularfile.ReadFile(p, sigstore.MaxMaterialBytes)
+		if err != nil {
+			return nil, "", cli.Failf("Sigstore bundle %s: %v", p, err)
+		}
+		if sigstore.Carries(data, env) {
+			return data, p, nil
+		}
+	}
+	return nil, "", nil
 }

@@ -191,3 +191,37 @@ func TestCLIAttestExportErrors(t *testing.T) {
 		t.Errorf("--force did not replace the output: %q", data)
 	}
 }
+
+// A Sigstore bundle kept beside the attested bundle that carries the
+// envelope (a keyless signature's material) is exported unchanged; the
+// control: one that carries another envelope is not, and the envelope is
+// exported in the public-key form.
+func TestAttestExportKeylessMaterial(t *testing.T) {
+	d := t.TempDir()
+	att := filepath.Join(d, "w.json")
+	data, err := os.ReadFile(filepath.Join(exportFixtures, "witnessed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, d, "w.json", data, 0o644)
+	plain := filepath.Join(d, "plain0.json")
+	runExpect(t, exitValid, "attest", "export", "--sigstore-bundle", "0", "-o", plain, att)
+	// Material of envelope 0, marked so that a copy is recognisable.
+	_, v, err := canonjson.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Set("zMarker", canonjson.NewString("kept beside"))
+	kept, _ := canonjson.Pretty(v)
+	writeTestFile(t, d, "w.json.sigstore.2.json", kept, 0o644)
+	writeTestFile(t, d, "w.json.sigstore.json", []byte(`{"mediaType":"`+sigstore.MediaType+`"}`), 0o644)
+	out0, out1 := filepath.Join(d, "out0.json"), filepath.Join(d, "out1.json")
+	_, stderr, code := runCLI(t, "attest", "export", "--sigstore-bundle", "0", "-o", out0, att)
+	if got, _ := os.ReadFile(out0); code != exitValid || !bytes.Equal(got, kept) || !strings.Contains(stderr, "copied from "+filepath.Join(d, "w.json.sigstore.2.json")) {
+		t.Fatalf("envelope 0: exit %d, copied %t\n%s", code, bytes.Equal(got, kept), stderr)
+	}
+	runExpect(t, exitValid, "attest", "export", "--sigstore-bundle", "1", "-o", out1, att)
+	if got, _ := os.ReadFile(out1); bytes.Contains(got, []byte("zMarker")) {
+		t.Error("envelope 1 was exported as envelope 0's material")
+	}
+}

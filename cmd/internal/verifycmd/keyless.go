@@ -17,8 +17,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// maxSigstoreBundleFile bounds a Sigstore bundle file read for an input.
-const maxSigstoreBundleFile = 1 << 20
 
 // A Certifier verifies the keyless signatures of attested bundles against
 // one trusted root (mcpres-sigstore: keyless.Material, which checks
@@ -180,7 +178,7 @@ func (k *keylessSession) verifier(path string, doc *canonjson.Value) (*attest.Ve
 	}
 	sbs := make([][]byte, len(paths))
 	for i, p := range paths {
-		data, err := regularfile.ReadFile(p, maxSigstoreBundleFile)
+		data, err := regularfile.ReadFile(p, sgbundle.MaxMaterialBytes)
 		if err != nil {
 			return nil, nil, &validator.InputError{Reason: fmt.Sprintf("Sigstore bundle %s: %v", p, err)}
 		}
