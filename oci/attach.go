@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/document"
 	"github.com/mcpres/mcpres/validator"
@@ -34,6 +36,10 @@ type Bundle struct {
 	// SubjectName, SubjectVersion and Claim are the bundle's
 	// evidence.subject name and version and its claimed classification.
 	SubjectName, SubjectVersion, Claim string
+	// Sigstore are the Sigstore bundles attached with it (keyless
+	// signatures: one layer each after the bundle's), added and checked
+	// by [Bundle.AddSigstore].
+	Sigstore [][]byte
 }
 
 // An InvalidBundleError is evidence that is never published: a document
@@ -120,15 +126,19 @@ type Attachment struct {
 // ReferrersTag is the referrers tag schema's tag of an image: sha256-HEX.
 func ReferrersTag(img Image) string { return "sha256-" + img.Descriptor.Hex() }
 
-// Attach pushes b as an artifact referring to img: the empty config, one
-// layer of b's exact bytes, and an image manifest (OCI 1.1) with
+// Attach pushes b as an artifact referring to img: the empty config, a
+// layer of b's exact bytes, a layer of each of b's Sigstore bundles
+// (titled as attest sign --keyless names them beside the bundle file,
+// sigstore.MaterialName), and an image manifest (OCI 1.1) with
 // artifactType ArtifactType, img as its subject and the annotations of
 // the package documentation. b's subject must be img's digest unless
 // o.ForceSubject.
 //
 // The registry's referrers support is read first by the standard rule
-// (see Discover), and an artifact with the same bundle bytes already
-// referring to img is reported, not pushed again. On a registry with the
+// (see Discover), and an artifact with the same bundle bytes and the
+// same Sigstore bundles (in any order) already referring to img is
+// reported, not pushed again; one with the same bundle and other Sigstore
+// bundles (or none) is not the same artifact. On a registry with the
 // referrers API nothing else is written: no referrers tag. On one without
 // it, the image index under ReferrersTag(img) gets the new entry,
 // read–merge–written with the index's ETag in If-Match (If-None-Match: *
@@ -151,8 +161,15 @@ func (c *Client) Attach(ctx context.Context, img Image, b *Bundle, o AttachOptio
 		a.IndexTag = ReferrersTag(img)
 	}
 	layerDigest := Digest(b.Data)
+	title := layerDigest[len("sha256:"):] + ".attested.json"
+	sb := make([]Descriptor, len(b.Sigstore))
+	for i, data := range b.Sigstore {
+		dg := Digest(data)
+		sb[i] = Descriptor{MediaType: SigstoreMediaType, Digest: dg, Size: int64(len(data)),
+			Annotations: map[string]string{AnnotationTitle: sigstore.MaterialName(title, i+1)}}
+	}
 	for _, r := range d.Referrers {
-		if r.Err == nil && r.Manifest.Layer.Digest == layerDigest {
+		if r.Err == nil && r.Manifest.Layer.Digest == layerDigest && sameDigests(r.Manifest.Sigstore, sb) {
 			a.Manifest, a.Existing = r.Descriptor, true
 			return a, nil
 		}
@@ -172,14 +189,19 @@ func (c *Client) Attach(ctx context.Context, img Image, b *Bundle, o AttachOptio
 		return Attachment{}, err
 	}
 	layer := Descriptor{MediaType: LayerMediaType, Digest: layerDigest, Size: int64(len(b.Data)),
-		Annotations: map[string]string{AnnotationTitle: layerDigest[len("sha256:"):] + ".attested.json"}}
+		Annotations: map[string]string{AnnotationTitle: title}}
 	if err := pushBlob(ctx, repo, layer, b.Data); err != nil {
 		return Attachment{}, err
+	}
+	for i, d := range sb {
+		if err := pushBlob(ctx, repo, d, b.Sigstore[i]); err != nil {
+			return Attachment{}, err
+		}
 	}
 	ann := map[string]string{AnnotationCreated: o.Created, AnnotationSubjectName: b.SubjectName,
 		AnnotationSubjectVersion: b.SubjectVersion, AnnotationClaimedLevel: b.Claim}
 	subject := Descriptor{MediaType: img.Descriptor.MediaType, Digest: img.Digest(), Size: img.Descriptor.Size}
-	manifest, err := artifactManifest(layer, subject, ann)
+	manifest, err := artifactManifestWith(layer, sb, subject, ann)
 	if err != nil {
 		return Attachment{}, fmt.Errorf("encoding the artifact manifest: %w", err)
 	}
@@ -194,6 +216,20 @@ func (c *Client) Attach(ctx context.Context, img Image, b *Bundle, o AttachOptio
 		}
 	}
 	return a, nil
+}
+
+// sameDigests reports whether a and b hold the same digests, in any
+// order (the parser refuses a digest twice in one manifest).
+func sameDigests(a, b []Descriptor) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y Descriptor) bool { return y.Digest == x.Digest }) {
+			return false
+		}
+	}
+	return true
 }
 
 func ociDescriptor(d Descriptor) ocispec.Descriptor {

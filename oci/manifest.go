@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/oci/pulled"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
@@ -22,6 +24,12 @@ const (
 	ArtifactType = "application/vnd.mcpres.attested-bundle.v1+json"
 	// LayerMediaType is the media type of the layer: ArtifactType.
 	LayerMediaType = ArtifactType
+	// SigstoreMediaType is the media type of the optional layers after
+	// the bundle's: each a Sigstore bundle v0.3 (certificate, RFC 3161
+	// timestamp and one DSSE envelope of the attested bundle) for keyless
+	// verification, as attest sign --keyless writes them beside the
+	// bundle file.
+	SigstoreMediaType = sigstore.MediaType
 
 	// AnnotationSubjectName and AnnotationSubjectVersion are the bundle's
 	// evidence.subject name and version.
@@ -60,6 +68,12 @@ const (
 	// (canonjson.MaxInputBytes), so that nothing is downloaded that could
 	// not be verified.
 	MaxBundleBytes = canonjson.MaxInputBytes
+	// MaxSigstoreBytes bounds a Sigstore bundle layer (1 MiB, as
+	// attest verify bounds a Sigstore bundle file).
+	MaxSigstoreBytes = pulled.MaxSigstoreBytes
+	// MaxSigstoreLayers bounds the Sigstore bundle layers of one artifact:
+	// one per keyless envelope (sigstore.MaxMaterial).
+	MaxSigstoreLayers = sigstore.MaxMaterial
 )
 
 // A Descriptor is an OCI content descriptor as mcpres reads it: only
@@ -125,8 +139,12 @@ func Digest(b []byte) string {
 // An ArtifactManifest is the image manifest of an MCP-RES artifact, read
 // by [ParseArtifactManifest].
 type ArtifactManifest struct {
-	// Layer is the one layer: the attested bundle.
+	// Layer is the first layer: the attested bundle.
 	Layer Descriptor
+	// Sigstore are the further layers, in order: the attested bundle's
+	// Sigstore bundles (none for an artifact of a key-signed bundle, or
+	// one attached before they were carried).
+	Sigstore []Descriptor
 	// Subject is the image the artifact refers to.
 	Subject Descriptor
 	// Annotations are the manifest's annotations (nil when absent).
@@ -137,8 +155,11 @@ type ArtifactManifest struct {
 // artifact: the strict reader (no duplicate keys, so that no two readers
 // see different manifests in the same bytes), schemaVersion 2, the image
 // manifest media type, artifactType [ArtifactType], the empty config
-// descriptor, exactly one layer of [LayerMediaType] of 1 to
-// [MaxBundleBytes] bytes, and a subject. Digests are sha256. Members the
+// descriptor, a first layer of [LayerMediaType] of 1 to [MaxBundleBytes]
+// bytes followed by at most [MaxSigstoreLayers] layers of
+// [SigstoreMediaType] of 1 to [MaxSigstoreBytes] bytes each (any other
+// layer is refused, and no two layers have the same digest), and a
+// subject. Digests are sha256. Members the
 // OCI image specification does not define are ignored, as it requires;
 // the layer's and config's urls and data are never used.
 func ParseArtifactManifest(data []byte) (*ArtifactManifest, error) {
@@ -166,12 +187,12 @@ func ParseArtifactManifest(data []byte) (*ArtifactManifest, error) {
 		return fail("config is not the empty descriptor (%s, %s, 2 bytes)", emptyMediaType, emptyDigest)
 	}
 	layers := root.Get("layers")
-	if !layers.Is(canonjson.Array) || len(layers.Items) != 1 {
+	if !layers.Is(canonjson.Array) || len(layers.Items) < 1 || len(layers.Items) > 1+MaxSigstoreLayers {
 		n := "not an array"
 		if layers.Is(canonjson.Array) {
 			n = strconv.Itoa(len(layers.Items)) + " layers"
 		}
-		return fail("layers: %s, want exactly one layer (the attested bundle)", n)
+		return fail("layers: %s, want the attested bundle and at most %d Sigstore bundles", n, MaxSigstoreLayers)
 	}
 	layer, err := descriptorAt(layers.Items[0], "layers[0]")
 	if err != nil {
@@ -182,6 +203,26 @@ func ParseArtifactManifest(data []byte) (*ArtifactManifest, error) {
 	}
 	if layer.Size < 1 || layer.Size > MaxBundleBytes {
 		return fail("layers[0].size is %d bytes, want 1 to %d (the bundle limit)", layer.Size, MaxBundleBytes)
+	}
+	seen := map[string]bool{layer.Digest: true}
+	var sb []Descriptor
+	for i, it := range layers.Items[1:] {
+		where := "layers[" + strconv.Itoa(i+1) + "]"
+		d, err := descriptorAt(it, where)
+		if err != nil {
+			return nil, err
+		}
+		if d.MediaType != SigstoreMediaType {
+			return fail("%s.mediaType is %q, want %q (a Sigstore bundle; no other layer follows the attested bundle)", where, d.MediaType, SigstoreMediaType)
+		}
+		if d.Size < 1 || d.Size > MaxSigstoreBytes {
+			return fail("%s.size is %d bytes, want 1 to %d (the Sigstore bundle limit)", where, d.Size, MaxSigstoreBytes)
+		}
+		if seen[d.Digest] {
+			return fail("%s.digest %s is another layer's too", where, d.Digest)
+		}
+		seen[d.Digest] = true
+		sb = append(sb, d)
 	}
 	if !root.Has("subject") {
 		return fail("subject is absent: the artifact refers to no image")
@@ -194,7 +235,7 @@ func ParseArtifactManifest(data []byte) (*ArtifactManifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ArtifactManifest{Layer: layer, Subject: subject, Annotations: ann}, nil
+	return &ArtifactManifest{Layer: layer, Sigstore: sb, Subject: subject, Annotations: ann}, nil
 }
 
 // parseObject reads data with the strict reader; the root must be an
@@ -299,6 +340,13 @@ func annotations(v *canonjson.Value, where string) (map[string]string, error) {
 // artifactManifest builds the manifest of an attested bundle whose bytes
 // have descriptor layer, referring to subject.
 func artifactManifest(layer, subject Descriptor, ann map[string]string) ([]byte, error) {
+	return artifactManifestWith(layer, nil, subject, ann)
+}
+
+// artifactManifestWith builds the manifest of an attested bundle whose
+// bytes have descriptor layer and whose Sigstore bundles have descriptors
+// sb, referring to subject.
+func artifactManifestWith(layer Descriptor, sb []Descriptor, subject Descriptor, ann map[string]string) ([]byte, error) {
 	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
 	s := canonjson.NewString
 	desc := func(d Descriptor, extra ...canonjson.Member) *canonjson.Value {
@@ -306,13 +354,16 @@ func artifactManifest(layer, subject Descriptor, ann map[string]string) ([]byte,
 		return canonjson.NewObject(append(ms, extra...)...)
 	}
 	cfg := desc(Descriptor{MediaType: emptyMediaType, Digest: emptyDigest, Size: emptySize}, m("data", s("e30=")))
-	l := desc(layer, m("annotations", stringObject(layer.Annotations)))
+	ls := []*canonjson.Value{desc(layer, m("annotations", stringObject(layer.Annotations)))}
+	for _, d := range sb {
+		ls = append(ls, desc(d, m("annotations", stringObject(d.Annotations))))
+	}
 	root := canonjson.NewObject(
 		m("schemaVersion", canonjson.NewInt(2)),
 		m("mediaType", s(ocispec.MediaTypeImageManifest)),
 		m("artifactType", s(ArtifactType)),
 		m("config", cfg),
-		m("layers", canonjson.NewArray(l)),
+		m("layers", canonjson.NewArray(ls...)),
 		m("subject", desc(subject)),
 		m("annotations", stringObject(ann)),
 	)

@@ -3,6 +3,7 @@ package oci
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,6 +49,22 @@ func TestParseArtifactManifest(t *testing.T) {
 	if m.Layer.Digest != testLayer.Digest || m.Layer.Size != 6 || m.Subject.Digest != testSubject.Digest || m.Subject.Size != 5 || m.Annotations[AnnotationSubjectName] != "s" {
 		t.Fatalf("read %+v", m)
 	}
+	if m.Sigstore != nil {
+		t.Errorf("a one-layer artifact read with Sigstore layers %v", m.Sigstore)
+	}
+	// Sigstore bundles after the attested bundle, up to the bound.
+	full := goodManifest(t)
+	for i := range MaxSigstoreLayers {
+		full.Get("layers").Items = append(full.Get("layers").Items, sigstoreLayerValue(i, SigstoreMediaType, int64(100+i)))
+	}
+	m, err = ParseArtifactManifest(compact(t, full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Sigstore) != MaxSigstoreLayers || m.Sigstore[3].Digest != Digest([]byte("sigstore 3")) || m.Sigstore[3].Size != 103 ||
+		m.Sigstore[3].MediaType != SigstoreMediaType || m.Layer.Digest != testLayer.Digest {
+		t.Fatalf("read %+v", m)
+	}
 	extra := goodManifest(t)
 	extra.Set("futureMember", canonjson.NewString("ignored"))
 	extra.Get("layers").Items[0].Set("urls", canonjson.NewArray(canonjson.NewString("https://example.invalid/x")))
@@ -69,10 +86,46 @@ func TestParseArtifactManifest(t *testing.T) {
 		{"config not empty", func(v *canonjson.Value) { v.Get("config").Set("size", n(3)) }, "config is not the empty descriptor"},
 		{"config image", func(v *canonjson.Value) { v.Get("config").Set("mediaType", s(ocispec.MediaTypeImageConfig)) }, "config is not the empty descriptor"},
 		{"no layers", func(v *canonjson.Value) { v.Set("layers", canonjson.NewArray()) }, "0 layers"},
-		{"two layers", func(v *canonjson.Value) {
+		{"two bundle layers", func(v *canonjson.Value) {
 			l := v.Get("layers")
 			l.Items = append(l.Items, l.Items[0].Clone())
-		}, "2 layers"},
+		}, "layers[1].mediaType is"},
+		{"a foreign layer after the bundle", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			l.Items = append(l.Items, sigstoreLayerValue(1, "application/vnd.example.sbom+json", 10))
+		}, `layers[1].mediaType is "application/vnd.example.sbom+json"`},
+		{"a foreign layer after a Sigstore bundle", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			l.Items = append(l.Items, sigstoreLayerValue(1, SigstoreMediaType, 10), sigstoreLayerValue(2, ocispec.MediaTypeImageLayer, 10))
+		}, "layers[2].mediaType is"},
+		{"a Sigstore bundle first", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			l.Items = append([]*canonjson.Value{sigstoreLayerValue(1, SigstoreMediaType, 10)}, l.Items...)
+		}, "layers[0].mediaType is"},
+		{"an empty Sigstore layer", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			l.Items = append(l.Items, sigstoreLayerValue(1, SigstoreMediaType, 0))
+		}, "layers[1].size is 0 bytes"},
+		{"a Sigstore layer over 1 MiB", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			l.Items = append(l.Items, sigstoreLayerValue(1, SigstoreMediaType, MaxSigstoreBytes+1))
+		}, "layers[1].size is 1048577 bytes"},
+		{"a Sigstore layer twice", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			l.Items = append(l.Items, sigstoreLayerValue(1, SigstoreMediaType, 10), sigstoreLayerValue(1, SigstoreMediaType, 10))
+		}, "layers[2].digest"},
+		{"a Sigstore layer with a bad digest", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			sl := sigstoreLayerValue(1, SigstoreMediaType, 10)
+			sl.Set("digest", s("sha256:zz"))
+			l.Items = append(l.Items, sl)
+		}, "layers[1]: digest is"},
+		{"too many Sigstore layers", func(v *canonjson.Value) {
+			l := v.Get("layers")
+			for i := range MaxSigstoreLayers + 1 {
+				l.Items = append(l.Items, sigstoreLayerValue(i, SigstoreMediaType, 10))
+			}
+		}, "10 layers"},
 		{"layers not an array", func(v *canonjson.Value) { v.Set("layers", s("x")) }, "not an array"},
 		{"layer tar", func(v *canonjson.Value) { v.Get("layers").Items[0].Set("mediaType", s(ocispec.MediaTypeImageLayer)) }, "layers[0].mediaType is"},
 		{"layer empty", func(v *canonjson.Value) { v.Get("layers").Items[0].Set("size", n(0)) }, "layers[0].size is 0 bytes"},
@@ -160,6 +213,14 @@ func TestParseReferrersIndex(t *testing.T) {
 	}
 }
 
+// sigstoreLayerValue is a layer descriptor of media type mt and size,
+// the digest of "sigstore i".
+func sigstoreLayerValue(i int, mt string, size int64) *canonjson.Value {
+	m := func(k string, v *canonjson.Value) canonjson.Member { return canonjson.Member{Key: k, Value: v} }
+	return canonjson.NewObject(m("mediaType", canonjson.NewString(mt)),
+		m("digest", canonjson.NewString(Digest([]byte("sigstore "+strconv.Itoa(i))))), m("size", canonjson.NewInt(size)))
+}
+
 func mustParse(t testing.TB, s string) *canonjson.Value {
 	t.Helper()
 	v, err := canonjson.Parse([]byte(s))
@@ -170,25 +231,39 @@ func mustParse(t testing.TB, s string) *canonjson.Value {
 }
 
 // FuzzParseArtifactManifest: no input panics, and an accepted manifest
-// has sha256 digests, one layer within the bundle limit, and reads the
-// same when written again as Attach writes manifests.
+// has sha256 digests, a bundle layer within the bundle limit, at most
+// MaxSigstoreLayers Sigstore layers within theirs, no digest twice, and
+// reads the same when written again as Attach writes manifests.
 func FuzzParseArtifactManifest(f *testing.F) {
 	f.Add(compact(f, goodManifest(f)))
 	f.Add([]byte(`{"schemaVersion":2}`))
+	withSigstore := goodManifest(f)
+	l := withSigstore.Get("layers")
+	l.Items = append(l.Items, sigstoreLayerValue(1, SigstoreMediaType, 4000), sigstoreLayerValue(2, SigstoreMediaType, 5000))
+	f.Add(compact(f, withSigstore))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseArtifactManifest(data)
 		if err != nil {
 			return
 		}
-		if !ValidDigest(m.Layer.Digest) || !ValidDigest(m.Subject.Digest) || m.Layer.Size < 1 || m.Layer.Size > MaxBundleBytes || m.Layer.MediaType != LayerMediaType {
+		if !ValidDigest(m.Layer.Digest) || !ValidDigest(m.Subject.Digest) || m.Layer.Size < 1 || m.Layer.Size > MaxBundleBytes || m.Layer.MediaType != LayerMediaType ||
+			len(m.Sigstore) > MaxSigstoreLayers {
 			t.Fatalf("accepted %+v", m)
 		}
-		again, err := artifactManifest(m.Layer, m.Subject, m.Annotations)
+		seen := map[string]bool{m.Layer.Digest: true}
+		for _, d := range m.Sigstore {
+			if !ValidDigest(d.Digest) || seen[d.Digest] || d.Size < 1 || d.Size > MaxSigstoreBytes || d.MediaType != SigstoreMediaType {
+				t.Fatalf("accepted the Sigstore layer %+v", d)
+			}
+			seen[d.Digest] = true
+		}
+		again, err := artifactManifestWith(m.Layer, m.Sigstore, m.Subject, m.Annotations)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m2, err := ParseArtifactManifest(again)
-		if err != nil || m2.Layer.Digest != m.Layer.Digest || m2.Subject.Digest != m.Subject.Digest || len(m2.Annotations) != len(m.Annotations) {
+		if err != nil || m2.Layer.Digest != m.Layer.Digest || m2.Subject.Digest != m.Subject.Digest || len(m2.Annotations) != len(m.Annotations) ||
+			!sameDigests(m2.Sigstore, m.Sigstore) {
 			t.Fatalf("written again: %+v, %v", m2, err)
 		}
 	})

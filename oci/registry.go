@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/errdef"
@@ -532,42 +534,91 @@ func (c *Client) Fetch(ctx context.Context, img Image, r Referrer) ([]byte, erro
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	l := r.Manifest.Layer
-	if l.Size > MaxBundleBytes {
-		return nil, fmt.Errorf("the bundle layer %s is %d bytes, more than the limit of %d (not fetched)", l.Digest, l.Size, MaxBundleBytes)
+	return c.fetchBlob(ctx, img, r.Manifest.Layer, MaxBundleBytes, "the bundle layer")
+}
+
+// FetchSigstore downloads the Sigstore bundles of referrer r of img (the
+// layers after the bundle's, in order; none for most referrers): each
+// layer's size is checked against MaxSigstoreBytes before it is
+// requested, and the bytes against its digest and size.
+func (c *Client) FetchSigstore(ctx context.Context, img Image, r Referrer) ([][]byte, error) {
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	var out [][]byte
+	for _, l := range r.Manifest.Sigstore {
+		data, err := c.fetchBlob(ctx, img, l, MaxSigstoreBytes, "the Sigstore bundle layer")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, data)
+	}
+	return out, nil
+}
+
+// fetchBlob downloads layer l of img's repository, at most limit bytes,
+// checked against its digest and size.
+func (c *Client) fetchBlob(ctx context.Context, img Image, l Descriptor, limit int64, what string) ([]byte, error) {
+	if l.Size > limit {
+		return nil, fmt.Errorf("%s %s is %d bytes, more than the limit of %d (not fetched)", what, l.Digest, l.Size, limit)
 	}
 	repo := c.repository(registry.Reference{Registry: img.Registry, Repository: img.Repository})
 	rc, err := repo.Blobs().Fetch(ctx, ocispec.Descriptor{MediaType: l.MediaType, Digest: digest.Digest(l.Digest), Size: l.Size})
 	if err != nil {
-		return nil, registryError("fetching the bundle layer "+l.Digest, err)
+		return nil, registryError("fetching "+what+" "+l.Digest, err)
 	}
 	defer rc.Close()
-	data, err := readVerified(rc, l, MaxBundleBytes)
+	data, err := readVerified(rc, l, limit)
 	if err != nil {
-		return nil, fmt.Errorf("fetching the bundle layer: %w", err)
+		return nil, fmt.Errorf("fetching %s: %w", what, err)
 	}
 	return data, nil
 }
 
-// A Pulled is a referrer and its bundle.
+// A Pulled is a referrer, its bundle and its Sigstore bundles.
 type Pulled struct {
 	Referrer
 	// Data is the attested bundle's bytes (digest checked), nil when Err.
 	Data []byte
+	// Sigstore are the referrer's Sigstore bundles (the layers after the
+	// bundle's, in order; each digest checked, and bound to an envelope
+	// of Data by SigstoreEnvelope), nil when Err or when it has none.
+	// They are the keyless material to verify Data with.
+	Sigstore [][]byte
+	// sigstoreN numbers Sigstore for their file names (SigstoreFileName).
+	sigstoreN []int
+}
+
+// SigstoreFileName is the name `mcpres oci pull` gives the ith Sigstore
+// bundle of p: sigstore.MaterialName(p.FileName(), n), beside the bundle,
+// where [Client.Pull] numbers n from 1 over the distinct Sigstore bundles
+// of all the pull's referrers of the same bundle, in the order first
+// seen (two referrers of one bundle with different Sigstore bundles never
+// write one file with two contents, and the numbers have no gap).
+func (p Pulled) SigstoreFileName(i int) string {
+	n := i + 1
+	if i < len(p.sigstoreN) {
+		n = p.sigstoreN[i]
+	}
+	return sigstore.MaterialName(p.FileName(), n)
 }
 
 // Pull discovers the MCP-RES referrers of img and downloads the bundles
-// of at most Options.MaxBundles of them in turn, handing each to each
-// (one bundle in memory at a time); an error from each stops the pull. A
-// referrer that cannot be used or downloaded is handed over with its
-// error; the others are unaffected. Usable referrers beyond the bound are
-// not handed over: the discovery records the bound (BoundBundles).
+// and Sigstore bundles of at most Options.MaxBundles of them in turn,
+// handing each to each (one referrer in memory at a time); an error from
+// each stops the pull. A referrer that cannot be used or downloaded is
+// handed over with its error, as is one whose Sigstore bundle is not
+// bound to its bundle (SigstoreEnvelope) or whose bundle would have more
+// than MaxSigstoreLayers distinct Sigstore bundles over the pull's
+// referrers; the others are unaffected. Usable referrers beyond the bound
+// are not handed over: the discovery records the bound (BoundBundles).
 func (c *Client) Pull(ctx context.Context, img Image, each func(Pulled) error) (Discovery, error) {
 	d, err := c.Discover(ctx, img)
 	if err != nil {
 		return Discovery{}, err
 	}
 	fetched := 0
+	material := map[string][]string{} // bundle digest -> its Sigstore bundles' digests, numbered from 1
 	for _, r := range d.Referrers {
 		p := Pulled{Referrer: r}
 		if r.Err == nil {
@@ -576,6 +627,12 @@ func (c *Client) Pull(ctx context.Context, img Image, each func(Pulled) error) (
 			}
 			fetched++
 			p.Data, p.Err = c.Fetch(ctx, img, r)
+			if p.Err == nil && len(r.Manifest.Sigstore) > 0 {
+				p.Err = c.pullSigstore(ctx, img, &p, material)
+			}
+			if p.Err != nil {
+				p.Data, p.Sigstore, p.sigstoreN = nil, nil, nil
+			}
 		}
 		if err := each(p); err != nil {
 			return d, err
@@ -585,6 +642,40 @@ func (c *Client) Pull(ctx context.Context, img Image, each func(Pulled) error) (
 		d.flood(BoundBundles, c.opts.MaxBundles, 0)
 	}
 	return d, nil
+}
+
+// pullSigstore downloads the Sigstore bundles of p, checks each is bound
+// to p's bundle and numbers them in material (see SigstoreFileName).
+func (c *Client) pullSigstore(ctx context.Context, img Image, p *Pulled, material map[string][]string) error {
+	sbs, err := c.FetchSigstore(ctx, img, p.Referrer)
+	if err != nil {
+		return err
+	}
+	doc, err := canonjson.Parse(p.Data)
+	if err != nil {
+		return fmt.Errorf("the bundle carried with Sigstore bundles is not strict JSON: %w", err)
+	}
+	bundleDigest := p.Manifest.Layer.Digest
+	known := material[bundleDigest]
+	ns := make([]int, len(sbs))
+	for i, sb := range sbs {
+		if _, err := SigstoreEnvelope(doc, sb); err != nil {
+			return fmt.Errorf("the Sigstore bundle layer %s: %w", p.Manifest.Sigstore[i].Digest, err)
+		}
+		dg := p.Manifest.Sigstore[i].Digest
+		n := slices.Index(known, dg) + 1
+		if n == 0 {
+			if len(known) == MaxSigstoreLayers {
+				return fmt.Errorf("the bundle %s would have more than %d Sigstore bundles with those of the pull's other referrers of it", bundleDigest, MaxSigstoreLayers)
+			}
+			known = append(known, dg)
+			n = len(known)
+		}
+		ns[i] = n
+	}
+	material[bundleDigest] = known
+	p.Sigstore, p.sigstoreN = sbs, ns
+	return nil
 }
 
 // scope adds the repository's pull (and push) scope for token

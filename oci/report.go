@@ -31,7 +31,8 @@ func errText(err error) *canonjson.Value {
 // Value is the discovery as one JSON object: the image, how its
 // referrers were found (via, filterApplied), and each MCP-RES referrer
 // with its manifest digest and size, annotations, bundle layer (digest
-// and size) or the reason it cannot be used; how many referrers were
+// and size) and Sigstore bundle layers (sigstore: digest and size each,
+// [] for none) or the reason it cannot be used; how many referrers were
 // listed and examined, the bounds reached (floods: bound, limit and a
 // sentence), and how many referrers are of other types.
 func (d Discovery) Value() *canonjson.Value {
@@ -86,6 +87,11 @@ func (r Referrer) value(img Image) *canonjson.Value {
 		member("digest", s(r.Manifest.Layer.Digest)),
 		member("size", canonjson.NewInt(r.Manifest.Layer.Size)),
 	))
+	sb := canonjson.NewArray()
+	for _, l := range r.Manifest.Sigstore {
+		sb.Items = append(sb.Items, canonjson.NewObject(member("digest", s(l.Digest)), member("size", canonjson.NewInt(l.Size))))
+	}
+	o.Set("sigstore", sb)
 	return o
 }
 
@@ -98,8 +104,9 @@ func (p Pulled) FileName() string {
 
 // IndexLine is p's line of the pull index (without the line feed): where
 // the bundle came from (image, its digest, the referrer's manifest), its
-// digest, size, file and annotations, or why it was not pulled, and when
-// (pulledAt, the caller's clock).
+// digest, size, file and annotations, its Sigstore bundles (sigstore:
+// file, digest and size each; the member is absent when there are none),
+// or why it was not pulled, and when (pulledAt, the caller's clock).
 func IndexLine(img Image, p Pulled, pulledAt string) ([]byte, error) {
 	s := canonjson.NewString
 	o := canonjson.NewObject(
@@ -116,6 +123,14 @@ func IndexLine(img Image, p Pulled, pulledAt string) ([]byte, error) {
 		o.Set("size", canonjson.NewInt(p.Manifest.Layer.Size))
 		o.Set("file", s(p.FileName()))
 		o.Set("annotations", stringObject(p.Manifest.Annotations))
+		if len(p.Sigstore) > 0 {
+			sb := canonjson.NewArray()
+			for i, data := range p.Sigstore {
+				sb.Items = append(sb.Items, canonjson.NewObject(member("file", s(p.SigstoreFileName(i))),
+					member("digest", s(Digest(data))), member("size", canonjson.NewInt(int64(len(data))))))
+			}
+			o.Set("sigstore", sb)
+		}
 	}
 	o.Set("pulledAt", s(pulledAt))
 	return canonjson.Compact(o)

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/internal/atomicfile"
@@ -31,7 +33,9 @@ and download them for offline verification.
 
 An attached bundle is an OCI 1.1 artifact whose manifest's subject is the
 image: artifactType ` + oci.ArtifactType + `, the empty
-config, one layer holding the bundle's exact bytes, and annotations naming
+config, a layer holding the bundle's exact bytes (then one per Sigstore
+bundle of a keyless signature, media type ` + oci.SigstoreMediaType + `),
+and annotations naming
 the subject, its version, the claimed level and the creation time. Tools
 find it through the registry's referrers API or, on registries without it,
 the referrers tag schema (the tag sha256-HEX of the image digest), by the
@@ -100,30 +104,52 @@ On a registry with the referrers API nothing but the artifact is written;
 on one without it the index under the tag sha256-HEX gets the new entry,
 safely under concurrent attaches (conditional requests where the registry
 honours them, and a check after a settle time of 2 s). A bundle already
-attached to IMAGE is reported and not pushed again.`
+attached to IMAGE with the same Sigstore bundles is reported and not
+pushed again.
+
+A keyless signature (attest sign --keyless) keeps its certificate and
+timestamp in Sigstore bundles beside FILE: FILE.sigstore.json,
+FILE.sigstore.2.json, … (up to the first missing). They are attached
+with FILE, one layer each after the bundle's, and the output says so;
+--sigstore-bundle SB (repeatable, with one FILE) names them instead, and
+--no-sigstore-bundle attaches none. Each must be a Sigstore bundle
+(` + oci.SigstoreMediaType + `) whose DSSE payload and signature are those
+of one of FILE's envelopes; one that is not (a Sigstore bundle of another
+attested bundle) stops the command before any push (exit 1). Their
+certificates and timestamps are verified by attest verify --trusted-root,
+not here.`
 
 func (a *app) attachCommand() *cobra.Command {
 	var f ociFlags
-	var forceSubject bool
+	var forceSubject, noSigstore bool
 	var evaluatedAt string
+	var sigstoreBundles []string
 	cmd := &cobra.Command{
 		Use:   "attach IMAGE FILE...",
 		Short: "Push attested bundles as OCI artifacts referring to an image",
 		Long:  ociAttachLong,
 		Example: `  mcpres oci attach ghcr.io/example/mcp-server@sha256:6f1f… dist/bundle.attested.json
-  mcpres oci attach localhost:5000/mcp/server:1.0 a.attested.json b.attested.json`,
+  mcpres oci attach localhost:5000/mcp/server:1.0 a.attested.json b.attested.json
+  mcpres oci attach ghcr.io/example/mcp-server:1.0 bundle.attested.json --sigstore-bundle keyless.sigstore.json`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("evaluated-at") && !datetime.Valid(evaluatedAt) {
 				return cli.Usagef("--evaluated-at %q is not an RFC 3339 date-time (leap seconds are rejected)", evaluatedAt)
 			}
+			image, files := args[0], args[1:]
+			switch {
+			case noSigstore && len(sigstoreBundles) > 0:
+				return cli.Usagef("--sigstore-bundle and --no-sigstore-bundle exclude each other")
+			case len(sigstoreBundles) > 0 && len(files) != 1:
+				return cli.Usagef("--sigstore-bundle goes with one FILE; with several, each FILE's are beside it (%s)", sigstore.MaterialName("FILE", 1))
+			}
 			now := nowMillis()
 			if evaluatedAt == "" {
 				evaluatedAt = now
 			}
-			image, files := args[0], args[1:]
 			val := validator.New()
 			bundles := make([]*oci.Bundle, len(files))
+			withSigstore := make([][]string, len(files)) // the Sigstore bundles attached with each
 			refused := false
 			for i, file := range files {
 				data, err := canonjson.ReadFileBytes(file)
@@ -145,6 +171,29 @@ func (a *app) attachCommand() *cobra.Command {
 					return cli.Failf("%s: %v", file, err)
 				}
 				bundles[i] = b
+				if b == nil || noSigstore {
+					continue
+				}
+				sbs := sigstoreBundles
+				if len(sbs) == 0 {
+					sbs = verifycmd.MaterialBeside(file)
+				}
+				for _, sb := range sbs {
+					data, err := regularfile.ReadFile(sb, oci.MaxSigstoreBytes)
+					if err == nil {
+						err = b.AddSigstore(data)
+					}
+					var se *oci.SigstoreError
+					switch {
+					case errors.As(err, &se):
+						a.errorf("%s: not attached with %s: %v", sb, file, err)
+						refused = true
+					case err != nil:
+						a.printInputInvalid(sb, err)
+						return cli.Exit(exitInput)
+					}
+					withSigstore[i] = append(withSigstore[i], sb)
+				}
 			}
 			if refused {
 				a.errorf("nothing was attached")
@@ -189,7 +238,11 @@ func (a *app) attachCommand() *cobra.Command {
 				if at.Existing {
 					verb = "already attached"
 				}
-				fmt.Fprintf(a.stdout, "%s %s to %s as %s (%s)\n", files[i], verb, img, img.Ref(at.Manifest.Digest), how)
+				with := ""
+				if sbs := withSigstore[i]; len(sbs) > 0 {
+					with = " with " + strings.Join(sbs, ", ")
+				}
+				fmt.Fprintf(a.stdout, "%s %s%s to %s as %s (%s)\n", files[i], verb, with, img, img.Ref(at.Manifest.Digest), how)
 			}
 			return nil
 		},
@@ -197,12 +250,16 @@ func (a *app) attachCommand() *cobra.Command {
 	f.register(cmd)
 	cmd.Flags().BoolVar(&forceSubject, "force-subject", false, "attach a bundle whose subject is not IMAGE's digest (loud; verification against IMAGE will fail it)")
 	cmd.Flags().StringVar(&evaluatedAt, "evaluated-at", "", "verification time of the bundles as an RFC 3339 date-time (default: now)")
+	cmd.Flags().StringArrayVar(&sigstoreBundles, "sigstore-bundle", nil, "a Sigstore bundle of the single FILE's keyless envelopes to attach with it (repeatable; default FILE.sigstore.json, FILE.sigstore.2.json, … beside it)")
+	cmd.Flags().BoolVar(&noSigstore, "no-sigstore-bundle", false, "attach no Sigstore bundle, even those beside FILE")
 	return cmd
 }
 
 const ociDiscoverLong = `List the MCP-RES artifacts attached to IMAGE: for each, its manifest
 digest and size, its annotations (subject, version, claimed level, creation
-time) and its bundle's digest and size, as read from its manifest, whose
+time), its bundle's digest and size and how many Sigstore bundles (keyless
+signatures' certificates and timestamps) it carries (JSON: sigstore, their
+digests and sizes), as read from its manifest, whose
 digest is checked; or why it cannot be used (a manifest that does not match
 its digest, is not an MCP-RES artifact, or refers to another image).
 
@@ -275,8 +332,9 @@ func (a *app) printDiscovery(d oci.Discovery) {
 		}
 		m := r.Manifest
 		ann := m.Annotations
-		fmt.Fprintf(a.stdout, "  %s  %d bytes  bundle %s %d bytes  %s %s, claimed %s, created %s\n", r.Descriptor.Digest, r.Descriptor.Size,
-			m.Layer.Digest, m.Layer.Size, dashed(ann[oci.AnnotationSubjectName]), dashed(ann[oci.AnnotationSubjectVersion]),
+		n := len(m.Sigstore)
+		fmt.Fprintf(a.stdout, "  %s  %d bytes  bundle %s %d bytes  %d Sigstore %s  %s %s, claimed %s, created %s\n", r.Descriptor.Digest, r.Descriptor.Size,
+			m.Layer.Digest, m.Layer.Size, n, pluralize(n, "bundle", "bundles"), dashed(ann[oci.AnnotationSubjectName]), dashed(ann[oci.AnnotationSubjectVersion]),
 			dashed(ann[oci.AnnotationClaimedLevel]), dashed(ann[oci.AnnotationCreated]))
 	}
 	for _, f := range d.Floods {
@@ -311,10 +369,14 @@ against IMAGE's digest).
 
 Each bundle is checked against its manifest's digest and size and written
 as DIR/HEX.attested.json, HEX its SHA-256 (never a name the registry
-chose); DIR/` + oci.PullIndexName + ` gets one JSON line per referrer
-(schemaVersion ` + oci.PullSchemaVersion + `): the image and its digest, the referrer's
-manifest, the bundle's digest, size, file and annotations, or why it was
-not pulled, and when. At most 100 bundles are downloaded (referrers are
+chose); the Sigstore bundles an artifact carries (keyless signatures) are
+checked the same way and against the bundle's envelopes, and written
+beside it as DIR/HEX.attested.json.sigstore.json, ….sigstore.2.json, …;
+DIR/` + oci.PullIndexName + ` gets one JSON line per referrer (schemaVersion
+` + oci.PullSchemaVersion + `): the image and its digest, the referrer's
+manifest, the bundle's digest, size, file and annotations, its Sigstore
+bundles (sigstore: file, digest, size), or why it was not pulled, and
+when. At most 100 bundles are downloaded (referrers are
 found as oci discover finds them); past a bound, the flood is named.
 DIR is created if missing (its parent must exist).
 A bundle file already in DIR with the same bytes is left as it is; any
@@ -372,6 +434,13 @@ func (a *app) pullCommand() *cobra.Command {
 						return err
 					}
 					a.wrote(path, "bundle from %s", p.Name(img))
+					for i, data := range p.Sigstore {
+						sp := filepath.Join(dir, p.SigstoreFileName(i))
+						if err := writePulled(sp, data, force); err != nil {
+							return err
+						}
+						a.wrote(sp, "Sigstore bundle of %s from %s", p.FileName(), p.Name(img))
+					}
 				} else {
 					failed++
 					a.errorf("%s: not pulled: %v", p.Name(img), p.Err)

@@ -37,6 +37,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/attest/attesttest"
+	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/bundle"
 	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
@@ -301,6 +302,51 @@ func AttestedBundle(t testing.TB, subjectDigest string) []byte {
 		t.Fatalf("signing the example about %s: %v", subjectDigest, err)
 	}
 	data, err := canonjson.Pretty(s.Attested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// CoSigned returns attested (an AttestedBundle) co-signed with
+// attesttest's second key as attesttest.IdentityTwo: two envelopes.
+func CoSigned(t testing.TB, attested []byte) []byte {
+	t.Helper()
+	w, err := canonjson.Parse(attested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := attest.Cosign(w.Clone(), attesttest.TestOnlyKeyTwo(), attest.BundleSignOptions{SignOptions: attesttest.Options(attesttest.IdentityTwo)})
+	if err != nil {
+		t.Fatalf("co-signing: %v", err)
+	}
+	data, err := canonjson.Pretty(s.Attested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// SigstoreBundle returns the Sigstore bundle v0.3 of envelope i of the
+// attested bundle (attest/sigstore's export: a public key hint instead
+// of a certificate, which is what the OCI path needs, since it checks
+// only that the Sigstore bundle carries one of the bundle's envelopes),
+// pretty printed as attest sign --keyless writes it.
+func SigstoreBundle(t testing.TB, attested []byte, i int) []byte {
+	t.Helper()
+	w, err := canonjson.Parse(attested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := w.Path("authenticity", "envelopes")
+	if !envs.Is(canonjson.Array) || i >= len(envs.Items) {
+		t.Fatalf("the attested bundle has no envelope %d", i)
+	}
+	sb, err := sigstore.ExportBundle(envs.Items[i])
+	if err != nil {
+		t.Fatalf("exporting envelope %d: %v", i, err)
+	}
+	data, err := canonjson.Pretty(sb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,11 @@
 // bundles it downloads, and refuses a folder whose files and index
 // disagree (a bundle added, removed or changed since the pull).
 //
+// Beside a bundle FILE the pull writes the Sigstore bundles its artifact
+// carried (keyless signatures: FILE.sigstore.json, FILE.sigstore.2.json,
+// …, sigstore.MaterialName), listed in the index with their digests and
+// sizes; they are checked like the bundles.
+//
 // It links no network: the registry half is package oci, which writes the
 // index ([IndexName], [SchemaVersion]).
 package pulled
@@ -23,6 +28,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 )
 
@@ -36,6 +42,9 @@ const (
 	// MaxEntries bounds the lines of an index read (oci pull writes one
 	// per referrer it examined, far fewer).
 	MaxEntries = 10_000
+	// MaxSigstoreBytes bounds a Sigstore bundle pulled beside a bundle
+	// (1 MiB, as attest verify bounds a Sigstore bundle file).
+	MaxSigstoreBytes = 1 << 20
 )
 
 // An Entry is one line of the index: a referrer of the image and the
@@ -51,6 +60,21 @@ type Entry struct {
 	Size         int64
 	// Err is why the referrer was not pulled, as the pull recorded it.
 	Err string
+	// Sigstore are the Sigstore bundles the referrer carried, pulled
+	// beside the bundle (the index's optional member "sigstore"; none in
+	// an index written before they were carried): the keyless material
+	// of this referrer's bundle, to be given to attest verify with it.
+	// [Folder.Sigstore] reads them, checked.
+	Sigstore []Material
+}
+
+// A Material is a Sigstore bundle pulled beside a bundle: its file name
+// (sigstore.MaterialName of the bundle's file), digest and size as the
+// registry's descriptor gave them and the pull checked.
+type Material struct {
+	File   string
+	Digest string
+	Size   int64
 }
 
 // A Folder is a pulled folder whose files agree with its index.
@@ -90,6 +114,10 @@ func (e *FolderError) Error() string {
 // is missing or has other bytes, an index line that is not the pull's
 // (another schema, another image or subject digest than the first line,
 // a file name that is not the bundle's digest) are each a *FolderError.
+// The Sigstore bundles listed with a bundle are checked the same way (a
+// material file missing, changed or not listed refuses the folder); each
+// must be named sigstore.MaterialName(FILE, n) after its bundle FILE, and
+// one name listed twice must have the same digest and size.
 func Read(dir string) (*Folder, error) {
 	fail := func(format string, args ...any) (*Folder, error) {
 		return nil, &FolderError{Dir: dir, Reason: fmt.Sprintf(format, args...)}
@@ -107,6 +135,7 @@ func Read(dir string) (*Folder, error) {
 		return fail("index has %d lines, more than %d", len(lines), MaxEntries)
 	}
 	files := map[string]int{}
+	material := map[string]Material{}
 	for i, line := range lines {
 		at := fmt.Sprintf("index line %d", i+1)
 		v, err := canonjson.Parse(line)
@@ -138,7 +167,7 @@ func Read(dir string) (*Folder, error) {
 		e := Entry{Referrer: ref}
 		if msg, ok := str("error"); ok {
 			e.Err = msg
-			if v.Has("file") {
+			if v.Has("file") || v.Has("sigstore") {
 				return fail("%s: a referrer that was not pulled has no file", at)
 			}
 			f.Entries = append(f.Entries, e)
@@ -157,6 +186,15 @@ func Read(dir string) (*Folder, error) {
 		if _, dup := files[e.File]; !dup {
 			files[e.File] = len(f.Entries)
 		}
+		if e.Sigstore, err = materialsAt(v.Get("sigstore"), e.File); err != nil {
+			return fail("%s: %v", at, err)
+		}
+		for _, m := range e.Sigstore {
+			if old, dup := material[m.File]; dup && old != m {
+				return fail("%s: %s is listed with another digest or size on an earlier line", at, m.File)
+			}
+			material[m.File] = m
+		}
 		f.Entries = append(f.Entries, e)
 	}
 	names, err := os.ReadDir(dir)
@@ -167,7 +205,9 @@ func Read(dir string) (*Folder, error) {
 		if d.Name() == IndexName || !strings.HasSuffix(d.Name(), ".json") {
 			continue
 		}
-		if _, ok := files[d.Name()]; !ok {
+		_, isBundle := files[d.Name()]
+		_, isMaterial := material[d.Name()]
+		if !isBundle && !isMaterial {
 			return fail("%s is not in the index: added since the pull (verify it on its own, or pull again)", d.Name())
 		}
 	}
@@ -176,7 +216,55 @@ func Read(dir string) (*Folder, error) {
 			return nil, err
 		}
 	}
+	for _, m := range material {
+		if _, err := f.read(m.File, m.Digest, m.Size); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
+}
+
+// materialsAt reads the optional "sigstore" member of an index line: an
+// array of 1 to sigstore.MaxMaterial objects with file
+// (sigstore.MaterialName(bundleFile, n)), digest (sha256:HEX) and size
+// (1 to MaxSigstoreBytes), no file twice; nil when absent.
+func materialsAt(v *canonjson.Value, bundleFile string) ([]Material, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if !v.Is(canonjson.Array) || len(v.Items) < 1 || len(v.Items) > sigstore.MaxMaterial {
+		return nil, fmt.Errorf("sigstore must be an array of 1 to %d Sigstore bundles", sigstore.MaxMaterial)
+	}
+	ms := make([]Material, len(v.Items))
+	for i, it := range v.Items {
+		file, digest, size := it.Get("file"), it.Get("digest"), it.Get("size")
+		if !it.Is(canonjson.Object) || !file.Is(canonjson.String) || !digest.Is(canonjson.String) || !isDigest(digest.Str) ||
+			!size.Is(canonjson.Int) || size.Int < 1 || size.Int > MaxSigstoreBytes {
+			return nil, fmt.Errorf("sigstore[%d]: file, digest (sha256:HEX) and size (1 to %d bytes) are required", i, MaxSigstoreBytes)
+		}
+		if !isMaterialOf(file.Str, bundleFile) {
+			return nil, fmt.Errorf("sigstore[%d]: file %q is not the name of a Sigstore bundle of %s (%s, %s, …)", i, file.Str, bundleFile,
+				sigstore.MaterialName(bundleFile, 1), sigstore.MaterialName(bundleFile, 2))
+		}
+		for _, m := range ms[:i] {
+			if m.File == file.Str {
+				return nil, fmt.Errorf("sigstore[%d]: %s is listed twice", i, file.Str)
+			}
+		}
+		ms[i] = Material{File: file.Str, Digest: digest.Str, Size: size.Int}
+	}
+	return ms, nil
+}
+
+// isMaterialOf reports whether name is sigstore.MaterialName(bundleFile,
+// n) for some n from 1 to sigstore.MaxMaterial.
+func isMaterialOf(name, bundleFile string) bool {
+	for n := 1; n <= sigstore.MaxMaterial; n++ {
+		if name == sigstore.MaterialName(bundleFile, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Bundle reads the bundle of entry i and checks it against the index
@@ -187,16 +275,43 @@ func (f *Folder) Bundle(i int) ([]byte, error) {
 	if e.Err != "" {
 		return nil, errors.New(e.Err)
 	}
-	data, err := canonjson.ReadFileBytes(filepath.Join(f.Dir, e.File))
+	return f.read(e.File, e.BundleDigest, e.Size)
+}
+
+// Sigstore reads the Sigstore bundles pulled with the bundle of entry i
+// (Entry.Sigstore, in order; none for a referrer that carried none) and
+// checks each against the index (the same size and SHA-256): a file
+// changed or removed since the pull is a *FolderError. They are the
+// keyless material to verify that bundle with.
+func (f *Folder) Sigstore(i int) ([][]byte, error) {
+	e := f.Entries[i]
+	if e.Err != "" {
+		return nil, errors.New(e.Err)
+	}
+	out := make([][]byte, 0, len(e.Sigstore))
+	for _, m := range e.Sigstore {
+		data, err := f.read(m.File, m.Digest, m.Size)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, data)
+	}
+	return out, nil
+}
+
+// read reads the folder's file name and checks it has the size and
+// digest recorded in the index.
+func (f *Folder) read(name, digest string, size int64) ([]byte, error) {
+	data, err := canonjson.ReadFileBytes(filepath.Join(f.Dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &FolderError{Dir: f.Dir, Reason: e.File + " is in the index and not in the folder: removed since the pull"}
+		return nil, &FolderError{Dir: f.Dir, Reason: name + " is in the index and not in the folder: removed since the pull"}
 	}
 	if err != nil {
 		return nil, &FolderError{Dir: f.Dir, Reason: err.Error()}
 	}
 	sum := sha256.Sum256(data)
-	if got := "sha256:" + hex.EncodeToString(sum[:]); got != e.BundleDigest || int64(len(data)) != e.Size {
-		return nil, &FolderError{Dir: f.Dir, Reason: fmt.Sprintf("%s has changed since the pull: %d bytes, %s; the index records %d bytes, %s", e.File, len(data), got, e.Size, e.BundleDigest)}
+	if got := "sha256:" + hex.EncodeToString(sum[:]); got != digest || int64(len(data)) != size {
+		return nil, &FolderError{Dir: f.Dir, Reason: fmt.Sprintf("%s has changed since the pull: %d bytes, %s; the index records %d bytes, %s", name, len(data), got, size, digest)}
 	}
 	return data, nil
 }
