@@ -51,7 +51,9 @@ func TestSigstoreEnvelope(t *testing.T) {
 	}{
 		{"another bundle's", ocitest.SigstoreBundle(t, other, 0), "not one of this attested bundle's envelopes"},
 		{"the co-signer's, of a bundle without it", ocitest.SigstoreBundle(t, cosigned, 1), "not one of this attested bundle's envelopes"},
-		{"v0.1 media type", edit(func(v *canonjson.Value) { v.Set("mediaType", s("application/vnd.dev.sigstore.bundle+json;version=0.1")) }), "mediaType is"},
+		{"v0.1 media type", edit(func(v *canonjson.Value) {
+			v.Set("mediaType", s("application/vnd.dev.sigstore.bundle+json;version=0.1"))
+		}), "mediaType is"},
 		{"an attested bundle", attested, "mediaType is absent"},
 		{"a JSON array", []byte(`[]`), "mediaType is absent"},
 		{"no dsseEnvelope", edit(func(v *canonjson.Value) { v.Delete("dsseEnvelope") }), "has no dsseEnvelope"},
