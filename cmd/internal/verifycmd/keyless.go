@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-
 // A Certifier verifies the keyless signatures of attested bundles against
 // one trusted root (mcpres-sigstore: keyless.Material, which checks
 // certificates and timestamps with sigstore-go): the policy one bundle is
