@@ -30,7 +30,9 @@
 // verify of one witnessed bundle; report of the limit-sized bundle; log
 // serve --dir against Tessera's POSIX driver alone with the same entries
 // and concurrency (bench/tesseraposix), and the same server without
-// admission (bench/noadmit) against both; log serve --dir with its key in
+// admission (bench/noadmit) against both; log serve --dir beside Rekor v2
+// (rekor-tiles' POSIX server, built by the bench, bench/rekorv2.go) with
+// the same load generator and clients; log serve --dir with its key in
 // a SoftHSM2 token against a key file (when SoftHSM2 is installed); log
 // serve --mysql when $MCPRES_TEST_MYSQL_DSN names a MariaDB/MySQL server;
 // witness serve's cosignatures per second. Every server listens on 127.0.0.1 and every run
@@ -58,6 +60,9 @@ type config struct {
 	dsn      string
 	keep     bool
 	settle   time.Duration // how long to wait for the load average to fall
+	// rekorAntispam runs Rekor v2 with its persistent antispam (the
+	// rekor workload).
+	rekorAntispam bool
 }
 
 // workloads, in the order they run and print.
@@ -71,6 +76,7 @@ var workloads = []struct {
 	{"verify", (*bench).verifyOne},
 	{"report", (*bench).report},
 	{"posix", (*bench).logPOSIX},
+	{"rekor", (*bench).logRekor},
 	{"token", (*bench).logToken},
 	{"mysql", (*bench).logMySQL},
 	{"s3", (*bench).logS3},
@@ -89,6 +95,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "run only these workloads (comma-separated: "+names()+")")
 	flag.StringVar(&c.dsn, "mysql", os.Getenv("MCPRES_TEST_MYSQL_DSN"), "a MariaDB/MySQL server (DSN without a database, on 127.0.0.1) for log serve --mysql; default $MCPRES_TEST_MYSQL_DSN")
 	flag.DurationVar(&c.settle, "settle", 90*time.Second, "before each run, wait at most this long for the 1-minute load average to fall to the number of cores (the bench's own runs raise it)")
+	flag.BoolVar(&c.rekorAntispam, "rekor-persistent-antispam", true, "run Rekor v2 with its persistent antispam (deduplication that outlives the process, as log serve's index)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
 	flag.Parse()
 	if flag.NArg() > 0 {
