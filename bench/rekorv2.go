@@ -258,7 +258,7 @@ func goInstallRekor(dir, gobin, toolchain string) ([]byte, error) {
 
 func lastLine(out []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return tail(lines[len(lines)-1])
+	return tail(strings.TrimSpace(lines[len(lines)-1]))
 }
 
 // checkRekorBinary checks, by its build information (go version -m),
@@ -299,7 +299,8 @@ func checkRekorBuildInfo(out []byte) error {
 	return nil
 }
 
-// copyExecutable copies src to dst (written beside it, then renamed).
+// copyExecutable copies src to dst (written beside it, then renamed, so
+// that a bench running at the same time never sees half of it).
 func copyExecutable(src, dst string) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -308,9 +309,20 @@ func copyExecutable(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, dst)
+	defer os.Remove(f.Name()) // once renamed, a no-op
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o755)
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), dst)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +80,31 @@ func TestFreePorts(t *testing.T) {
 	p, err := freePorts(2)
 	if err != nil || len(p) != 2 || p[0] == p[1] || p[0] == 0 {
 		t.Fatalf("%v %v", p, err)
+	}
+}
+
+// TestCopyExecutable: the cached server is a whole, executable copy, and
+// no temporary file is left beside it.
+func TestCopyExecutable(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "posix")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "cache", "rekor-server-posix-"+rekorVersion)
+	for range 2 { // a second copy replaces the first
+		if err := copyExecutable(src, dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(dst)
+	if err != nil || st.Mode().Perm() != 0o755 || st.Size() != 10 {
+		t.Fatalf("%v %v", st, err)
+	}
+	if es, _ := os.ReadDir(filepath.Dir(dst)); len(es) != 1 {
+		t.Fatalf("%d files in the cache", len(es))
+	}
+	if err := copyExecutable(filepath.Join(dir, "missing"), dst); err == nil {
+		t.Fatal("copied a missing file")
 	}
 }
