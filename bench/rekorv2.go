@@ -64,8 +64,8 @@ func rekorTuning() []string {
 // (mcpres-loadgen, --rekor-v2 for Rekor v2), clients and duration,
 // interleaved, in one row. The server is built from the module proxy
 // (cached in the user's cache directory, checked by its build
-// information); --quick does not build it, and a server that cannot be
-// built is a row that says why.
+// information); --quick does not build it but takes a cached one, and a
+// server that cannot be built is a row that says why.
 func (b *bench) logRekor() error {
 	workload := fmt.Sprintf("`mcpres log serve --dir` beside Rekor v2 (rekor-tiles %s `cmd/rekor-server/posix`), %d clients each, %v", rekorVersion, b.c.posixC, b.c.duration)
 	bin, how, err := b.rekorServer()
@@ -204,18 +204,19 @@ func (b *bench) rekorKey() (string, error) {
 	return path, os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)
 }
 
-// rekorServer returns the rekor-server binary and how it was had: from
-// the cache (built by an earlier run), or built now (and cached). --quick
-// never builds it.
+// rekorServer returns the rekor-server binary and how it was had: built
+// now (seconds when Go's build cache holds it) and copied to the user's
+// cache directory; --quick never builds it, and takes the copy an earlier
+// run left there, if any.
 func (b *bench) rekorServer() (bin, how string, err error) {
 	cached := ""
 	if dir, err := os.UserCacheDir(); err == nil {
 		cached = filepath.Join(dir, "mcpres-bench", "rekor-server-posix-"+rekorVersion)
-		if err := checkRekorBinary(cached); err == nil {
-			return cached, "built earlier, cached in " + cached, nil
-		}
 	}
 	if b.c.quick {
+		if cached != "" && checkRekorBinary(cached) == nil {
+			return cached, "built by an earlier run, cached in " + cached, nil
+		}
 		return "", "", errors.New("--quick does not build rekor-tiles " + rekorVersion + " and no build is cached: a run without --quick (`go run ./bench --only rekor`) builds and caches it")
 	}
 	gobin := b.path("rekor")
