@@ -2,11 +2,11 @@ package oci
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
-	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/validator"
 )
 
@@ -54,7 +54,7 @@ func (b *Bundle) AddSigstore(data []byte) error {
 // strict reader (else a *validator.InputError, as is data over
 // [MaxSigstoreBytes]), must have mediaType [SigstoreMediaType] and a
 // dsseEnvelope of payloadType attest.PayloadType with exactly one
-// signature, whose payload and signature (strict base64) equal those of
+// signature, whose payload and signature (base64) equal those of
 // an envelope of doc with one signature. Anything else is a
 // *SigstoreError. Nothing is verified cryptographically: this is the
 // binding that lets a verifier find the envelope, checked before a
@@ -80,24 +80,24 @@ func SigstoreEnvelope(doc *canonjson.Value, data []byte) (int, error) {
 	if pt := env.Get("payloadType"); !pt.Is(canonjson.String) || pt.Str != attest.PayloadType {
 		return fail("the Sigstore bundle's dsseEnvelope.payloadType is %s, want %q", describe(pt), attest.PayloadType)
 	}
-	payload, ok := strictB64(env, "payload")
+	payload, ok := b64(env, "payload")
 	sigs := env.Get("signatures")
 	if !ok || !sigs.Is(canonjson.Array) || len(sigs.Items) != 1 {
 		return fail("the Sigstore bundle's dsseEnvelope must hold a payload and exactly one signature")
 	}
-	sig, ok := strictB64(sigs.Items[0], "sig")
+	sig, ok := b64(sigs.Items[0], "sig")
 	if !ok {
-		return fail("the Sigstore bundle's dsseEnvelope.signatures[0].sig is not strict base64")
+		return fail("the Sigstore bundle's dsseEnvelope.signatures[0].sig is not base64")
 	}
 	envs := doc.Path("authenticity", "envelopes")
 	if envs.Is(canonjson.Array) {
 		for i, e := range envs.Items {
-			p, ok1 := strictB64(e, "payload")
+			p, ok1 := b64(e, "payload")
 			es := e.Get("signatures")
 			if !ok1 || !es.Is(canonjson.Array) || len(es.Items) != 1 {
 				continue
 			}
-			s, ok2 := strictB64(es.Items[0], "sig")
+			s, ok2 := b64(es.Items[0], "sig")
 			if ok2 && bytes.Equal(p, payload) && bytes.Equal(s, sig) {
 				return i, nil
 			}
@@ -106,8 +106,11 @@ func SigstoreEnvelope(doc *canonjson.Value, data []byte) (int, error) {
 	return fail("the Sigstore bundle is not one of this attested bundle's envelopes (its payload and signature are no envelope's): a Sigstore bundle of another attested bundle?")
 }
 
-// strictB64 decodes the strict base64 string member key of obj.
-func strictB64(obj *canonjson.Value, key string) ([]byte, bool) {
+// b64 decodes the base64 string member key of obj (the standard
+// alphabet, padded; what attest sign and Sigstore write). Only the bytes
+// are compared, so the attested bundle's strict-base64 rules are
+// attest.Verify's, not repeated here.
+func b64(obj *canonjson.Value, key string) ([]byte, bool) {
 	if !obj.Is(canonjson.Object) {
 		return nil, false
 	}
@@ -115,6 +118,6 @@ func strictB64(obj *canonjson.Value, key string) ([]byte, bool) {
 	if !v.Is(canonjson.String) {
 		return nil, false
 	}
-	b, err := keyfile.DecodeStrictBase64(v.Str)
+	b, err := base64.StdEncoding.DecodeString(v.Str)
 	return b, err == nil
 }

@@ -64,7 +64,7 @@ func TestSigstoreEnvelope(t *testing.T) {
 		}), "exactly one signature"},
 		{"no payload", edit(func(v *canonjson.Value) { v.Get("dsseEnvelope").Delete("payload") }), "exactly one signature"},
 		{"payload not base64", edit(func(v *canonjson.Value) { v.Get("dsseEnvelope").Set("payload", s("%%%")) }), "exactly one signature"},
-		{"signature not base64", edit(func(v *canonjson.Value) { v.Path("dsseEnvelope", "signatures").Items[0].Set("sig", s("!")) }), "sig is not strict base64"},
+		{"signature not base64", edit(func(v *canonjson.Value) { v.Path("dsseEnvelope", "signatures").Items[0].Set("sig", s("!")) }), "sig is not base64"},
 		{"another signature", edit(func(v *canonjson.Value) {
 			v.Path("dsseEnvelope", "signatures").Items[0].Set("sig", s(strings.Repeat("A", 86)+"=="))
 		}), "not one of this attested bundle's envelopes"},

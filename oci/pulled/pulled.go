@@ -10,7 +10,9 @@
 // Beside a bundle FILE the pull writes the Sigstore bundles its artifact
 // carried (keyless signatures: FILE.sigstore.json, FILE.sigstore.2.json,
 // …, sigstore.MaterialName), listed in the index with their digests and
-// sizes; they are checked like the bundles.
+// sizes; they are checked like the bundles. (This package links only
+// canonjson: the names are attest/sigstore.MaterialName's, which a test
+// keeps equal.)
 //
 // It links no network: the registry half is package oci, which writes the
 // index ([IndexName], [SchemaVersion]).
@@ -26,9 +28,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 )
 
@@ -45,6 +47,9 @@ const (
 	// MaxSigstoreBytes bounds a Sigstore bundle pulled beside a bundle
 	// (1 MiB, as attest verify bounds a Sigstore bundle file).
 	MaxSigstoreBytes = 1 << 20
+	// MaxSigstore bounds the Sigstore bundles of one bundle: one per
+	// keyless envelope (attest/sigstore.MaxMaterial, attest.MaxEnvelopes).
+	MaxSigstore = 8
 )
 
 // An Entry is one line of the index: a referrer of the image and the
@@ -69,7 +74,7 @@ type Entry struct {
 }
 
 // A Material is a Sigstore bundle pulled beside a bundle: its file name
-// (sigstore.MaterialName of the bundle's file), digest and size as the
+// (attest/sigstore.MaterialName of the bundle's file), digest and size as the
 // registry's descriptor gave them and the pull checked.
 type Material struct {
 	File   string
@@ -116,7 +121,8 @@ func (e *FolderError) Error() string {
 // a file name that is not the bundle's digest) are each a *FolderError.
 // The Sigstore bundles listed with a bundle are checked the same way (a
 // material file missing, changed or not listed refuses the folder); each
-// must be named sigstore.MaterialName(FILE, n) after its bundle FILE, and
+// must be named FILE.sigstore.json or FILE.sigstore.N.json (N from 2 to
+// MaxSigstore) after its bundle FILE, as attest verify reads them, and
 // one name listed twice must have the same digest and size.
 func Read(dir string) (*Folder, error) {
 	fail := func(format string, args ...any) (*Folder, error) {
@@ -225,15 +231,15 @@ func Read(dir string) (*Folder, error) {
 }
 
 // materialsAt reads the optional "sigstore" member of an index line: an
-// array of 1 to sigstore.MaxMaterial objects with file
-// (sigstore.MaterialName(bundleFile, n)), digest (sha256:HEX) and size
+// array of 1 to MaxSigstore objects with file
+// (MaterialName(bundleFile, n)), digest (sha256:HEX) and size
 // (1 to MaxSigstoreBytes), no file twice; nil when absent.
 func materialsAt(v *canonjson.Value, bundleFile string) ([]Material, error) {
 	if v == nil {
 		return nil, nil
 	}
-	if !v.Is(canonjson.Array) || len(v.Items) < 1 || len(v.Items) > sigstore.MaxMaterial {
-		return nil, fmt.Errorf("sigstore must be an array of 1 to %d Sigstore bundles", sigstore.MaxMaterial)
+	if !v.Is(canonjson.Array) || len(v.Items) < 1 || len(v.Items) > MaxSigstore {
+		return nil, fmt.Errorf("sigstore must be an array of 1 to %d Sigstore bundles", MaxSigstore)
 	}
 	ms := make([]Material, len(v.Items))
 	for i, it := range v.Items {
@@ -244,7 +250,7 @@ func materialsAt(v *canonjson.Value, bundleFile string) ([]Material, error) {
 		}
 		if !isMaterialOf(file.Str, bundleFile) {
 			return nil, fmt.Errorf("sigstore[%d]: file %q is not the name of a Sigstore bundle of %s (%s, %s, …)", i, file.Str, bundleFile,
-				sigstore.MaterialName(bundleFile, 1), sigstore.MaterialName(bundleFile, 2))
+				MaterialName(bundleFile, 1), MaterialName(bundleFile, 2))
 		}
 		for _, m := range ms[:i] {
 			if m.File == file.Str {
@@ -256,15 +262,26 @@ func materialsAt(v *canonjson.Value, bundleFile string) ([]Material, error) {
 	return ms, nil
 }
 
-// isMaterialOf reports whether name is sigstore.MaterialName(bundleFile,
-// n) for some n from 1 to sigstore.MaxMaterial.
+// isMaterialOf reports whether name is MaterialName(bundleFile, n) for
+// some n from 1 to MaxSigstore.
 func isMaterialOf(name, bundleFile string) bool {
-	for n := 1; n <= sigstore.MaxMaterial; n++ {
-		if name == sigstore.MaterialName(bundleFile, n) {
+	for n := 1; n <= MaxSigstore; n++ {
+		if name == MaterialName(bundleFile, n) {
 			return true
 		}
 	}
 	return false
+}
+
+// MaterialName is the name of the nth (from 1) Sigstore bundle pulled
+// beside the bundle file: FILE.sigstore.json, then FILE.sigstore.N.json —
+// attest/sigstore.MaterialName, which this package does not link (a test
+// keeps them equal).
+func MaterialName(file string, n int) string {
+	if n <= 1 {
+		return file + ".sigstore.json"
+	}
+	return file + ".sigstore." + strconv.Itoa(n) + ".json"
 }
 
 // Bundle reads the bundle of entry i and checks it against the index

@@ -272,3 +272,16 @@ func TestReadRefusesSigstoreDisagreement(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The names and the bound are attest/sigstore's, which the package does
+// not link.
+func TestMaterialNameIsSigstores(t *testing.T) {
+	if pulled.MaxSigstore != sigstore.MaxMaterial {
+		t.Errorf("MaxSigstore %d, sigstore.MaxMaterial %d", pulled.MaxSigstore, sigstore.MaxMaterial)
+	}
+	for n := range sigstore.MaxMaterial + 2 {
+		if got, want := pulled.MaterialName("x.attested.json", n), sigstore.MaterialName("x.attested.json", n); got != want {
+			t.Errorf("MaterialName(%d) = %q, sigstore's %q", n, got, want)
+		}
+	}
+}
