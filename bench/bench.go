@@ -32,9 +32,11 @@ var programs = map[string]string{
 	"mcpres":         "./cmd/mcpres",
 	"mcpres-loadgen": "./cmd/mcpres-loadgen",
 	"mcpres-pkcs11":  "./cmd/mcpres-pkcs11",
-	"floor":          "./bench/floor",
-	"tesseraposix":   "./bench/tesseraposix",
-	"noadmit":        "./bench/noadmit",
+	// mcpres runs it, found next to itself, for keyless verification.
+	"mcpres-sigstore": "./cmd/mcpres-sigstore",
+	"floor":           "./bench/floor",
+	"tesseraposix":    "./bench/tesseraposix",
+	"noadmit":         "./bench/noadmit",
 }
 
 func newBench(c config) (*bench, error) {

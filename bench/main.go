@@ -35,7 +35,10 @@
 // the same load generator and clients; log serve --dir with its key in
 // a SoftHSM2 token against a key file (when SoftHSM2 is installed); log
 // serve --mysql when $MCPRES_TEST_MYSQL_DSN names a MariaDB/MySQL server;
-// witness serve's cosignatures per second. Every server listens on 127.0.0.1 and every run
+// witness serve's cosignatures per second; keyless verification (a
+// fixture signed with a real Fulcio and timestamp authority, one bundle
+// beside a key-file verify of it, and a batch against bench/floor
+// --keyless, when Fulcio and timestamp-server are installed). Every server listens on 127.0.0.1 and every run
 // is bounded in time.
 package main
 
@@ -74,6 +77,7 @@ var workloads = []struct {
 	{"memory", (*bench).batchMemory},
 	{"validate", (*bench).validate},
 	{"verify", (*bench).verifyOne},
+	{"keyless", (*bench).keyless},
 	{"report", (*bench).report},
 	{"posix", (*bench).logPOSIX},
 	{"rekor", (*bench).logRekor},

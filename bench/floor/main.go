@@ -8,6 +8,15 @@
 //
 //	floor DIR
 //
+//	floor --keyless FLOOR_JSON DIR
+//
+// With --keyless, the floor of keyless verification: per attested bundle
+// (a *.json file that is not a Sigstore bundle kept beside one), read it
+// and its FILE.sigstore.json, scan both, hash the bundle four times, and
+// verify the signatures FLOOR_JSON prepares (internal/floor.Prepared: the
+// envelope's Ed25519 signature, the Fulcio chain, the timestamp token and
+// its authority's chain).
+//
 // It prints the number of files checked. It links only the standard
 // library and internal/floor: its start-up is Go's own.
 package main
@@ -27,11 +36,17 @@ import (
 const maxInput = 16 << 20
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: floor DIR")
+	var n int
+	var err error
+	switch {
+	case len(os.Args) == 2:
+		n, err = run(os.Args[1])
+	case len(os.Args) == 4 && os.Args[1] == "--keyless":
+		n, err = runKeyless(os.Args[2], os.Args[3])
+	default:
+		fmt.Fprintln(os.Stderr, "usage: floor DIR | floor --keyless FLOOR_JSON DIR")
 		os.Exit(2)
 	}
-	n, err := run(os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
@@ -39,20 +54,47 @@ func main() {
 	fmt.Println(n)
 }
 
-func run(dir string) (int, error) {
+// bundles lists the attested bundles of dir: its *.json files that are
+// not Sigstore bundles kept beside one (NAME.sigstore.json), sorted.
+func bundles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var paths []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasSuffix(e.Name(), ".sigstore.json") {
 			paths = append(paths, filepath.Join(dir, e.Name()))
 		}
 	}
 	slices.Sort(paths)
 	if len(paths) == 0 {
-		return 0, fmt.Errorf("%s holds no .json files", dir)
+		return nil, fmt.Errorf("%s holds no .json files", dir)
+	}
+	return paths, nil
+}
+
+func runKeyless(floorJSON, dir string) (int, error) {
+	data, err := os.ReadFile(floorJSON)
+	if err != nil {
+		return 0, err
+	}
+	checks, err := floor.PreparedChecks(data)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", floorJSON, err)
+	}
+	paths, err := bundles(dir)
+	if err != nil {
+		return 0, err
+	}
+	err = floor.RunEach(paths, func(p string) error { return floor.CheckKeyless(p, p+".sigstore.json", checks, readFile) })
+	return len(paths), err
+}
+
+func run(dir string) (int, error) {
+	paths, err := bundles(dir)
+	if err != nil {
+		return 0, err
 	}
 	first, err := readFile(paths[0])
 	if err != nil {

@@ -106,13 +106,19 @@ func Check(path string, sigs []Signature, read func(string) ([]byte, error)) err
 
 // Run checks every path on all cores and returns the first failure.
 func Run(paths []string, sigs []Signature, read func(string) ([]byte, error)) error {
+	return RunEach(paths, func(p string) error { return Check(p, sigs, read) })
+}
+
+// RunEach runs check on every path on all cores and returns the first
+// failure.
+func RunEach(paths []string, check func(string) error) error {
 	jobs := make(chan string)
 	errs := make(chan error, 1)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for p := range jobs {
-				if err := Check(p, sigs, read); err != nil {
+				if err := check(p); err != nil {
 					select {
 					case errs <- err:
 					default:
