@@ -15,9 +15,16 @@
 //
 //   - artifactType [ArtifactType] (application/vnd.mcpres.attested-bundle.v1+json);
 //   - the empty config descriptor (application/vnd.oci.empty.v1+json, "{}");
-//   - exactly one layer of media type [LayerMediaType] holding the
-//     attested bundle's exact bytes, titled HEX.attested.json after its
-//     digest ([AnnotationTitle], for oras pull);
+//   - a first layer of media type [LayerMediaType] holding the attested
+//     bundle's exact bytes, titled HEX.attested.json after its digest
+//     ([AnnotationTitle], for oras pull);
+//   - then, for a keyless signature, up to [MaxSigstoreLayers] layers of
+//     media type [SigstoreMediaType] (1 byte to [MaxSigstoreBytes] each),
+//     the bundle's Sigstore bundles v0.3 (certificate, RFC 3161 timestamp
+//     and one of its DSSE envelopes), titled HEX.attested.json.sigstore.json,
+//     HEX.attested.json.sigstore.2.json, … (attest/sigstore.MaterialName,
+//     the names attest verify reads beside a bundle); no other layer is
+//     accepted, and an artifact of one layer is as valid as before;
 //   - the image's descriptor as subject;
 //   - annotations [AnnotationCreated], [AnnotationSubjectName],
 //     [AnnotationSubjectVersion] and [AnnotationClaimedLevel] (a claim:
@@ -37,6 +44,12 @@
 //     updated read–merge–write with conditional requests and checked again
 //     after a settle time, so that two concurrent attaches both end up
 //     listed ([Client.Attach]).
+//   - A Sigstore bundle travels only with the attested bundle it belongs
+//     to: before it is attached, and again when it is pulled, its DSSE
+//     payload and signature must be those of one of the bundle's envelopes
+//     ([SigstoreEnvelope]); its certificate and timestamp are verified by
+//     attest verify --trusted-root (sigstore-go, which this package does
+//     not link).
 //   - Nothing read from a registry is trusted: an image's digest is
 //     computed from the manifest bytes served; every manifest and layer is
 //     checked against its descriptor's digest and size; sizes are checked
