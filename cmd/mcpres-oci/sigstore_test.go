@@ -127,3 +127,48 @@ func TestOCISigstoreCLI(t *testing.T) {
 		t.Errorf("a Sigstore bundle added since the pull:\n%s", out)
 	}
 }
+
+// TestOCISigstoreOrasInterop: oras pull of what mcpres attached writes the
+// Sigstore bundles under the names attest verify reads beside the bundle
+// (the layers' titles); what oras attaches with a Sigstore layer after the
+// bundle, mcpres discovers with it.
+func TestOCISigstoreOrasInterop(t *testing.T) {
+	ocitest.Tool(t, "oras", ocitest.OrasModule)
+	r := ocitest.ReferrersRegistry(t)
+	c := newCLI(t)
+	pushed := r.PushImage(t, "mcp/keyless", "1.0", "oras")
+	attested := ocitest.CoSigned(t, ocitest.AttestedBundle(t, pushed.Digest))
+	sb1, sb2 := ocitest.SigstoreBundle(t, attested, 0), ocitest.SigstoreBundle(t, attested, 1)
+	file := c.write("k.attested.json", attested)
+	c.write(sigstore.MaterialName(file, 1), sb1)
+	c.write(sigstore.MaterialName(file, 2), sb2)
+	out, _ := c.must(0, "attach", pushed.Ref, file)
+	ref := out[strings.LastIndex(out, " as ")+4 : strings.LastIndex(out, " (")]
+	c.oras("pull", "--plain-http", "-o", "by-oras", ref)
+	name := filepath.Join("by-oras", strings.TrimPrefix(oci.Digest(attested), "sha256:")+".attested.json")
+	for n, want := range [][]byte{attested, sb1, sb2} {
+		p := name
+		if n > 0 {
+			p = sigstore.MaterialName(name, n)
+		}
+		if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("oras pull: %s: %v", p, err)
+		}
+	}
+
+	pushed2 := r.PushImage(t, "mcp/keyless", "2.0", "oras2")
+	theirs := ocitest.CoSigned(t, ocitest.AttestedBundle(t, pushed2.Digest))
+	c.write("t.attested.json", theirs)
+	c.write("t.sigstore.json", ocitest.SigstoreBundle(t, theirs, 1))
+	c.oras("attach", "--plain-http", "--artifact-type", oci.ArtifactType, pushed2.Ref,
+		"t.attested.json:"+oci.LayerMediaType, "t.sigstore.json:"+oci.SigstoreMediaType)
+	out, _ = c.must(0, "discover", "--format", "json", pushed2.Ref)
+	rs := jsonLines(t, out)[0].Get("referrers").Items
+	if len(rs) != 1 || rs[0].Has("error") || len(rs[0].Get("sigstore").Items) != 1 {
+		t.Fatalf("mcpres discover of what oras attached:\n%s", out)
+	}
+	_, errs := c.must(0, "pull", pushed2.Ref, "-o", "theirs")
+	if !strings.Contains(errs, "Sigstore bundle of") {
+		t.Errorf("pull of what oras attached:\n%s", errs)
+	}
+}
