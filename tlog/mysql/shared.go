@@ -54,6 +54,33 @@ type dedup struct {
 
 	mu   sync.Mutex
 	conn *sql.Conn // holds ownerLockPrefix+owner
+
+	// claimsMu guards claims: the hashes this process claimed and is
+	// appending, from Claim until Unclaim or Put. A claim row of this
+	// owner that is not among them was left by a release that failed
+	// (the database was unreachable): no append of this process holds it.
+	claimsMu sync.Mutex
+	claims   map[string]bool
+}
+
+// track records that this process is claiming h; false if it is already.
+func (d *dedup) track(h []byte) bool {
+	d.claimsMu.Lock()
+	defer d.claimsMu.Unlock()
+	if d.claims[string(h)] {
+		return false
+	}
+	d.claims[string(h)] = true
+	return true
+}
+
+// untrack forgets h: its claim is resolved, or was released.
+func (d *dedup) untrack(hs ...[]byte) {
+	d.claimsMu.Lock()
+	defer d.claimsMu.Unlock()
+	for _, h := range hs {
+		delete(d.claims, string(h))
+	}
 }
 
 // OpenDedup returns the deduplication index in the database. Several
@@ -63,7 +90,7 @@ type dedup struct {
 func (s *Storage) OpenDedup(ctx context.Context) (tlog.DedupIndex, error) {
 	var b [16]byte
 	rand.Read(b[:])
-	d := &dedup{db: s.db, owner: hex.EncodeToString(b[:]), stop: make(chan struct{}), done: make(chan struct{})}
+	d := &dedup{db: s.db, owner: hex.EncodeToString(b[:]), stop: make(chan struct{}), done: make(chan struct{}), claims: map[string]bool{}}
 	if err := d.lock(ctx); err != nil {
 		return nil, fmt.Errorf("the deduplication index: taking this process's lock: %w", err)
 	}
@@ -188,7 +215,11 @@ func (d *dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
 	if _, err := tx.ExecContext(ctx, "UPDATE `mcpresDedupState` SET `next` = ? WHERE `id` = 0", from+uint64(len(hashes))); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	d.untrack(hashes...)
+	return nil
 }
 
 // Claim claims h for this process unless the index records it
@@ -197,15 +228,24 @@ func (d *dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
 // than maxClaimAge. A new entry costs one statement: the claim is inserted
 // only where mcpresDedup has no row for h, in one INSERT … SELECT (whose
 // read of mcpresDedup locks, so it is ordered with Put's transaction).
+// A claim of this process is held while one of its appends holds it;
+// one that none does (its release failed: the database was unreachable,
+// or crashed, when it was made or released) is taken over, so that the
+// entry is not refused until the process restarts.
 func (d *dedup) Claim(ctx context.Context, h []byte) (tlog.Claim, uint64, error) {
 	for range 3 {
+		if !d.track(h) {
+			return d.claimedHere(ctx, h)
+		}
 		n, err := d.insertClaim(ctx, h)
 		if err != nil {
+			d.untrack(h)
 			return 0, 0, err
 		}
 		if n == 1 {
 			return tlog.ClaimNew, 0, nil
 		}
+		d.untrack(h)
 		idx, ok, err := d.Lookup(ctx, h)
 		if err != nil {
 			return 0, 0, err
@@ -223,19 +263,44 @@ func (d *dedup) Claim(ctx context.Context, h []byte) (tlog.Claim, uint64, error)
 		if err != nil {
 			return 0, 0, err
 		}
-		if owner == d.owner || !abandoned {
+		if owner != d.owner && !abandoned {
 			return tlog.ClaimHeld, 0, nil
+		}
+		if !d.track(h) {
+			return d.claimedHere(ctx, h)
+		}
+		if owner == d.owner {
+			// Left by a release that failed: this process's again.
+			return tlog.ClaimTakenOver, 0, nil
 		}
 		res, err := d.db.ExecContext(ctx, "UPDATE `mcpresClaim` SET `owner` = ?, `at` = CURRENT_TIMESTAMP WHERE `h` = ? AND `owner` = ?", d.owner, h, owner)
 		if err != nil {
+			d.untrack(h)
 			return 0, 0, err
 		}
 		if n, err := res.RowsAffected(); err != nil {
+			d.untrack(h)
 			return 0, 0, err
 		} else if n == 1 {
 			return tlog.ClaimTakenOver, 0, nil
 		}
+		d.untrack(h)
 		// Another process took it over first, or it was resolved: again.
+	}
+	return tlog.ClaimHeld, 0, nil
+}
+
+// claimedHere is Claim's answer for h, which this process claimed: held
+// while it is appending it, unless the index records it already (its
+// claim was resolved by a Put whose end this process did not see).
+func (d *dedup) claimedHere(ctx context.Context, h []byte) (tlog.Claim, uint64, error) {
+	idx, ok, err := d.Lookup(ctx, h)
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case ok:
+		d.untrack(h)
+		return tlog.ClaimIndexed, idx, nil
 	}
 	return tlog.ClaimHeld, 0, nil
 }
@@ -264,8 +329,10 @@ const (
 	errDeadlock        = 1213
 )
 
-// Unclaim deletes this process's claim of h.
+// Unclaim deletes this process's claim of h. When that fails, the claim
+// is left in the database, and Claim takes it over.
 func (d *dedup) Unclaim(ctx context.Context, h []byte) error {
+	d.untrack(h)
 	_, err := d.db.ExecContext(ctx, "DELETE FROM `mcpresClaim` WHERE `h` = ? AND `owner` = ?", h, d.owner)
 	return err
 }
