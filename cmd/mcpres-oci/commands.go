@@ -186,7 +186,7 @@ func (a *app) attachCommand() *cobra.Command {
 					var se *oci.SigstoreError
 					switch {
 					case errors.As(err, &se):
-						a.errorf("%s: not attached with %s: %v", sb, file, err)
+						a.errorf("%s: not attached with %s: %v (--no-sigstore-bundle attaches %s without Sigstore bundles)", sb, file, err, file)
 						refused = true
 					case err != nil:
 						a.printInputInvalid(sb, err)
