@@ -156,13 +156,33 @@ func (b *bench) rekorLoad(signer, dir string) (load, error) {
 	prepare := min(int(b.c.duration.Seconds()*posixPrepare), maxPrepare)
 	s, err := b.run("mcpres-loadgen", []string{"--url", "http://" + srv.url, "--rekor-v2", "--clients", strconv.Itoa(b.c.posixC),
 		"--duration", b.c.duration.String(), "--prepare", strconv.Itoa(prepare)})
+	lerr := rekorOnLoopback(srv.log())
 	if serr := srv.stop(); err == nil && serr != nil {
 		err = serr
 	}
-	if err != nil {
+	if err = errors.Join(err, lerr); err != nil {
 		return load{}, err
 	}
 	return parseLoad(s.stdout)
+}
+
+// rekorListenerLine is a listener rekor-server logs that it starts.
+var rekorListenerLine = regexp.MustCompile(`msg="(?i:starting) (HTTP proxy|gRPC server|http metrics)" address=(\S+)`)
+
+// rekorOnLoopback checks, by rekor-server's log, that its three
+// listeners (HTTP gateway, gRPC, metrics) are on 127.0.0.1.
+func rekorOnLoopback(log string) error {
+	seen := map[string]bool{}
+	for _, m := range rekorListenerLine.FindAllStringSubmatch(log, -1) {
+		if !strings.HasPrefix(m[2], "127.0.0.1:") {
+			return fmt.Errorf("rekor-server's %s listens on %s, not 127.0.0.1", m[1], m[2])
+		}
+		seen[m[1]] = true
+	}
+	if len(seen) != 3 {
+		return fmt.Errorf("rekor-server logged %d of its 3 listeners (HTTP proxy, gRPC server, http metrics)", len(seen))
+	}
+	return nil
 }
 
 // freePorts returns n distinct ports free on 127.0.0.1 now (rekor-server

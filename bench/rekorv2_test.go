@@ -108,3 +108,21 @@ func TestCopyExecutable(t *testing.T) {
 		t.Fatal("copied a missing file")
 	}
 }
+
+// TestRekorOnLoopback: the run is refused unless rekor-server logged its
+// three listeners, each on 127.0.0.1.
+func TestRekorOnLoopback(t *testing.T) {
+	log := `time=2026-12-03T14:56:33.333Z level=INFO msg="Starting gRPC server" address=127.0.0.1:39301
+time=2026-12-03T14:56:33.334Z level=INFO msg="starting HTTP proxy" address=127.0.0.1:39300
+time=2026-12-03T14:56:33.334Z level=INFO msg="starting http metrics" address=127.0.0.1:44319
+`
+	if err := rekorOnLoopback(log); err != nil {
+		t.Fatalf("the v2.3.0 log: %v", err)
+	}
+	if err := rekorOnLoopback(strings.Replace(log, "127.0.0.1:44319", "[::]:2112", 1)); err == nil || !strings.Contains(err.Error(), "http metrics listens on [::]:2112") {
+		t.Errorf("metrics on every interface: %v", err)
+	}
+	if err := rekorOnLoopback(strings.Replace(log, "Starting gRPC", "Started gRPC", 1)); err == nil || !strings.Contains(err.Error(), "2 of its 3") {
+		t.Errorf("a listener not logged: %v", err)
+	}
+}
