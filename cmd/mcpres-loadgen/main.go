@@ -134,17 +134,21 @@ when the server answers 201 with the entry and its inclusion proof
 	return cli.Run(root, "mcpres-loadgen", args, nil, stdout, stderr)
 }
 
+// rekorV2MaxSigners bounds the keys of a --rekor-v2 run (one per client).
+const rekorV2MaxSigners = 64
+
 // runRekorV2Cmd is the --rekor-v2 run: keys made now, one per client (at
-// most rekorV2MaxSigners), then the run, and its result line.
+// most rekorV2MaxSigners), then the run (loadgen.RunRekorV2), and its
+// result line.
 func runRekorV2Cmd(url string, clients int, duration time.Duration, requests, prepare int, stdout, stderr io.Writer) error {
-	signers, err := newRekorSigners(min(max(clients, 1), rekorV2MaxSigners))
+	signers, err := loadgen.NewRekorV2Signers(min(max(clients, 1), rekorV2MaxSigners))
 	if err != nil {
 		return cli.Failf("making the signing keys: %v", err)
 	}
 	p := &cli.Printer{Prog: "mcpres-loadgen", Stderr: stderr}
 	p.Notef("%d clients against Rekor v2 at %s for %v (hashedrekord v0.0.2, %d ECDSA P-256 keys)", clients, url, duration, len(signers))
-	res, err := runRekorV2(context.Background(), rekorV2Config{URL: url, Clients: clients, Duration: duration, Requests: requests,
-		Prepare: prepare, Submit: rekorV2Submissions(signers)})
+	res, err := loadgen.RunRekorV2(context.Background(), loadgen.RekorV2Config{URL: url, Clients: clients, Duration: duration, Requests: requests,
+		Prepare: prepare, Submit: loadgen.RekorV2Submissions(signers)})
 	if err != nil {
 		return cli.Failf("%v", err)
 	}

@@ -1,10 +1,10 @@
-package main
+package loadgen
 
-// The Rekor v2 mode (--rekor-v2): the same clients, bounds, preparation
-// and result line as the mcpres mode (tlog/loadgen), submitting
-// hashedrekord v0.0.2 entries to a Rekor v2 server (rekor-tiles) instead
-// of bundles to `mcpres log serve`, so that the bench measures both logs
-// with one load generator.
+// Rekor v2: the same clients, bounds, preparation and result as Run,
+// submitting hashedrekord v0.0.2 entries to a Rekor v2 server
+// (rekor-tiles) instead of bundles to `mcpres log serve`, so that the
+// bench measures both logs with one load generator (mcpres-loadgen
+// --rekor-v2).
 
 import (
 	"bytes"
@@ -28,18 +28,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpres/mcpres/tlog/loadgen"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 )
 
-// Rekor v2's write endpoint and the key details of the load generator's
-// signatures: rekor-tiles v2.3.0, api/proto/rekor/v2/rekor_service.proto
-// (CreateEntry) and sigstore's common.v1.PublicKeyDetails.
+// RekorV2Path is Rekor v2's write endpoint, and ecdsaP256SHA256 the key
+// details of the load generator's signatures: rekor-tiles v2.3.0,
+// api/proto/rekor/v2/rekor_service.proto (CreateEntry), and sigstore's
+// common.v1.PublicKeyDetails.
 const (
-	rekorV2Path       = "/api/v2/log/entries"
-	ecdsaP256SHA256   = "PKIX_ECDSA_P256_SHA_256"
-	rekorV2MaxSigners = 64
+	RekorV2Path     = "/api/v2/log/entries"
+	ecdsaP256SHA256 = "PKIX_ECDSA_P256_SHA_256"
 	// maxRekorResponse bounds an answer read (a transparency log entry
 	// is about 1.5 KB; its proof grows with the log's height).
 	maxRekorResponse = 64 << 10
@@ -72,11 +71,11 @@ type (
 	}
 )
 
-// hashedRekordRequest is the body of a submission to Rekor v2: a
+// HashedRekordRequest is the body of a submission to Rekor v2: a
 // hashedrekord v0.0.2 request for the SHA-256 digest of an artifact,
 // signed (ASN.1 ECDSA over the digest) by the P-256 key whose PKIX DER is
 // pubDER.
-func hashedRekordRequest(digest, sig, pubDER []byte) ([]byte, error) {
+func HashedRekordRequest(digest, sig, pubDER []byte) ([]byte, error) {
 	if len(digest) != sha256.Size || len(sig) == 0 || len(pubDER) == 0 {
 		return nil, errors.New("rekor-v2: a request needs a SHA-256 digest, a signature and a public key")
 	}
@@ -84,40 +83,41 @@ func hashedRekordRequest(digest, sig, pubDER []byte) ([]byte, error) {
 		Signature: rekorSignature{Content: sig, Verifier: rekorVerifier{PublicKey: rekorPublicKey{RawBytes: pubDER}, KeyDetails: ecdsaP256SHA256}}}})
 }
 
-// A rekorSubmission is one request body and the digest it logs.
-type rekorSubmission struct {
-	body, digest []byte
+// A RekorV2Submission is one request body and the digest it logs.
+type RekorV2Submission struct {
+	Body, Digest []byte
 }
 
-// rekorSigner is an ECDSA P-256 key of the load generator's.
-type rekorSigner struct {
+// A RekorV2Signer is an ECDSA P-256 key of the load generator's.
+type RekorV2Signer struct {
 	key *ecdsa.PrivateKey
-	der []byte // PKIX public key
+	// PublicKey is the PKIX DER of the public key.
+	PublicKey []byte
 }
 
-// rekorV2Submissions returns the i-th submission of a run: the digest of
+// RekorV2Submissions returns the i-th submission of a run: the digest of
 // an artifact distinct in every run and for every i, signed by one of
 // signers (in turn). The keys are made by the caller at start, each run
 // its own.
-func rekorV2Submissions(signers []rekorSigner) func(i int) (rekorSubmission, error) {
+func RekorV2Submissions(signers []RekorV2Signer) func(i int) (RekorV2Submission, error) {
 	var rb [8]byte
 	rand.Read(rb[:])
 	runID := hex.EncodeToString(rb[:])
-	return func(i int) (rekorSubmission, error) {
+	return func(i int) (RekorV2Submission, error) {
 		d := sha256.Sum256(fmt.Appendf(nil, "mcpres-loadgen rekor-v2 artifact %s %d", runID, i))
 		s := signers[i%len(signers)]
 		sig, err := ecdsa.SignASN1(rand.Reader, s.key, d[:])
 		if err != nil {
-			return rekorSubmission{}, err
+			return RekorV2Submission{}, err
 		}
-		body, err := hashedRekordRequest(d[:], sig, s.der)
-		return rekorSubmission{body: body, digest: d[:]}, err
+		body, err := HashedRekordRequest(d[:], sig, s.PublicKey)
+		return RekorV2Submission{Body: body, Digest: d[:]}, err
 	}
 }
 
-// newRekorSigners makes n ECDSA P-256 keys.
-func newRekorSigners(n int) ([]rekorSigner, error) {
-	out := make([]rekorSigner, n)
+// NewRekorV2Signers makes n ECDSA P-256 keys.
+func NewRekorV2Signers(n int) ([]RekorV2Signer, error) {
+	out := make([]RekorV2Signer, n)
 	for i := range out {
 		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
@@ -127,7 +127,7 @@ func newRekorSigners(n int) ([]rekorSigner, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = rekorSigner{key: k, der: der}
+		out[i] = RekorV2Signer{key: k, PublicKey: der}
 	}
 	return out, nil
 }
@@ -166,12 +166,12 @@ type transparencyLogEntry struct {
 	CanonicalizedBody []byte `json:"canonicalizedBody"`
 }
 
-// checkRekorV2Entry checks Rekor v2's answer to the submission of digest:
+// CheckRekorV2Entry checks Rekor v2's answer to the submission of digest:
 // a transparency log entry whose canonicalized body is a hashedrekord
 // v0.0.2 entry of that digest, with an inclusion proof of it (verified)
 // in a tree with a checkpoint. It is what counts a submission as logged,
 // as mcpres-loadgen counts an mcpres reference.
-func checkRekorV2Entry(resp, digest []byte) error {
+func CheckRekorV2Entry(resp, digest []byte) error {
 	var e transparencyLogEntry
 	if err := json.Unmarshal(resp, &e); err != nil {
 		return fmt.Errorf("the answer is no transparency log entry: %v", err)
@@ -213,49 +213,54 @@ func checkRekorV2Entry(resp, digest []byte) error {
 	return nil
 }
 
-// rekorV2Config describes a Rekor v2 run (loadgen.Config's bounds).
-type rekorV2Config struct {
+// RekorV2Config describes a Rekor v2 run: URL, Clients, Duration,
+// Requests and Prepare as in Config; Submit returns the i-th submission
+// (RekorV2Submissions).
+type RekorV2Config struct {
 	URL      string
 	Clients  int
 	Duration time.Duration
 	Requests int
 	Prepare  int
-	Submit   func(i int) (rekorSubmission, error)
+	Submit   func(i int) (RekorV2Submission, error)
 }
 
-// rekorV2Result is a run's result and its answers that were not a
-// logged entry (counted in Result.Failed under their status).
-type rekorV2Result struct {
-	loadgen.Result
+// RekorV2Result is a run's Result, with the answers 201 that were not the
+// submitted entry with its inclusion proof (Unproven, also counted in
+// Failed under 201) and the first answer that was no logged entry
+// (FirstReject: a refusal's status and body, or why an answer 201 was
+// not taken).
+type RekorV2Result struct {
+	Result
 	Unproven    int
 	FirstReject string
 }
 
-// runRekorV2 runs the load against a Rekor v2 server with loadgen.Run's
+// RunRekorV2 runs the load against a Rekor v2 server with Run's
 // rules (bounds, prepared submissions, no redirects, a result cut off by
 // the end of the run not counted); a submission succeeds when it is
-// answered 201 with its entry and inclusion proof (checkRekorV2Entry).
-func runRekorV2(ctx context.Context, cfg rekorV2Config) (rekorV2Result, error) {
-	if err := loadgen.CheckLoopback(cfg.URL); err != nil {
-		return rekorV2Result{}, err
+// answered 201 with its entry and inclusion proof (CheckRekorV2Entry).
+func RunRekorV2(ctx context.Context, cfg RekorV2Config) (RekorV2Result, error) {
+	if err := CheckLoopback(cfg.URL); err != nil {
+		return RekorV2Result{}, err
 	}
-	clients := min(max(cfg.Clients, 1), loadgen.MaxClients)
-	d := min(cfg.Duration, loadgen.MaxDuration)
+	clients := min(max(cfg.Clients, 1), MaxClients)
+	d := min(cfg.Duration, MaxDuration)
 	if d <= 0 {
-		d = loadgen.MaxDuration
+		d = MaxDuration
 	}
-	n := min(cfg.Requests, loadgen.MaxRequests)
+	n := min(cfg.Requests, MaxRequests)
 	if n <= 0 {
-		n = loadgen.MaxRequests
+		n = MaxRequests
 	}
-	prepared, err := prepareRekor(cfg.Submit, min(max(cfg.Prepare, 0), loadgen.MaxPrepare, n))
+	prepared, err := prepareRekor(cfg.Submit, min(max(cfg.Prepare, 0), MaxPrepare, n))
 	if err != nil {
-		return rekorV2Result{}, fmt.Errorf("rekor-v2: making a submission: %w", err)
+		return RekorV2Result{}, fmt.Errorf("rekor-v2: making a submission: %w", err)
 	}
-	submission := func(i int) (rekorSubmission, error) {
+	submission := func(i int) (RekorV2Submission, error) {
 		if i < len(prepared) {
 			s := prepared[i]
-			prepared[i] = rekorSubmission{}
+			prepared[i] = RekorV2Submission{}
 			return s, nil
 		}
 		return cfg.Submit(i)
@@ -265,12 +270,12 @@ func runRekorV2(ctx context.Context, cfg rekorV2Config) (rekorV2Result, error) {
 	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	target := strings.TrimSuffix(cfg.URL, "/") + rekorV2Path
+	target := strings.TrimSuffix(cfg.URL, "/") + RekorV2Path
 	var (
 		next    atomic.Int64
 		mu      sync.Mutex
 		lat     []time.Duration
-		res     = rekorV2Result{Result: loadgen.Result{Failed: map[int]int{}}}
+		res     = RekorV2Result{Result: Result{Failed: map[int]int{}}}
 		wg      sync.WaitGroup
 		makeErr error
 	)
@@ -290,13 +295,13 @@ func runRekorV2(ctx context.Context, cfg rekorV2Config) (rekorV2Result, error) {
 					cancel()
 					return
 				}
-				status, body, took, err := postRekor(ctx, hc, target, s.body)
+				status, body, took, err := postRekor(ctx, hc, target, s.Body)
 				if ctx.Err() != nil && status != http.StatusCreated {
 					return // cut off by the end of the run
 				}
 				var reject error
 				if status == http.StatusCreated {
-					reject = checkRekorV2Entry(body, s.digest)
+					reject = CheckRekorV2Entry(body, s.Digest)
 				}
 				mu.Lock()
 				switch {
@@ -323,20 +328,19 @@ func runRekorV2(ctx context.Context, cfg rekorV2Config) (rekorV2Result, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	if makeErr != nil {
-		return rekorV2Result{}, fmt.Errorf("rekor-v2: making a submission: %w", makeErr)
+		return RekorV2Result{}, fmt.Errorf("rekor-v2: making a submission: %w", makeErr)
 	}
 	slices.Sort(lat)
 	res.OK, res.Elapsed, res.Rate = len(lat), elapsed, float64(len(lat))/elapsed.Seconds()
 	if len(lat) > 0 {
-		q := func(p float64) time.Duration { return lat[min(max(int(p*float64(len(lat))+0.5)-1, 0), len(lat)-1)] }
-		res.P50, res.P99, res.Max = q(0.50), q(0.99), lat[len(lat)-1]
+		res.P50, res.P99, res.Max = quantile(lat, 0.50), quantile(lat, 0.99), lat[len(lat)-1]
 	}
 	return res, nil
 }
 
 // prepareRekor makes the first n submissions on all cores.
-func prepareRekor(submit func(int) (rekorSubmission, error), n int) ([]rekorSubmission, error) {
-	out := make([]rekorSubmission, n)
+func prepareRekor(submit func(int) (RekorV2Submission, error), n int) ([]RekorV2Submission, error) {
+	out := make([]RekorV2Submission, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var mu sync.Mutex

@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"bytes"
@@ -151,31 +151,31 @@ func TestHashedRekordRequest(t *testing.T) {
 	if jsonName("hashed_rekord_request_v002") != "hashedRekordRequestV002" || jsonName("raw_bytes") != "rawBytes" {
 		t.Fatal("jsonName")
 	}
-	signers, err := newRekorSigners(2)
+	signers, err := NewRekorV2Signers(2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := rekorV2Submissions(signers)
+	sub := RekorV2Submissions(signers)
 	s, err := sub(7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	digest, key, err := checkHashedRekord(s.body)
+	digest, key, err := checkHashedRekord(s.Body)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, s.body)
+		t.Fatalf("%v\n%s", err, s.Body)
 	}
-	if !bytes.Equal(digest, s.digest) || !bytes.Equal(key, signers[1].der) {
+	if !bytes.Equal(digest, s.Digest) || !bytes.Equal(key, signers[1].PublicKey) {
 		t.Fatal("the request is not of the submission's digest, signed by the i-th key in turn")
 	}
-	if s2, _ := sub(8); bytes.Equal(s2.digest, s.digest) || !bytes.Equal(mustKey(t, s2.body), signers[0].der) {
+	if s2, _ := sub(8); bytes.Equal(s2.Digest, s.Digest) || !bytes.Equal(mustKey(t, s2.Body), signers[0].PublicKey) {
 		t.Fatal("two submissions log the same artifact, or the keys are not used in turn")
 	}
-	if s3, _ := rekorV2Submissions(signers)(7); bytes.Equal(s3.digest, s.digest) {
+	if s3, _ := RekorV2Submissions(signers)(7); bytes.Equal(s3.Digest, s.Digest) {
 		t.Fatal("two runs log the same artifact")
 	}
 	// Each fault alone, and the checker refuses it.
 	var req map[string]map[string]any
-	json.Unmarshal(s.body, &req)
+	json.Unmarshal(s.Body, &req)
 	hr := req["hashedRekordRequestV002"]
 	sig := hr["signature"].(map[string]any)
 	content, _ := bytesField(sig["content"])
@@ -190,9 +190,11 @@ func TestHashedRekordRequest(t *testing.T) {
 			c[len(c)-1] ^= 1
 			sig["content"] = c
 		},
-		"a SHA-512 sized digest":  func() { hr["digest"] = make([]byte, 64) },
-		"another key's signature": func() { sig["verifier"].(map[string]any)["publicKey"] = map[string]any{"rawBytes": signers[0].der} },
-		"Ed25519 key details":     func() { sig["verifier"].(map[string]any)["keyDetails"] = "PKIX_ED25519" },
+		"a SHA-512 sized digest": func() { hr["digest"] = make([]byte, 64) },
+		"another key's signature": func() {
+			sig["verifier"].(map[string]any)["publicKey"] = map[string]any{"rawBytes": signers[0].PublicKey}
+		},
+		"Ed25519 key details": func() { sig["verifier"].(map[string]any)["keyDetails"] = "PKIX_ED25519" },
 		"a snake_case name": func() {
 			req["hashed_rekord_request_v002"] = hr
 			delete(req, "hashedRekordRequestV002")
@@ -200,7 +202,7 @@ func TestHashedRekordRequest(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var saved map[string]map[string]any
-			json.Unmarshal(s.body, &saved)
+			json.Unmarshal(s.Body, &saved)
 			defer func() { req, hr = saved, saved["hashedRekordRequestV002"]; sig = hr["signature"].(map[string]any) }()
 			mutate()
 			bad, _ := json.Marshal(req)
@@ -209,7 +211,7 @@ func TestHashedRekordRequest(t *testing.T) {
 			}
 		})
 	}
-	if _, err := hashedRekordRequest(make([]byte, 20), content, key); err == nil {
+	if _, err := HashedRekordRequest(make([]byte, 20), content, key); err == nil {
 		t.Error("a request for a 20-byte digest was made")
 	}
 }
@@ -300,15 +302,23 @@ func tle(tree *testonly.Tree, i uint64, entry []byte) []byte {
 	return out
 }
 
-// TestRunRekorV2: mcpres-loadgen --rekor-v2 against the stand-in submits
-// distinct digests signed by several keys, every one of which the
-// stand-in verifies and logs, and counts each as logged.
+// TestRunRekorV2: a run against the stand-in submits distinct digests
+// signed by each of the keys in turn, every one of which the stand-in
+// verifies and logs, and counts each as logged; the prepared submissions
+// are sent like the others.
 func TestRunRekorV2(t *testing.T) {
 	s := newStandIn(t)
-	var out, errb bytes.Buffer
-	code := run([]string{"--url", s.URL + "/", "--rekor-v2", "--clients", "3", "--requests", "12", "--prepare", "5"}, &out, &errb)
-	if code != 0 || !strings.HasPrefix(out.String(), "12 submissions in ") || !strings.Contains(out.String(), "failed map[]") {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s\nrefused %q", code, out.String(), errb.String(), s.refused)
+	signers, err := NewRekorV2Signers(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunRekorV2(context.Background(), RekorV2Config{URL: s.URL + "/", Clients: 3, Requests: 12, Prepare: 5, Duration: time.Minute,
+		Submit: RekorV2Submissions(signers)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK != 12 || len(res.Failed) != 0 || res.Unproven != 0 || res.FirstReject != "" || res.P50 <= 0 || res.Max < res.P99 {
+		t.Fatalf("%+v; refused %q", res, s.refused)
 	}
 	if len(s.digests) != 12 || len(s.keys) != 3 || len(s.refused) != 0 || s.tree.Size() != 12 {
 		t.Fatalf("%d digests, %d keys, %d logged, refused %q", len(s.digests), len(s.keys), s.tree.Size(), s.refused)
@@ -320,14 +330,14 @@ func TestRunRekorV2(t *testing.T) {
 // success.
 func TestRunRekorV2Refused(t *testing.T) {
 	s := newStandIn(t)
-	signers, _ := newRekorSigners(1)
-	honest := rekorV2Submissions(signers)
-	res, err := runRekorV2(context.Background(), rekorV2Config{URL: s.URL, Clients: 2, Requests: 6, Duration: time.Minute,
-		Submit: func(i int) (rekorSubmission, error) {
+	signers, _ := NewRekorV2Signers(1)
+	honest := RekorV2Submissions(signers)
+	res, err := RunRekorV2(context.Background(), RekorV2Config{URL: s.URL, Clients: 2, Requests: 6, Duration: time.Minute,
+		Submit: func(i int) (RekorV2Submission, error) {
 			sub, err := honest(i)
 			if i%2 == 1 { // the signature of another digest
 				other, _ := honest(i + 1000)
-				sub.body = bytes.Replace(sub.body, []byte(base64.StdEncoding.EncodeToString(sub.digest)), []byte(base64.StdEncoding.EncodeToString(other.digest)), 1)
+				sub.Body = bytes.Replace(sub.Body, []byte(base64.StdEncoding.EncodeToString(sub.Digest)), []byte(base64.StdEncoding.EncodeToString(other.Digest)), 1)
 			}
 			return sub, err
 		}})
@@ -352,8 +362,8 @@ func TestRunRekorV2Unproven(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newStandIn(t)
 			s.answer = answer
-			signers, _ := newRekorSigners(1)
-			res, err := runRekorV2(context.Background(), rekorV2Config{URL: s.URL, Clients: 1, Requests: 4, Duration: time.Minute, Submit: rekorV2Submissions(signers)})
+			signers, _ := NewRekorV2Signers(1)
+			res, err := RunRekorV2(context.Background(), RekorV2Config{URL: s.URL, Clients: 1, Requests: 4, Duration: time.Minute, Submit: RekorV2Submissions(signers)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,7 +372,7 @@ func TestRunRekorV2Unproven(t *testing.T) {
 			}
 		})
 	}
-	if _, err := runRekorV2(context.Background(), rekorV2Config{URL: "http://192.0.2.1/", Submit: rekorV2Submissions(nil)}); err == nil {
+	if _, err := RunRekorV2(context.Background(), RekorV2Config{URL: "http://192.0.2.1/", Submit: RekorV2Submissions(nil)}); err == nil {
 		t.Fatal("ran against a non-loopback server")
 	}
 }
@@ -384,7 +394,7 @@ func TestCheckRekorV2Entry(t *testing.T) {
 		tree.AppendData(entry(d[:]))
 	}
 	good := tle(tree, 2, entry(digests[2]))
-	if err := checkRekorV2Entry(good, digests[2]); err != nil {
+	if err := CheckRekorV2Entry(good, digests[2]); err != nil {
 		t.Fatalf("the honest answer: %v\n%s", err, good)
 	}
 	mutate := func(f func(m map[string]any, p map[string]any)) []byte {
@@ -414,12 +424,12 @@ func TestCheckRekorV2Entry(t *testing.T) {
 		"a DSSE entry":           {mutate(func(m, p map[string]any) { m["canonicalizedBody"] = []byte(`{"kind":"dsse"}`) }), digests[2], "not the hashedrekord"},
 		"a body that is no JSON": {mutate(func(m, p map[string]any) { m["canonicalizedBody"] = []byte("x") }), digests[2], "canonicalized body"},
 	} {
-		if err := checkRekorV2Entry(c.resp, c.digest); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := CheckRekorV2Entry(c.resp, c.digest); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
 	}
 	// A number where Rekor writes a string is the same int64.
-	if err := checkRekorV2Entry(mutate(func(m, p map[string]any) { m["logIndex"], p["logIndex"] = 2, 2 }), digests[2]); err != nil {
+	if err := CheckRekorV2Entry(mutate(func(m, p map[string]any) { m["logIndex"], p["logIndex"] = 2, 2 }), digests[2]); err != nil {
 		t.Errorf("numeric indexes: %v", err)
 	}
 }
@@ -436,7 +446,7 @@ func FuzzCheckRekorV2Entry(f *testing.F) {
 	f.Add([]byte(`{"logIndex":"0","inclusionProof":{"logIndex":"0","treeSize":"1","checkpoint":{"envelope":"o\n1\n"}}}`))
 	f.Add([]byte(`{"logIndex":-1}`))
 	f.Fuzz(func(t *testing.T, resp []byte) {
-		if err := checkRekorV2Entry(resp, d[:]); err != nil {
+		if err := CheckRekorV2Entry(resp, d[:]); err != nil {
 			return
 		}
 		var m transparencyLogEntry
