@@ -167,3 +167,18 @@ func find(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// PublicRead lets anyone read the objects of bucket without credentials
+// (a bucket policy granting s3:GetObject to every principal, as a public
+// log's bucket has), and returns the bucket's public URL in path style:
+// ENDPOINT/BUCKET/, below which the log's checkpoint and tiles are.
+func (s *Server) PublicRead(t testing.TB, bucket string) string {
+	t.Helper()
+	policy := `{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::` + bucket + `/*"}]}`
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Client().PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: sdkaws.String(bucket), Policy: sdkaws.String(policy)}); err != nil {
+		t.Fatalf("making bucket %s publicly readable: %v", bucket, err)
+	}
+	return s.Endpoint + "/" + bucket + "/"
+}
