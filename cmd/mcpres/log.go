@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -411,6 +412,12 @@ ssh-agent:SHA256:FINGERPRINT; default $MCPRES_LOG_KEY) must be the key of
 the log in DIR: it signs the new checkpoint. A key in a token or an agent
 has no name: give the log's origin with --origin.
 
+With --s3 CONFIG instead of --dir, the bundle is appended to a log on
+S3-compatible object storage and a MySQL-compatible database (see 'log
+serve' and docs/transparency.md, "Object storage"), without a server and
+beside any 'log serve --s3' of the same log: the database sequences and
+deduplicates for all of them.
+
 With --server URL instead of --dir, the bundle is submitted to a 'mcpres
 log serve' (POST URL/add). The bundle is validated here first. Answers 429
 and 5xx and connection errors are retried with exponential backoff and
@@ -442,12 +449,12 @@ Outputs are written atomically and never replaced without --force; they
 are checked before anything is appended.`
 
 func (a *app) logAddCommand() *cobra.Command {
-	var dir, serverURL, keyPath, origin, out, proofOut, rekorURL, rekorKey string
+	var dir, s3, serverURL, keyPath, origin, out, proofOut, rekorURL, rekorKey string
 	var force bool
 	var wp witnessPolicyFlags
 	var client submitClient
 	cmd := &cobra.Command{
-		Use:   "add (--dir DIR [--key LOG.key] [--witness-policy FILE] | --server URL) BUNDLE -o REF [--require-quorum TLOG-POLICY]",
+		Use:   "add ((--dir DIR | --s3 CONFIG) [--key LOG.key] [--witness-policy FILE] | --server URL) BUNDLE -o REF [--require-quorum TLOG-POLICY]",
 		Short: "Log a bundle and write its transparency reference",
 		Long:  logAddLong,
 		Example: `  mcpres log add --dir public/log --key log.key bundle.json -o bundle.ref.json
@@ -456,9 +463,10 @@ func (a *app) logAddCommand() *cobra.Command {
       --policy-id example/policy --transparency bundle.ref.json -o bundle.attested.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := addTarget(dir, s3, serverURL); err != nil {
+				return err
+			}
 			switch {
-			case (dir == "") == (serverURL == ""):
-				return cli.Usagef("give one of --dir (a local log) and --server (a 'log serve')")
 			case out == "":
 				return cli.Usagef("-o/--output is required")
 			case (rekorURL == "") != (rekorKey == ""):
@@ -488,7 +496,7 @@ func (a *app) logAddCommand() *cobra.Command {
 				if err := a.submit(serverURL, args[0], raw, adm, client, out, proofOut, force); err != nil {
 					return err
 				}
-			} else if err := a.addLocal(dir, keyPath, origin, args[0], adm, out, proofOut, force, wp, client.requireQuorum); err != nil {
+			} else if err := a.addLocal(dir, s3, keyPath, origin, args[0], adm, out, proofOut, force, wp, client.requireQuorum); err != nil {
 				return err
 			}
 			if rekorURL != "" {
@@ -502,6 +510,7 @@ func (a *app) logAddCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
+	f.StringVar(&s3, "s3", "", "the log here instead, without a server: "+s3FlagUsage)
 	f.StringVar(&serverURL, "server", "", "submit to this 'mcpres log serve' (base URL) instead of a local --dir")
 	client.flags(f)
 	f.StringVar(&client.requireQuorum, "require-quorum", "", requireQuorumUsage)
@@ -516,9 +525,10 @@ func (a *app) logAddCommand() *cobra.Command {
 	return cmd
 }
 
-// addLocal appends entry to the log in dir, collects the witnesses'
+// addLocal appends entry to the log in dir, or on the object storage of
+// the --s3 config file s3, collects the witnesses'
 // cosignatures when a witness policy is given, and writes the reference.
-func (a *app) addLocal(dir, keyPath, origin, path string, adm *admit.Admission, out, proofOut string, force bool, wp witnessPolicyFlags, requireQuorum string) error {
+func (a *app) addLocal(dir, s3, keyPath, origin, path string, adm *admit.Admission, out, proofOut string, force bool, wp witnessPolicyFlags, requireQuorum string) error {
 	signer, key, err := a.openLogSigner(keyPath, origin)
 	if err != nil {
 		return err
@@ -528,10 +538,14 @@ func (a *app) addLocal(dir, keyPath, origin, path string, adm *admit.Admission, 
 	if err != nil {
 		return err
 	}
-	entry := adm.Entry
-	store := posix.New(dir)
+	entry := adm.LogEntry()
 	ctx, cancel := logContext()
 	defer cancel()
+	store, done, err := addStore(ctx, dir, s3, signer.Verifier())
+	if err != nil {
+		return err
+	}
+	defer done()
 	if err := tlog.CheckKey(ctx, store, signer.Verifier()); err != nil {
 		return cli.Failf("%v", err)
 	}
@@ -636,11 +650,11 @@ func (a *app) writeReferenceBytes(data, proofBytes []byte, out, proofOut string,
 }
 
 func (a *app) logProofCommand() *cobra.Command {
-	var dir, dsn, s3, logKey, out, proofOut, index, requireQuorum string
+	var dir, dsn, s3, url, logKey, out, proofOut, index, requireQuorum string
 	var force bool
 	var wp witnessPolicyFlags
 	cmd := &cobra.Command{
-		Use:   "proof (--dir DIR | --s3 CONFIG | --mysql DSN) --index N [--witness-policy FILE] [--require-quorum TLOG-POLICY] [-o REF]",
+		Use:   "proof (--dir DIR | --s3 CONFIG | --url URL --log-key LOG.vkey | --mysql DSN) --index N [--witness-policy FILE] [--require-quorum TLOG-POLICY] [-o REF]",
 		Short: "Write a fresh reference for entry N against the latest checkpoint",
 		Long: `Build a fresh inclusion proof for the entry at index N against the log's
 latest checkpoint, with every cosignature attached to it, and write the
@@ -649,7 +663,11 @@ also the raw C2SP tlog-proof bytes. The checkpoint is authenticated with the
 log key recorded by 'log init' or given with --log-key, and the proof is
 verified before it is written. --s3 CONFIG reads a log on object storage
 (its tiles from the bucket; see 'log serve'), --mysql DSN (deprecated) one
-kept in MariaDB/MySQL, instead of a directory.
+kept in MariaDB/MySQL, instead of a directory. --url URL reads the log's
+tlog-tiles resources (checkpoint, tile/...) at URL, with nothing else: a
+bucket's public URL, a CDN or static server in front of it, or a 'log
+serve'; --log-key is required with it (docs/transparency.md, "Object
+storage").
 
 With --witness-policy FILE, the witnesses with a URL in that tlog policy
 whose cosignature the latest checkpoint lacks are first asked to cosign it
@@ -664,7 +682,7 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 2 of 3: w1, w2; missing: w3").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := oneLogFlag(dir, dsn, s3); err != nil {
+			if err := oneLogSource(dir, dsn, s3, url); err != nil {
 				return err
 			}
 			n, err := strconv.ParseUint(index, 10, 63)
@@ -684,15 +702,12 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 			if err != nil {
 				return err
 			}
-			store, v, done, err := a.openLogReader(dir, dsn, s3, logKey)
+			store, v, done, err := a.openProofLog(dir, dsn, s3, url, logKey, wp.policy != "")
 			if err != nil {
 				return err
 			}
 			defer done()
-			where := dir
-			if where == "" {
-				where = "the database"
-			}
+			where := cmp.Or(dir, url, "the database")
 			wg, err := wp.witnessing(a, store, v, a.roundLogger())
 			if err != nil {
 				return err
@@ -726,6 +741,7 @@ exits 1 and writes nothing unless they satisfy its quorum ("cosigned by
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "the log directory")
 	f.StringVar(&s3, "s3", "", "the log here instead: "+s3FlagUsage)
+	f.StringVar(&url, "url", "", "read the log from its tiles at this URL instead (the bucket's public URL, a static server or CDN, a 'log serve'); needs --log-key")
 	f.StringVar(&dsn, "mysql", "", "deprecated (use --s3): the log in this MariaDB/MySQL database instead: a DSN, or env:NAME")
 	f.StringVar(&index, "index", "", "the entry's leaf index")
 	f.StringVar(&requireQuorum, "require-quorum", "", requireQuorumUsage)

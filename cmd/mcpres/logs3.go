@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/mcpres/mcpres/internal/cli"
+	"github.com/mcpres/mcpres/keyfile"
+	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog"
+	"github.com/mcpres/mcpres/tlog/monitor"
+	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/spf13/cobra"
+	"github.com/transparency-dev/tessera"
 )
 
 // The log on object storage (--s3 CONFIG, tlog/aws) and the way off the
@@ -35,6 +41,104 @@ func oneLogFlag(dir, dsn, s3 string) error {
 	}
 	if n != 1 {
 		return cli.Usagef("give one of --dir, --s3 and --mysql")
+	}
+	if s3 != "" {
+		return s3Missing()
+	}
+	return nil
+}
+
+// oneLogSource is oneLogFlag for 'log proof', which also reads a log from
+// its tiles at a URL (--url).
+func oneLogSource(dir, dsn, s3, url string) error {
+	if url == "" {
+		return oneLogFlag(dir, dsn, s3)
+	}
+	if dir != "" || dsn != "" || s3 != "" {
+		return cli.Usagef("give one of --dir, --s3, --mysql and --url")
+	}
+	return nil
+}
+
+// openProofLog opens the log of 'log proof': at url (read from its
+// tiles, authenticated with the --log-key file logKey, which is then
+// required: nothing is recorded at a URL), else as openLogReader does.
+// witnessing says --witness-policy was given, which needs a log it can
+// write to.
+func (a *app) openProofLog(dir, dsn, s3, url, logKey string, witnessing bool) (tlog.Storage, *signednote.Verifier, func(), error) {
+	if url == "" {
+		return a.openLogReader(dir, dsn, s3, logKey)
+	}
+	switch {
+	case logKey == "":
+		return nil, nil, nil, cli.Usagef("--log-key is required with --url: a log read from its tiles records no key")
+	case witnessing:
+		return nil, nil, nil, cli.Usagef("--witness-policy cannot go with --url: cosignatures are attached where the log is written (--dir, --s3)")
+	}
+	key, err := loadVerifierKey("log key", logKey, keyfile.LogVerifierKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src, err := monitor.NewHTTPSource(url, 0)
+	if err != nil {
+		return nil, nil, nil, cli.Usagef("--url: %v", err)
+	}
+	return tilesLog{src}, key, func() {}, nil
+}
+
+// A tilesLog is a log read from its tlog-tiles resources alone
+// (checkpoint, tile/..., tile/entries/...): at a URL (a bucket's public
+// URL, a CDN or static server in front of it, a 'log serve') or in a copy
+// of the tree in a directory, through tlog/monitor's sources, which bound
+// every answer, never follow a redirect and send no credential. Nothing
+// read is trusted: tlog.Log authenticates the checkpoint with the log key
+// and checks every proof it builds. It writes nothing.
+type tilesLog struct{ monitor.Source }
+
+var _ tlog.Storage = tilesLog{}
+
+// errTilesReadOnly is the error of every write to a tilesLog.
+var errTilesReadOnly = errors.New("a log read from its tiles is read-only")
+
+func (tilesLog) Driver(context.Context) (tessera.Driver, error) { return nil, errTilesReadOnly }
+
+func (tilesLog) ReplaceCheckpoint(context.Context, []byte, []byte) error { return errTilesReadOnly }
+
+func (tilesLog) OpenDedup(context.Context) (tlog.DedupIndex, error) { return nil, errTilesReadOnly }
+
+// String names the log in messages: its URL or directory.
+func (l tilesLog) String() string { return l.Name() }
+
+// addStore opens the log 'log add' appends to without a server: the log
+// directory dir, or the object storage of the --s3 config file s3 (after
+// probing it for conditional writes), authenticated with key. The caller
+// calls done.
+func addStore(ctx context.Context, dir, s3 string, key *signednote.Verifier) (store tlog.Storage, done func(), err error) {
+	if s3 == "" {
+		return posix.New(dir), func() {}, nil
+	}
+	st, _, err := openS3Log(ctx, s3, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := probeS3(ctx, st); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, func() { st.Close() }, nil
+}
+
+// addTarget is the usage error of 'log add' unless it is given exactly
+// one of a log directory, an --s3 config and a server.
+func addTarget(dir, s3, server string) error {
+	n := 0
+	for _, v := range []string{dir, s3, server} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return cli.Usagef("give one of --dir (a local log), --s3 (a log on object storage) and --server (a 'log serve')")
 	}
 	if s3 != "" {
 		return s3Missing()

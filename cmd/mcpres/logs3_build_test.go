@@ -3,6 +3,9 @@
 package main
 
 import (
+	"bytes"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +20,7 @@ func TestCLIS3NotBuiltIn(t *testing.T) {
 		{"log", "init", "--s3", "missing.json", "--key", "missing.key"},
 		{"log", "serve", "--s3", "missing.json", "--key", "missing.key"},
 		{"log", "proof", "--s3", "missing.json", "--index", "0"},
+		{"log", "add", "--s3", "missing.json", "--key", "missing.key", "missing-bundle.json", "-o", "missing.ref.json"},
 		{"log", "migrate", "--from-mysql", "env:MCPRES_NO_DSN", "--to-s3", "missing.json"},
 	} {
 		_, stderr, code := runCLI(t, args...)
@@ -47,4 +51,30 @@ func TestCLIS3Tagged(t *testing.T) {
 		t.Fatalf("go test -tags mcpres_s3: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// TestCLILogProofURL: reading a log from its tiles at a URL needs no
+// object-storage code, so the default build has 'log proof --url': a log
+// directory behind a plain static file server gives byte for byte the
+// reference 'log proof --dir' gives; another log's key is refused.
+func TestCLILogProofURL(t *testing.T) {
+	e := newLogEnv(t)
+	dir := e.initLog("log")
+	b1 := exampleBundleFile(t, e.dir)
+	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), b1, "-o", e.p("b1.ref.json"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(dir))}
+	go srv.Serve(ln)
+	defer srv.Close()
+	url := "http://" + ln.Addr().String()
+	want, _ := e.run("log", "proof", "--dir", dir, "--index", "0")
+	got, _ := e.run("log", "proof", "--url", url, "--log-key", e.p("log.vkey"), "--index", "0")
+	if !bytes.Equal([]byte(got), []byte(want)) {
+		t.Fatalf("log proof --url:\n%s\nwant\n%s", got, want)
+	}
+	e.fail(exitInput, "published checkpoint", "log", "proof", "--url", url, "--log-key", e.p("other-log.vkey"), "--index", "0")
+	e.fail(exitInput, "--log-key is required with --url", "log", "proof", "--url", url, "--index", "0")
 }
