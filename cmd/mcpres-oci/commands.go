@@ -13,20 +13,20 @@ import (
 
 	"github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/ocifetch"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/internal/atomicfile"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/internal/regularfile"
 	"github.com/mcpres/mcpres/internal/termsafe"
-	"github.com/mcpres/mcpres/internal/version"
 	"github.com/mcpres/mcpres/oci"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/cobra"
 )
 
 // The commands publish and find attested bundles in OCI registries
-// (package oci); attest verify --oci is verifycmd's with fetchOCI.
+// (package oci); attest verify --oci is verifycmd's with ocifetch.Fetch.
 
 const ociLong = `Publish attested bundles beside the OCI images they are about, find them,
 and download them for offline verification.
@@ -67,21 +67,13 @@ func (f *ociFlags) register(cmd *cobra.Command) {
 // client returns the registry client and the command's context, bounded
 // by --timeout.
 func (f *ociFlags) client() (*oci.Client, context.Context, context.CancelFunc, error) {
-	if f.timeout <= 0 {
-		return nil, nil, nil, cli.Usagef("--timeout must be positive")
-	}
-	c, err := oci.NewClient(oci.Options{PlainHTTP: f.plainHTTP, UserAgent: "mcpres/" + version.Version})
-	if err != nil {
-		return nil, nil, nil, cli.Failf("%v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
-	return c, ctx, cancel, nil
+	return ocifetch.Client(f.plainHTTP, f.timeout)
 }
 
 // registryFailure reports an error talking to a registry (exit 2),
 // naming a timeout as such.
 func registryFailure(ctx context.Context, err error) error {
-	return cli.Failf("%v", timeoutNamed(ctx, err))
+	return cli.Failf("%v", ocifetch.TimeoutNamed(ctx, err))
 }
 
 const ociAttachLong = `Attach each attested bundle FILE to IMAGE as an OCI artifact referring to
@@ -491,56 +483,13 @@ func writePulled(path string, data []byte, force bool) error {
 	return nil
 }
 
-// fetchOCI is attest verify --oci's registry half (verifycmd.OCIFetch):
-// the image resolved, then each referrer's bundle handed over in memory as
-// it is downloaded, one at a time (the verifier judges it before the next
-// is asked for).
-func fetchOCI(req verifycmd.OCIRequest, resolved func(verifycmd.OCISubject) error, each func(verifycmd.OCIReferrer)) (verifycmd.OCISubject, error) {
-	f := ociFlags{plainHTTP: req.PlainHTTP, timeout: req.Timeout}
-	c, ctx, cancel, err := f.client()
-	if err != nil {
-		return verifycmd.OCISubject{}, err
-	}
-	defer cancel()
-	img, err := c.Resolve(ctx, req.Image)
-	if err != nil {
-		return verifycmd.OCISubject{}, timeoutNamed(ctx, err)
-	}
-	s := verifycmd.OCISubject{Image: req.Image, Digest: img.Digest()}
-	if err := resolved(s); err != nil {
-		return verifycmd.OCISubject{}, err
-	}
-	d, err := c.Pull(ctx, img, func(p oci.Pulled) error {
-		each(verifycmd.OCIReferrer{Name: p.Name(img), Data: p.Data, Err: p.Err})
-		return nil
-	})
-	if err != nil {
-		return verifycmd.OCISubject{}, timeoutNamed(ctx, err)
-	}
-	s.Via = d.Via
-	for _, f := range d.Floods {
-		s.Notes = append(s.Notes, "oci: "+f.String())
-	}
-	if d.Others > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("oci: %d %s of other artifact types not examined", d.Others, pluralize(d.Others, "referrer", "referrers")))
-	}
-	return s, nil
-}
-
-func timeoutNamed(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%v (the --timeout ran out)", err)
-	}
-	return err
-}
-
 // verifyCommand is mcpres attest verify (package verifycmd) with the
 // registry plugged in for --oci; FILE and DIR arguments work as in mcpres.
 func (a *app) verifyCommand() *cobra.Command {
 	return verifycmd.Command(verifycmd.Config{
 		Prog: a.prog, Stdout: a.stdout, Stderr: a.stderr,
 		Now:      nowMillis,
-		FetchOCI: fetchOCI,
+		FetchOCI: ocifetch.Fetch,
 		LongExtra: `
 
 Policies from a TUF repository: fetch them with 'mcpres policy tuf fetch

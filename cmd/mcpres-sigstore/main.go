@@ -33,6 +33,7 @@ import (
 	"os"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/cmd/internal/ocifetch"
 	"github.com/mcpres/mcpres/cmd/internal/verifycmd"
 	"github.com/mcpres/mcpres/document"
 	cmdcli "github.com/mcpres/mcpres/internal/cli"
@@ -97,6 +98,10 @@ func (a *app) verifyCommand() *cobra.Command {
 		Prog: "mcpres-sigstore", Stdout: a.stdout, Stderr: a.stderr,
 		Now:           verifycmd.NowMillis,
 		KindVerifiers: []offline.KindVerifier{rekor.Verifier{}},
+		// --oci: the registry client, for keyless verification of an
+		// image's referrers (mcpres forwards --oci with a keyless flag
+		// here, not to mcpres-oci, which links no sigstore-go).
+		FetchOCI: ocifetch.Fetch,
 		Keyless: func(policy *trustpolicy.Document, trustedRoot []byte) (verifycmd.Certifier, error) {
 			m, err := keyless.NewMaterial(policy, trustedRoot)
 			if err != nil {

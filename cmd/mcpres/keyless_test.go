@@ -76,6 +76,16 @@ func TestAttestVerifyKeylessDelegates(t *testing.T) {
 		t.Errorf("mcpres-sigstore arguments:\n%s\nwant\n%s", got, want)
 	}
 	os.Remove(args)
+	// --oci with a keyless flag goes to mcpres-sigstore too (it has the
+	// registry client and sigstore-go), not to mcpres-oci.
+	t.Setenv(ociBinaryEnv, filepath.Join(dir, "never-run"))
+	if _, stderr, code := runCLI(t, "attest", "verify", "--oci", "127.0.0.1:5000/mcp/x:1", "--policy", "p.json", "--trusted-root", "tr.json", "--subject-name", "n"); code != 0 {
+		t.Fatalf("--oci: exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(args); !strings.Contains(string(got), "--oci=127.0.0.1:5000/mcp/x:1\n") || !strings.HasPrefix(string(got), "attest\nverify\n") {
+		t.Errorf("--oci forwarded as:\n%s", got)
+	}
+	os.Remove(args)
 	// Control: no keyless flag, nothing forwarded.
 	runCLI(t, "attest", "verify", filepath.Join(dir, "missing.json"), "--key", filepath.Join(dir, "missing.pub"), "--identity", "i")
 	if _, err := os.Stat(args); err == nil {

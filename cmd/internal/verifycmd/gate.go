@@ -169,7 +169,9 @@ func (g Gate) Render(rep Report, r attest.Result, v attest.Verdict, data []byte,
 		rep.Obj.Set("result", canonjson.NewString(r.StatementResult))
 	}
 	rep.Obj.Set("gate", g.value(r, v))
-	rep.Text = g.text(rep, r, v)
+	if rep.Text != nil { // nil: the report is not printed as text
+		rep.Text = g.text(rep, r, v)
+	}
 	switch {
 	case v.Passed:
 		rep.Code, rep.Outcome = ExitValid, OutcomePassed

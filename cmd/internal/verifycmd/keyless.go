@@ -11,7 +11,6 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/internal/regularfile"
-	"github.com/mcpres/mcpres/oci/pulled"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/spf13/pflag"
@@ -76,19 +75,12 @@ func (c Config) checkKeylessUsage(f *verifyFlags, args []string) error {
 		return nil
 	}
 	switch {
-	case f.oci.Image != "":
-		return c.usagef("keyless verification (--trusted-root) of an image's referrers is not supported yet: pull them with oci pull and attach each FILE.sigstore.json beside its bundle")
 	case f.tuf():
 		return c.usagef("keyless verification (--trusted-root) can't be used with --policy-tuf yet: fetch the policy with '%s policy tuf fetch -o POLICY' and give --policy POLICY", c.Prog)
 	case k.trustedRoot == "":
 		return c.usagef("--sigstore-bundle and --certificate-* go with --trusted-root (the Sigstore trusted_root.json to verify certificates and timestamps against)")
 	case len(k.sigstoreBundles) > 0 && (len(args) != 1 || isDir(args[0])):
 		return c.usagef("--sigstore-bundle goes with one FILE; with several, each FILE's are beside it (%s)", sgbundle.MaterialName("FILE", 1))
-	}
-	for _, arg := range args {
-		if pulled.IsFolder(arg) {
-			return c.usagef("keyless verification (--trusted-root) of a folder written by oci pull is not supported yet")
-		}
 	}
 	if !k.adHoc() {
 		if f.policyPath == "" {
@@ -123,6 +115,28 @@ type keylessSession struct {
 	open            trustpolicy.OpenOptions
 	opts            attest.VerifierOptions
 	sigstoreBundles []string
+}
+
+// keylessSession sets up s's keyless verification when a keyless flag is
+// given (an ad-hoc identity is o's per-bundle policy and s's note), and
+// warns when the policy has identity signers but no trusted root was
+// given.
+func (c Config) keylessSession(a *Printer, f *verifyFlags, s *session, open trustpolicy.OpenOptions, at string, o *attest.VerifierOptions) error {
+	if !f.keyless.given() {
+		if (c.Keyless != nil || c.ForwardKeyless != nil) && hasIdentitySigners(s.policy.Loaded) {
+			a.Warnf("policy %s has identity signers (keyless): they trust no envelope unless --trusted-root names the Sigstore trusted root to verify each %s against", f.policyPath, sgbundle.MaterialName("FILE", 1))
+		}
+		return nil
+	}
+	ks, err := c.newKeyless(f, s, open, at)
+	if err != nil {
+		return err
+	}
+	s.keyless = ks
+	if ks != nil && ks.adHoc != nil {
+		o.PolicyFor, s.note = ks.adHoc.ForBundle, ks.adHoc.Note()
+	}
+	return nil
 }
 
 // newKeyless reads the trusted root and builds the certifier of the
@@ -166,29 +180,26 @@ func (c Config) newKeyless(f *verifyFlags, s *session, open trustpolicy.OpenOpti
 	return ks, nil
 }
 
-// verifier returns the verifier of the attested bundle doc read from
-// path: its Sigstore bundles read and certified into the policy, with one
-// note per certification (or one saying none was found). The error is an
-// unreadable Sigstore bundle (exit 2).
-func (k *keylessSession) verifier(path string, doc *canonjson.Value) (*attest.Verifier, []string, error) {
-	paths := k.sigstoreBundles
-	if len(paths) == 0 {
-		paths = MaterialBeside(path)
-	}
-	sbs := make([][]byte, len(paths))
-	for i, p := range paths {
-		data, err := regularfile.ReadFile(p, sgbundle.MaxMaterialBytes)
-		if err != nil {
-			return nil, nil, &validator.InputError{Reason: fmt.Sprintf("Sigstore bundle %s: %v", p, err)}
-		}
-		sbs[i] = data
+// verifier returns the verifier of the attested bundle doc named path:
+// its Sigstore bundles (*material when given, a referrer's; else those
+// kept beside the file path, or --sigstore-bundle) certified into the
+// policy, with one note per certification (or one saying none was
+// found). The error is an unreadable Sigstore bundle (exit 2).
+func (k *keylessSession) verifier(path string, doc *canonjson.Value, material *[][]byte) (*attest.Verifier, []string, error) {
+	sbs, err := k.material(path, material)
+	if err != nil {
+		return nil, nil, err
 	}
 	base := k.policy
 	if k.adHoc != nil {
 		base = k.adHoc.DocumentFor(doc)
 	}
 	lp, notes := k.cert.PolicyFor(base, doc, sbs, k.open)
-	if len(paths) == 0 {
+	switch {
+	case len(sbs) > 0:
+	case material != nil:
+		notes = append(notes, "keyless: the referrer carries no Sigstore bundle: no envelope is certified for an identity signer")
+	default:
 		notes = append(notes, "keyless: no Sigstore bundle at "+sgbundle.MaterialName(path, 1)+": no envelope is certified for an identity signer")
 	}
 	o := k.opts
@@ -214,6 +225,27 @@ func hasIdentitySigners(lp *attest.LoadedPolicy) bool {
 		}
 	}
 	return false
+}
+
+// material is the Sigstore bundles of the bundle named path: *given when
+// not nil, else the files of --sigstore-bundle or those kept beside path.
+func (k *keylessSession) material(path string, given *[][]byte) ([][]byte, error) {
+	if given != nil {
+		return *given, nil
+	}
+	paths := k.sigstoreBundles
+	if len(paths) == 0 {
+		paths = MaterialBeside(path)
+	}
+	sbs := make([][]byte, len(paths))
+	for i, p := range paths {
+		data, err := regularfile.ReadFile(p, sgbundle.MaxMaterialBytes)
+		if err != nil {
+			return nil, &validator.InputError{Reason: fmt.Sprintf("Sigstore bundle %s: %v", p, err)}
+		}
+		sbs[i] = data
+	}
+	return sbs, nil
 }
 
 // MaterialBeside lists the Sigstore bundles kept beside the attested

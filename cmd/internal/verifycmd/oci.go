@@ -41,7 +41,10 @@ type OCISubject struct {
 type OCIReferrer struct {
 	Name string
 	Data []byte
-	Err  error
+	// Sigstore are the Sigstore bundles the referrer carries beside its
+	// attested bundle (keyless signatures' material).
+	Sigstore [][]byte
+	Err      error
 }
 
 // An OCIFetch resolves req's image, calls resolved with the image and its
@@ -96,7 +99,9 @@ func (c Config) runPulled(a *Printer, dir string, s *session, format string, wit
 		if e.Err != "" {
 			r.Err = fmt.Errorf("not pulled: %s", e.Err)
 		} else {
-			r.Data, r.Err = f.Bundle(i)
+			if r.Data, r.Err = f.Bundle(i); r.Err == nil {
+				r.Sigstore, r.Err = f.Sigstore(i)
+			}
 		}
 		run.add(r)
 	}
@@ -135,7 +140,7 @@ func (r *referrerRun) add(ref OCIReferrer) {
 	if ref.Err != nil {
 		rep = InputInvalidReport(ref.Name, fmt.Errorf("oci: %w", ref.Err))
 	} else {
-		rep = r.s.verifyData(ref.Name, ref.Data)
+		rep = r.s.verifyWith(ref.Name, ref.Data, &ref.Sigstore)
 	}
 	if rep.Code == ExitValid {
 		r.passed++

@@ -1,6 +1,7 @@
 package verifycmd
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -138,6 +139,45 @@ func TestReadBuffersReportLikeVerifyReport(t *testing.T) {
 		wj, _ := canonjson.Compact(want.Obj)
 		if got.Code != want.Code || got.Outcome != want.Outcome || !slices.Equal(got.Text, want.Text) || string(gj) != string(wj) {
 			t.Errorf("file %d (%s): %d %s %q %s\nwant %d %s %q %s", i, filepath.Base(p), got.Code, got.Outcome, got.Text, gj, want.Code, want.Outcome, want.Text, wj)
+		}
+	}
+}
+
+// A batch printed as JSON or markdown does not build the lines of --format
+// text (session.noText): every other part of each report is the one a text
+// batch gets, gated or not, valid, failing its gate or invalid.
+func TestNoTextReportsAreTheSameOtherwise(t *testing.T) {
+	path, subject := signedExample(t)
+	opts := attest.Options{EvaluatedAt: attesttest.EvaluatedAt}
+	pol := trustOne(opts)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := bytes.Replace(data, []byte(`"3.4.1"`), []byte(`"3.4.2"`), 1)
+	other := "sha256:" + strings.Repeat("0", 64)
+	for _, g := range []Gate{{}, GateOf(attest.Gate{}).WithImage("reg.example/x:1", subject), GateOf(attest.Gate{}).WithImage("reg.example/x:1", other)} {
+		o := attest.VerifierOptions{Policy: pol.Loaded, EvaluatedAt: opts.EvaluatedAt, Gate: g.g}
+		if !g.Active() {
+			o = attest.VerifierOptions{EvaluatedAt: opts.EvaluatedAt, NoPolicyUnsafe: true}
+		}
+		v, err := attest.NewVerifier(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range [][]byte{data, tampered} {
+			text := (&session{v: v, gate: g, policy: pol}).verifyData(path, in)
+			noText := (&session{v: v, gate: g, policy: pol, noText: true}).verifyData(path, in)
+			if len(text.Text) < 2 || noText.Text != nil {
+				t.Errorf("gate %v: text lines %q; without text %q, want none", g.Active(), text.Text, noText.Text)
+			}
+			tj, nj := compactString(text.Obj), compactString(noText.Obj)
+			if tj != nj || text.Code != noText.Code || text.Outcome != noText.Outcome || text.Level != noText.Level ||
+				text.Class != noText.Class || text.Detail != noText.Detail || !slices.Equal(text.Diags, noText.Diags) || !slices.Equal(text.Hints, noText.Hints) {
+				t.Errorf("gate %v: reports differ:\n%d %s %s %s %q %q %s\n%d %s %s %s %q %q %s", g.Active(),
+					text.Code, text.Outcome, text.Level, text.Class, text.Detail, text.Diags, tj,
+					noText.Code, noText.Outcome, noText.Level, noText.Class, noText.Detail, noText.Diags, nj)
+			}
 		}
 	}
 }

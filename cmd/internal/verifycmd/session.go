@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/mcpres/mcpres/attest"
-	sgbundle "github.com/mcpres/mcpres/attest/sigstore"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/cmd/internal/keyhints"
 	"github.com/mcpres/mcpres/internal/cli"
@@ -32,6 +31,9 @@ type session struct {
 	// keyless, when set, gives each bundle its own verifier: its keyless
 	// signatures certified into the policy.
 	keyless *keylessSession
+	// noText is set when results are not printed as text: their lines
+	// (Report.Text) are not built.
+	noText bool
 }
 
 // newSession builds the session of f: the policy (a file, TUF, --key
@@ -50,15 +52,7 @@ func (c Config) newSession(a *Printer, f *verifyFlags, at string) (*session, err
 		}
 		o.Policy = lp
 	case f.policyPath != "":
-		s.policy = ReadPolicyOnce(f.policyPath, open)
-		for _, h := range s.policy.Hints {
-			a.Hint(h)
-		}
-		o.Policy = s.policy.Loaded
-		if o.Policy == nil {
-			// Unreadable: reported for each input, never "no policy".
-			o.Policy = trustpolicy.Unreadable(s.policy.Err)
-		}
+		s.policy, o.Policy = openPolicyFile(a, f.policyPath, open)
 	}
 	if len(f.keys) > 0 || len(f.identities) > 0 {
 		if f.policyPath != "" || f.tuf() {
@@ -70,18 +64,8 @@ func (c Config) newSession(a *Printer, f *verifyFlags, at string) (*session, err
 		}
 		o.PolicyFor, s.note = adHoc.ForBundle, adHoc.Note()
 	}
-	if !f.keyless.given() && (c.Keyless != nil || c.ForwardKeyless != nil) && hasIdentitySigners(s.policy.Loaded) {
-		a.Warnf("policy %s has identity signers (keyless): they trust no envelope unless --trusted-root names the Sigstore trusted root to verify each %s against", f.policyPath, sgbundle.MaterialName("FILE", 1))
-	}
-	if f.keyless.given() {
-		ks, err := c.newKeyless(f, s, open, at)
-		if err != nil {
-			return nil, err
-		}
-		s.keyless = ks
-		if ks != nil && ks.adHoc != nil {
-			o.PolicyFor, s.note = ks.adHoc.ForBundle, ks.adHoc.Note()
-		}
+	if err := c.keylessSession(a, f, s, open, at, &o); err != nil {
+		return nil, err
 	}
 	if f.trusted() {
 		q, err := f.subject.Requirement()
@@ -108,6 +92,20 @@ func (c Config) newSession(a *Printer, f *verifyFlags, at string) (*session, err
 		s.keyless.opts = o
 	}
 	return s, nil
+}
+
+// openPolicyFile reads and opens the policy file at path once for the batch,
+// printing the hints about what it is when it is not a policy; an
+// unreadable file is reported for each input, never "no policy".
+func openPolicyFile(a *Printer, path string, open trustpolicy.OpenOptions) (PolicySource, *attest.LoadedPolicy) {
+	src := ReadPolicyOnce(path, open)
+	for _, h := range src.Hints {
+		a.Hint(h)
+	}
+	if src.Loaded == nil {
+		return src, trustpolicy.Unreadable(src.Err)
+	}
+	return src, src.Loaded
 }
 
 // tufPolicy fetches the policy through TUF (the companion verifies it) and
@@ -242,10 +240,18 @@ func (b *readBuffers) verifyReport(path string, s *session) Report {
 	return s.verifyData(path, data)
 }
 
-// verifyData verifies one attested bundle's bytes, named path in the
-// report (a file, or a referrer handed over in memory), and renders the
+// verifyData verifies one attested bundle's bytes read from the file at
+// path (its keyless material, if any, kept beside it), and renders the
 // gate's verdict when there is a gate.
 func (s *session) verifyData(path string, data []byte) Report {
+	return s.verifyWith(path, data, nil)
+}
+
+// verifyWith is verifyData of a bundle named path in the report (a file,
+// or a referrer handed over in memory) whose keyless material is
+// *material when material is not nil (a referrer's), else read beside
+// path.
+func (s *session) verifyWith(path string, data []byte, material *[][]byte) Report {
 	doc, err := canonjson.Parse(data)
 	if err != nil {
 		rep := InputInvalidReport(path, err)
@@ -263,7 +269,7 @@ func (s *session) verifyData(path string, data []byte) Report {
 	}
 	v, notes := s.v, []string(nil)
 	if s.keyless != nil {
-		if v, notes, err = s.keyless.verifier(path, doc); err != nil {
+		if v, notes, err = s.keyless.verifier(path, doc, material); err != nil {
 			return InputInvalidReport(path, err)
 		}
 	}
@@ -283,7 +289,7 @@ func (s *session) verifyData(path string, data []byte) Report {
 		}
 		r.Evaluation.Notes = append(notes, r.Evaluation.Notes...)
 	}
-	rep := AttestReport(path, r)
+	rep := attestReport(path, r, !s.noText)
 	if !r.Valid {
 		rep.Hints = KindHints(path, nil, doc, WantAttested)
 	}

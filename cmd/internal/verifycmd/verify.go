@@ -246,6 +246,7 @@ func (c Config) run(cmd *cobra.Command, a *Printer, f *verifyFlags, args []strin
 	if err != nil {
 		return err
 	}
+	s.noText = f.format != "text"
 	switch {
 	case f.oci.Image != "":
 		return c.runOCI(a, f.oci, s, f.format)
@@ -335,9 +336,24 @@ func (c Config) trustFlags(conj string) string {
 
 // AttestReport renders a verification result.
 func AttestReport(path string, r attest.Result) Report {
+	return attestReport(path, r, true)
+}
+
+// attestReport is AttestReport, with the lines for --format text only
+// when text is set (a batch printed as JSON or markdown does not build
+// them for every file; Report.Text is then nil).
+func attestReport(path string, r attest.Result, text bool) Report {
 	rep := Report{Path: path, Obj: r.Value(), Diags: r.Diagnostics, Detail: r.Detail}
 	if r.HasEvidenceClass {
 		rep.Class = r.EvidenceClass.String()
+	}
+	if r.Valid {
+		rep.Code, rep.Outcome, rep.Level = ExitValid, OutcomeValid, r.Level.String()
+	} else {
+		rep.Code, rep.Outcome = ExitInvalid, OutcomeInvalid
+	}
+	if !text {
+		return rep
 	}
 	ev := r.Evaluation
 	policy := "no policy"
@@ -347,18 +363,16 @@ func AttestReport(path string, r attest.Result) Report {
 	if ev.PolicyID != nil {
 		policy = "policy " + *ev.PolicyID + " version " + *ev.PolicyVersion
 	}
-	// The lines are built without fmt: every result of a batch builds
-	// them, whatever the format. Room for the gate's lines too.
+	// The lines are built without fmt: a batch printed as text builds
+	// them for every file. Room for the gate's lines too.
 	rep.Text = make([]string, 0, 2+len(ev.Envelopes)+len(ev.Notes)+3)
 	if r.Valid {
-		rep.Code, rep.Outcome, rep.Level = ExitValid, OutcomeValid, r.Level.String()
 		class := ""
 		if r.HasEvidenceClass {
 			class = ", evidence class " + rep.Class
 		}
 		rep.Text = append(rep.Text, path+": VALID "+rep.Level+class)
 	} else {
-		rep.Code, rep.Outcome = ExitInvalid, OutcomeInvalid
 		rep.Text = append(rep.Text, fmt.Sprintf("%s: INVALID %s: %s", path, strings.Join(r.Diagnostics, ", "), r.Detail))
 	}
 	keys := "keys"
