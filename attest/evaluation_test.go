@@ -15,7 +15,7 @@ func TestEvaluationValue(t *testing.T) {
 	if n := reflect.TypeFor[Evaluation]().NumField(); n != 7 {
 		t.Errorf("Evaluation has %d fields; update Evaluation.value and this count", n)
 	}
-	if n := reflect.TypeFor[EnvelopeEvaluation]().NumField(); n != 9 {
+	if n := reflect.TypeFor[EnvelopeEvaluation]().NumField(); n != 10 {
 		t.Errorf("EnvelopeEvaluation has %d fields; update Evaluation.value and this count", n)
 	}
 	id, version := "mcp-res/test-policy", "1.0.0"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/signednote"
@@ -114,11 +115,12 @@ type transparencyCheck struct {
 // ref its statement will carry: its proof is strict base64 and, for a
 // c2sp.org/tlog-proof, binds b and names its checkpoint origin and leaf
 // index (offline.CheckReference). A proof of another kind can only be
-// digest-checked here. With quorum, the reference must be a tlog-proof
+// digest-checked here. A tlog-proof of an mcpres.transparency-entry/v2
+// must name signer's key with identity (offline.CheckEntrySigner). With quorum, the reference must be a tlog-proof
 // whose cosignatures satisfy the quorum (offline.Witnessed). It returns
 // the proof's kind (nil without ref); a failure is a RefusedTransparency
 // or RefusedQuorum *SignError.
-func checkTransparency(ref *TransparencyReference, b *canonjson.Value, quorum *offline.Trust) (transparencyCheck, error) {
+func checkTransparency(ref *TransparencyReference, b *canonjson.Value, quorum *offline.Trust, signer crypto.Signer, identity string) (transparencyCheck, error) {
 	var c transparencyCheck
 	if ref == nil {
 		return c, nil
@@ -130,6 +132,11 @@ func checkTransparency(ref *TransparencyReference, b *canonjson.Value, quorum *o
 	kind := offline.DetectKind(proof)
 	if err := offline.CheckReference(ref.LogID, ref.EntryUUID, proof, b); err != nil && (!errors.Is(err, offline.ErrNotTLogProof) || kind == offline.KindTLogProof) {
 		return c, &SignError{Refusal: RefusedTransparency, Err: err}
+	}
+	if pub, err := ed25519strict.SignerPublicKey(signer); err == nil { // else Sign refuses the signer
+		if err := offline.CheckEntrySigner(proof, ed25519strict.Fingerprint(pub), identity); err != nil {
+			return c, &SignError{Refusal: RefusedTransparency, Err: err}
+		}
 	}
 	c.kind = &kind
 	if kind == offline.KindTLogProof {
@@ -302,7 +309,7 @@ func SignBundle(b *canonjson.Value, signer crypto.Signer, o BundleSignOptions) (
 	if !r.Valid {
 		return nil, &SignError{Refusal: RefusedInvalidEvidence, Evidence: &r}
 	}
-	tc, err := checkTransparency(o.Transparency, b, o.RequireQuorum)
+	tc, err := checkTransparency(o.Transparency, b, o.RequireQuorum, signer, o.SignerIdentity)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +366,7 @@ func Cosign(wrapper *canonjson.Value, signer crypto.Signer, o BundleSignOptions)
 	if !v.res.Valid {
 		return nil, &SignError{Refusal: RefusedUnverified, Verification: &v.res}
 	}
-	tc, err := checkTransparency(o.Transparency, v.bundle, o.RequireQuorum)
+	tc, err := checkTransparency(o.Transparency, v.bundle, o.RequireQuorum, signer, o.SignerIdentity)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/internal/datetime"
 	"github.com/mcpres/mcpres/keyfile"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/validator"
 	"github.com/mcpres/mcpres/validator/schema"
 )
@@ -73,6 +74,10 @@ type EnvelopeEvaluation struct {
 	// when Transparency is VERIFIED_OFFLINE, else nil. It is not part of
 	// the result object.
 	Verified *VerifiedTransparency `json:"-"`
+	// SigningTime is the statement's signingTime as signed, once the
+	// statement decoded and bound the bundle (E10), else "". It is not
+	// part of the result object.
+	SigningTime string `json:"-"`
 	// Reference is the statement's transparency reference as signed, once
 	// its proof digest matched (DIGEST_ONLY or VERIFIED_OFFLINE), else nil;
 	// its logId and entryUuid are the signer's claim unless Verified says
@@ -537,6 +542,7 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if why := v.binding(&st); why != "" { // E10
 		return v.fail(CodeBindingMismatch, where+why)
 	}
+	record(func(e *EnvelopeEvaluation) { e.SigningTime = st.Predicate.SigningTime })
 	p := &st.Predicate
 	if p.SignerIdentity != identity || p.SignerKeyFingerprint != keyID { // E11
 		return v.fail(CodeIdentityMismatch, where+"signed signerIdentity/signerKeyFingerprint differ from the signature's")
@@ -578,6 +584,13 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 			if verified != nil {
 				ev.Transparency, ev.Verified = TransparencyVerifiedOffline, verified
 			}
+		}
+		// A reference to an entry that names its signers binds only theirs
+		// (after the policy's check of the bundle binding, which names a
+		// reference for another bundle as such; with no policy, too).
+		if err := offline.CheckEntrySigner(proof, keyID, identity); err != nil {
+			ev.Transparency, ev.Verified = TransparencyFailed, nil
+			return v.fail(CodeTransparencyInvalid, where+err.Error())
 		}
 	}
 	v.facts = append(v.facts, facts)

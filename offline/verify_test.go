@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v.Kind != offline.KindTLogProof || v.LogID != testOrigin || v.EntryUUID != "3" || v.Index != 3 ||
-		v.Checkpoint.Origin != testOrigin || v.Checkpoint.Size != 7 || v.Checkpoint.Quorum != "witnesses" || v.Entry != f.want {
+		v.Checkpoint.Origin != testOrigin || v.Checkpoint.Size != 7 || v.Checkpoint.Quorum != "witnesses" || !reflect.DeepEqual(v.Entry, f.want) {
 		t.Errorf("verified %+v", v)
 	}
 	var names []string

@@ -538,7 +538,7 @@ func (a *app) addLocal(dir, s3, keyPath, origin, path string, adm *admit.Admissi
 	if err != nil {
 		return err
 	}
-	entry := adm.Entry
+	entry := adm.LogEntry()
 	ctx, cancel := logContext()
 	defer cancel()
 	store, done, err := addStore(ctx, dir, s3, signer.Verifier())

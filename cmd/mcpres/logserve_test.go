@@ -443,10 +443,12 @@ func TestCLILogAttestedWrapper(t *testing.T) {
 	if n := readCheckpointSize(t, dir, e.vkey("log")); n != 1 {
 		t.Fatalf("log size %d, want 1 (every wrapper here holds the example bundle)", n)
 	}
-	// A valid wrapper whose claim (WITNESSED) needs a policy is logged.
+	// A valid wrapper whose claim (WITNESSED) needs a policy is logged,
+	// as its bundle and the signers of its envelopes (a v2 entry each).
 	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), filepath.Join(attestFixtures, "witnessed.json"), "-o", e.p("w.ref.json"))
+	checkReference(t, e.p("w.ref.json"), filepath.Join(attestFixtures, "witnessed.json"), e.vkey("log"), 1, 2)
 	e.run("log", "add", "--server", srv.URL, "--log-key", e.p("log.vkey"), e.p("signed.json"), "-o", e.p("s.ref.json"))
-	checkReference(t, e.p("s.ref.json"), b1, e.vkey("log"), 0, 1)
+	checkReference(t, e.p("s.ref.json"), e.p("signed.json"), e.vkey("log"), 0, 1)
 }
 
 // distinctBundles writes n distinct valid bundles (the example run on

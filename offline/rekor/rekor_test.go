@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestVerifyRekorEntry(t *testing.T) {
 	}
 	leaf := rfc6962.DefaultHasher.HashLeaf(f.log.Bodies[f.index])
 	if v.Kind != offline.KindRekorV1 || v.LogID != f.log.LogID || v.EntryUUID != hex.EncodeToString(leaf) || v.Index != 1 ||
-		v.Checkpoint.Size != 5 || v.Checkpoint.Origin != rekortest.Name+" - "+rekortest.TreeID || v.Entry != f.want {
+		v.Checkpoint.Size != 5 || v.Checkpoint.Origin != rekortest.Name+" - "+rekortest.TreeID || !reflect.DeepEqual(v.Entry, f.want) {
 		t.Errorf("verified %+v", v)
 	}
 	if err := v.MatchesReference(f.log.LogID, "0123456789abcdef"+v.EntryUUID); err != nil {

@@ -23,9 +23,18 @@
 //     signature does not verify, or a wrapper that is not schema-valid, is
 //     refused.
 //
-// The entry logged is the mcpres.transparency-entry/v1 of the conformance
-// bundle (offline.EntryFor): for an attested bundle, of the bundle it
-// embeds, so that a bundle and its attested form are one entry.
+// The entry logged for a conformance bundle is its
+// mcpres.transparency-entry/v1 (offline.EntryFor). For an attested bundle
+// it is the mcpres.transparency-entry/v2 of the bundle it embeds and of
+// the signers of its envelopes, which admission has just verified
+// (offline.SignedEntryFor: key fingerprint, signer identity and signing
+// time of each): the log then records who signed evidence about a
+// subject, which a monitor judges against its trust policy, and a
+// reference to that entry binds only those signers' envelopes
+// (offline.CheckEntrySigner). A bundle and its attested form are thus two
+// entries; an attested bundle with no envelope is logged as its bundle.
+// ([Admission.LogEntry]; Admission.Entry stays the v1 entry, which a log
+// that records the evidence only, such as Rekor, is given.)
 //
 // # Memory
 //
@@ -67,9 +76,15 @@ type Admission struct {
 	// Kind is the document's kind: document.Bundle or
 	// document.AttestedBundle.
 	Kind document.Kind
-	// Entry is the log entry: the canonical bytes of the
-	// mcpres.transparency-entry/v1 of Bundle, the leaf data.
+	// Entry is the canonical bytes of the mcpres.transparency-entry/v1 of
+	// Bundle: what a log that records the evidence only (Rekor, through
+	// cmd/mcpres-sigstore) is given.
 	Entry []byte
+	// SignedEntry, for an attested bundle with envelopes, is the canonical
+	// bytes of its mcpres.transparency-entry/v2, which also names the
+	// signers of its envelopes, all verified; else nil. An mcpres log
+	// logs [Admission.LogEntry].
+	SignedEntry []byte
 	// Bundle is the conformance bundle the entry binds: the document
 	// itself, or the bundle an attested bundle embeds.
 	Bundle *canonjson.Value
@@ -120,12 +135,36 @@ func (a *Admitter) Admit(doc *canonjson.Value, evaluatedAt string) (*Admission, 
 	if !res.Valid {
 		return nil, &Refusal{Result: res}
 	}
-	entry, err := offline.EntryFor(b).Marshal()
+	adm := &Admission{Kind: k, Bundle: b, Result: res}
+	var err error
+	if adm.Entry, err = offline.EntryFor(b).Marshal(); err == nil && res.Attestation != nil && len(res.Attestation.Evaluation.Envelopes) > 0 {
+		adm.SignedEntry, err = signedEntry(b, res.Attestation).Marshal()
+	}
 	if err != nil {
 		// A valid bundle always has an entry; never log without one.
 		return nil, &validator.InputError{Reason: "encoding the log entry: " + err.Error()}
 	}
-	return &Admission{Kind: k, Entry: entry, Bundle: b, Result: res}, nil
+	return adm, nil
+}
+
+// LogEntry is the leaf data an mcpres log appends for the document: its
+// SignedEntry when it has one (an attested bundle with envelopes), else
+// its Entry.
+func (a *Admission) LogEntry() []byte {
+	if a.SignedEntry != nil {
+		return a.SignedEntry
+	}
+	return a.Entry
+}
+
+// signedEntry is the v2 entry of an attested bundle whose envelopes, all
+// verified (ar), number at least one.
+func signedEntry(b *canonjson.Value, ar *attest.Result) offline.Entry {
+	signers := make([]offline.EntrySigner, len(ar.Evaluation.Envelopes))
+	for i, e := range ar.Evaluation.Envelopes {
+		signers[i] = offline.EntrySigner{KeyFingerprint: e.KeyFingerprint, SignerIdentity: e.SignerIdentity, SigningTime: e.SigningTime}
+	}
+	return offline.SignedEntryFor(b, signers)
 }
 
 // AdmitBody is [Admitter.Admit] for the bytes of a document (a POST /add

@@ -39,8 +39,10 @@ func refused(t *testing.T, err error) *admit.Refusal {
 	return r
 }
 
-// TestAdmit: a valid bundle and its attested form are admitted as one
-// entry; invalid evidence is refused; an attested bundle is refused for a
+// TestAdmit: a valid bundle is admitted as its v1 entry, its attested
+// form is logged as the v2 entry naming the signers of its envelopes (its
+// Entry stays the v1 entry, for Rekor); invalid evidence is refused; an
+// attested bundle is refused for a
 // fault of its wrapper alone (its bundle is valid): a signature that does
 // not verify, a wrapper that is not schema-valid. A claim above SIGNED is
 // not the log's to judge.
@@ -60,6 +62,26 @@ func TestAdmit(t *testing.T) {
 	got, err = a.Admit(w, at)
 	if err != nil || got.Kind != document.AttestedBundle || !bytes.Equal(got.Entry, want) || got.Result.Attestation == nil || !got.Result.Attestation.Valid {
 		t.Fatalf("an attested bundle claiming WITNESSED: %+v, %v", got, err)
+	}
+	o := attesttest.Options(attesttest.IdentityOne)
+	wantSigned, err := offline.SignedEntryFor(b, []offline.EntrySigner{{KeyFingerprint: attesttest.KeyID(attesttest.TestOnlyKeyOne()), SignerIdentity: o.SignerIdentity, SigningTime: o.SigningTime}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.SignedEntry, wantSigned) || !bytes.Equal(got.LogEntry(), wantSigned) {
+		t.Fatalf("an attested bundle's entry:\n%s\nwant\n%s", got.SignedEntry, wantSigned)
+	}
+	e, err := offline.ParseEntry(got.SignedEntry)
+	if err != nil || e.SchemaVersion != offline.SchemaVersionEntrySigned {
+		t.Fatalf("an attested bundle's entry does not parse as v2: %+v, %v", e, err)
+	}
+	// An attested bundle with no envelope names no signer: its bundle's
+	// v1 entry.
+	u := signed(t, b, attest.Signed)
+	u.Path("authenticity").Set("envelopes", canonjson.NewArray())
+	u.Path("authenticity").Set("claimedClassification", canonjson.NewString(attest.UnsignedIntegrityOnly.String()))
+	if got, err := a.Admit(u, at); err != nil || got.SignedEntry != nil || !bytes.Equal(got.LogEntry(), want) {
+		t.Fatalf("an attested bundle without envelopes: %+v, %v", got, err)
 	}
 
 	bad := b.Clone()

@@ -57,7 +57,7 @@ func AdmitEvidence(now func() time.Time) func(body []byte) ([]byte, *Rejection) 
 	return func(body []byte) ([]byte, *Rejection) {
 		adm, err := ad.AdmitBody(body, datetime.Millis(now()))
 		if err == nil {
-			return adm.Entry, nil
+			return adm.LogEntry(), nil
 		}
 		status := http.StatusBadRequest
 		var r *admit.Refusal
