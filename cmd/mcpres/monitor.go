@@ -31,10 +31,18 @@ verified one (a consistency proof from the log's tiles), and, with
 --tlog-policy, meet the policy's witness quorum at the current time. The
 new entries are read from the entry bundles, each leaf hashed and the tree
 rebuilt to the checkpoint's root, and decoded as
-mcpres.transparency-entry/v1. An entry whose subject name matches a --watch
-pattern (the subject patterns of trust policies: "io.github.acme/*") or
-whose subject digest is a --watch-digest is reported (watched-entry): the
-log entry names the evidence, not who signed it.
+mcpres.transparency-entry/v1 or /v2 (else entry-undecodable). An entry whose
+subject name matches a --watch pattern (the subject patterns of trust
+policies: "io.github.acme/*") or whose subject digest is a --watch-digest is
+watched. Without --policy every watched entry is reported (watched-entry).
+With --policy TRUST-POLICY the signers a watched entry names (a v2 entry:
+the log logged an attested bundle and verified its envelopes) are judged
+against the policy: a key that is not one of its signers, another
+identity, a revoked key, a signer not trusted for the subject, a signing
+time outside the signer's or the policy's window is an unauthorised-entry
+alert, one per entry; an entry that names no signer (v1: a bundle logged
+before it was signed) is an unattributed-entry alert; an authorised entry
+is counted, not printed.
 
 Alerts (schema mcpres.log-monitor-alert/v1) are written to stdout as JSON
 lines (--format json) or one line each (--format text), and to --exec
@@ -50,16 +58,17 @@ func (a *app) logMonitorCommand() *cobra.Command {
 	var (
 		logs, watches, digests              []string
 		logKeyPath, stateDir, tlogPath      string
+		policyPath                          string
 		format, execProg, webhook           string
 		once                                bool
 		interval, timeout, hookTimeout, age time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "monitor --log URL|DIR... --log-key LOG.vkey --state DIR [--tlog-policy FILE] [--watch PATTERN]... [--watch-digest sha256:HEX]... [--once | --interval D]",
+		Use:   "monitor --log URL|DIR... --log-key LOG.vkey --state DIR [--tlog-policy FILE] [--policy TRUST-POLICY] [--watch PATTERN]... [--watch-digest sha256:HEX]... [--once | --interval D]",
 		Short: "Watch a log: consistent, quorum-checked checkpoints and alerts on watched entries",
 		Long:  logMonitorLong,
 		Example: `  mcpres log monitor --log https://log.example.org --log-key log.vkey --state state \
-      --tlog-policy witnesses.txt --watch 'io.github.acme/*' --once`,
+      --tlog-policy witnesses.txt --policy trust-policy.json --watch 'io.github.acme/*' --once`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -116,6 +125,24 @@ func (a *app) logMonitorCommand() *cobra.Command {
 				}
 				cfg.TLogPolicy = pol
 			}
+			if policyPath != "" {
+				pol := readPolicyOnce(policyPath, trustpolicy.OpenOptions{})
+				a.hints(pol.Hints)
+				if pol.Err != nil {
+					return cli.Failf("--policy: %v", pol.Err)
+				}
+				tp, errs, err := pol.Loaded.Policy()
+				if err == nil && len(errs) > 0 {
+					err = fmt.Errorf("%s is not a valid trust policy: %s", policyPath, errs[0].Message)
+				}
+				if err != nil {
+					return cli.Failf("--policy: %v", err)
+				}
+				if len(cfg.Watch.Subjects) == 0 && len(cfg.Watch.Digests) == 0 {
+					a.warnf("--policy judges the signers of watched entries only, and nothing is watched: give --watch or --watch-digest")
+				}
+				cfg.Authoriser = monitor.PolicyAuthoriser{Policy: tp}
+			}
 			var hooks []func(context.Context, *monitor.Alert) error
 			if execProg != "" {
 				h := &monitor.ExecHook{Program: execProg, Timeout: hookTimeout, Output: a.stderr}
@@ -143,25 +170,29 @@ func (a *app) logMonitorCommand() *cobra.Command {
 				}
 				return nil
 			}
-			for {
+			summary := func(res *monitor.Result) {
+				a.msgs().Notef("log monitor: %s: verified tree size %d, next entry %d; read %d entries (%d watched); %d alert(s)",
+					key.Name(), res.Tree.Size, res.Next, res.Entries, res.Watched, res.Alerts)
+			}
+			if once {
 				res, err := monitor.Run(ctx, cfg, sources, emit)
 				if err != nil {
 					return cli.Failf("log monitor: %v", err)
 				}
-				a.msgs().Notef("log monitor: %s: verified tree size %d, next entry %d; read %d entries (%d watched); %d alert(s)",
-					key.Name(), res.Tree.Size, res.Next, res.Entries, res.Watched, res.Alerts)
-				if once {
-					if res.Alerts > 0 {
-						return cli.Exit(cli.ExitInvalid)
-					}
-					return nil
+				summary(res)
+				if res.Alerts > 0 {
+					return cli.Exit(cli.ExitInvalid)
 				}
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(interval):
-				}
+				return nil
 			}
+			err = monitor.Follow(ctx, cfg, sources, emit, interval, func(res *monitor.Result) bool {
+				summary(res)
+				return true
+			})
+			if err != nil {
+				return cli.Failf("log monitor: %v", err)
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -170,6 +201,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 	f.StringVar(&stateDir, "state", "", "the directory of the monitor's state (one file per log)")
 	f.StringVar(&tlogPath, "tlog-policy", "", "a tlog policy whose witness quorum every checkpoint must meet")
 	f.DurationVar(&age, "max-cosignature-age", 0, "with --tlog-policy: the oldest a counted cosignature may be (0: any age)")
+	f.StringVar(&policyPath, "policy", "", "a trust policy: the signers of a watched entry must be its signers for that subject (else unauthorised-entry)")
 	f.StringArrayVar(&watches, "watch", nil, "a subject name pattern to watch (trust-policy subject patterns; repeatable)")
 	f.StringArrayVar(&digests, "watch-digest", nil, "a subject artifact digest sha256:HEX to watch (repeatable)")
 	f.BoolVar(&once, "once", false, "check once and exit: 0 nothing alerted, 1 alerts, 2 could not check")

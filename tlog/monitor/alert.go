@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpres/mcpres/offline"
 )
 
 // AlertSchema is the schemaVersion of every alert.
@@ -37,7 +39,7 @@ const (
 	// verified checkpoint (or are malformed).
 	KindTiles Kind = "tiles"
 	// KindEntryUndecodable: an entry of the verified tree that is not an
-	// mcpres.transparency-entry/v1.
+	// mcpres.transparency-entry/v1 or /v2.
 	KindEntryUndecodable Kind = "entry-undecodable"
 	// KindWatchedEntry: an entry about a watched subject, with no
 	// authoriser to judge it.
@@ -45,6 +47,10 @@ const (
 	// KindUnauthorisedEntry: an entry about a watched subject that the
 	// authoriser does not authorise.
 	KindUnauthorisedEntry Kind = "unauthorised-entry"
+	// KindUnattributedEntry: an entry about a watched subject that names
+	// no signer (an mcpres.transparency-entry/v1), which the Authoriser
+	// cannot judge ([UnattributedError]).
+	KindUnattributedEntry Kind = "unattributed-entry"
 )
 
 // An Alert is one finding, written as one JSON line (schema
@@ -93,6 +99,10 @@ type EntryInfo struct {
 	Subject              string `json:"subject,omitempty"`
 	SubjectSha256        string `json:"subjectSha256,omitempty"`
 	EvidenceBundleDigest string `json:"evidenceBundleDigest,omitempty"`
+	// Signers are the signers a v2 entry names (key fingerprint, signer
+	// identity, signing time), one per envelope of the attested bundle
+	// logged.
+	Signers []offline.EntrySigner `json:"signers,omitempty"`
 	// Watch is the watch rule that matched ("subject PATTERN" or
 	// "digest sha256:HEX").
 	Watch string `json:"watch,omitempty"`
@@ -120,6 +130,9 @@ func (a *Alert) Text() string {
 		fmt.Fprintf(&b, " [entry %d", e.Index)
 		if e.Subject != "" {
 			fmt.Fprintf(&b, " subject %q sha256:%s bundle %s", e.Subject, e.SubjectSha256, e.EvidenceBundleDigest)
+		}
+		for _, s := range e.Signers {
+			fmt.Fprintf(&b, " signer %s as %q", s.KeyFingerprint, s.SignerIdentity)
 		}
 		b.WriteString("]")
 	}

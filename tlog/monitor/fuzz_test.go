@@ -88,6 +88,7 @@ func FuzzParseHashTile(f *testing.F) {
 
 func FuzzDecodeEntry(f *testing.F) {
 	f.Add([]byte(`{"evidenceBundleDigest":"11","executionInstanceDigest":"ef","scenarioFingerprint":"cd","schemaVersion":"mcpres.transparency-entry/v1","subject":{"name":"acme/server","sha256":"ab"}}`))
+	f.Add([]byte(`{"evidenceBundleDigest":"11","executionInstanceDigest":"ef","scenarioFingerprint":"cd","schemaVersion":"mcpres.transparency-entry/v2","signers":[{"keyFingerprint":"06e3fd8fda29bb60ab59557de61edb0aecdb231134be30e75b455f8e1b792fa9","signerIdentity":"release@acme","signingTime":"2026-08-27T18:00:00.000Z"}],"subject":{"name":"acme/server","sha256":"ab"}}`))
 	f.Add([]byte(`{"schemaVersion":"something else"}`))
 	f.Add([]byte("\xff"))
 	f.Fuzz(func(t *testing.T, data []byte) {

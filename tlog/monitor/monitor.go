@@ -92,8 +92,9 @@ type Result struct {
 //     consistency proof from the chunk's end): else a tiles alert and the
 //     state stays at the last chunk that verified. Each verified entry is
 //     decoded ([DecodeEntry]: else an entry-undecodable alert) and, when
-//     [Watch] matches it, judged by the Authoriser (unauthorised-entry)
-//     or reported (watched-entry). A chunk's alerts are emitted before
+//     [Watch] matches it, judged by the Authoriser (unauthorised-entry,
+//     or unattributed-entry for an entry that names no signer) or
+//     reported (watched-entry). A chunk's alerts are emitted before
 //     the state records the chunk, so an interrupted run alerts again
 //     rather than never.
 //
@@ -425,7 +426,7 @@ func (r *run) judge(n uint64, leaf, data []byte, c *counts) *Alert {
 		return &Alert{Kind: KindEntryUndecodable, Entry: info,
 			Message: fmt.Sprintf("entry %d (%d bytes, sha256 %x) cannot be decoded: %v", n, len(data), sum[:8], err)}
 	}
-	info.Subject, info.SubjectSha256, info.EvidenceBundleDigest = e.Subject.Name, e.Subject.Sha256, e.EvidenceBundleDigest
+	info.Subject, info.SubjectSha256, info.EvidenceBundleDigest, info.Signers = e.Subject.Name, e.Subject.Sha256, e.EvidenceBundleDigest, e.Signers
 	rule := r.cfg.Watch.Match(e)
 	if rule == "" {
 		return nil
@@ -436,9 +437,44 @@ func (r *run) judge(n uint64, leaf, data []byte, c *counts) *Alert {
 		return &Alert{Kind: KindWatchedEntry, Entry: info,
 			Message: fmt.Sprintf("new evidence about %q (%s) was logged", e.Subject.Name, rule)}
 	}
-	if err := r.cfg.Authoriser.Authorise(e); err != nil {
+	err = r.cfg.Authoriser.Authorise(e)
+	var un *UnattributedError
+	switch {
+	case errors.As(err, &un):
+		return &Alert{Kind: KindUnattributedEntry, Entry: info,
+			Message: fmt.Sprintf("evidence about %q (%s) was logged naming no signer: %v", e.Subject.Name, rule, err)}
+	case err != nil:
 		return &Alert{Kind: KindUnauthorisedEntry, Entry: info,
-			Message: fmt.Sprintf("evidence about %q (%s) not authorised: %v", e.Subject.Name, rule, err)}
+			Message: fmt.Sprintf("evidence about %q (%s) signed by a signer the policy does not authorise: %v", e.Subject.Name, rule, err)}
 	}
 	return nil
+}
+
+// Follow is the follow mode of `mcpres log monitor`: it calls [Run], then
+// after with its result, and again every interval, until ctx is done
+// (nil) or after returns false (nil), or a run fails (its error: the
+// monitor cannot work). Each run is a whole [Run]: it locks the state,
+// resumes from it and releases it, so another monitor may run between
+// two.
+func Follow(ctx context.Context, cfg Config, sources []Source, emit func(*Alert) error, interval time.Duration, after func(*Result) bool) error {
+	if interval <= 0 {
+		return errors.New("monitor: the interval must be positive")
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		res, err := Run(ctx, cfg, sources, emit)
+		if err != nil {
+			return err
+		}
+		if !after(res) {
+			return nil
+		}
+		t.Reset(interval)
+	}
 }
