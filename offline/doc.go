@@ -16,9 +16,12 @@
 //
 // An [Entry] (mcpres.transparency-entry/v1) names the evidence: the subject
 // artifact (name, SHA-256), the evidence bundle digest, the scenario
-// fingerprint and the execution instance digest. The log's leaf data is its
-// canonical encoding (mcp-res-json-utf16-v1, [Entry.Marshal]); [ParseEntry]
-// accepts exactly that encoding.
+// fingerprint and the execution instance digest. The entry of an attested
+// bundle (mcpres.transparency-entry/v2, [SignedEntryFor]) also names the
+// signers of its envelopes, and a reference to it binds only their
+// envelopes ([CheckEntrySigner]). The log's leaf data is its canonical
+// encoding (mcp-res-json-utf16-v1, [Entry.Marshal]); [ParseEntry] accepts
+// exactly that encoding.
 //
 // # The proof bytes
 //

@@ -78,7 +78,7 @@ type Proof struct {
 	// cosignature/v1 lines.
 	Checkpoint []byte
 	// Entry is the leaf data: the canonical bytes of an
-	// mcpres.transparency-entry/v1 (see [ParseEntry]).
+	// mcpres.transparency-entry/v1 or /v2 (see [ParseEntry]).
 	Entry []byte
 
 	// text and sigs are Checkpoint split by ParseProof (signednote.Split),

@@ -7,20 +7,23 @@
 // witness quorum (offline.VerifyCheckpoint, cosignature times judged by
 // signednote.JudgeCosignature); the new entries are read from the entry
 // bundles, every leaf hashed into a compact range that must reach the
-// checkpoint's root, decoded as mcpres.transparency-entry/v1 and matched
-// against watch rules. Each finding is an [Alert] (schema
+// checkpoint's root, decoded as mcpres.transparency-entry/v1 or /v2 and
+// matched against watch rules. Each finding is an [Alert] (schema
 // mcpres.log-monitor-alert/v1, docs/monitor.md).
 //
-// # What an entry says, and what it does not
+// # Who signed
 //
-// An mcpres log entry (offline.Entry) names the evidence — the subject's
-// name and artifact digest, the bundle digest, the scenario and execution
-// digests — and not who signed it: the log admits a bundle and its
-// attested form as one entry (tlog/admit). A watched entry is therefore
-// reported (watched-entry) unless an [Authoriser] given by the caller
-// vouches for it; the authoriser is where a judgement of the signers
-// against a trust policy plugs in, from wherever the caller holds the
-// attested bundles.
+// An mcpres log entry names the evidence — the subject's name and
+// artifact digest, the bundle digest, the scenario and execution digests
+// — and, when the log admitted an attested bundle (tlog/admit, which
+// verifies its envelopes first), the signers of its envelopes: an
+// mcpres.transparency-entry/v2 (offline.SignedEntryFor). A reference to
+// a v2 entry binds only the envelopes of a signer it names
+// (offline.CheckEntrySigner), so whoever gets an envelope accepted on the
+// strength of it is named in the log. A [PolicyAuthoriser] judges those
+// signers against a trust policy (unauthorised-entry); a v1 entry names
+// no signer and cannot be judged (unattributed-entry). Without an
+// [Authoriser] every watched entry is reported (watched-entry).
 //
 // # State
 //
