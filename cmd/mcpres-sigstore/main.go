@@ -15,7 +15,9 @@
 // command besides rekor upload that uses the network), and attest verify
 // --trusted-root verifies keyless signatures offline against a policy's
 // identity signers or --certificate-identity/--certificate-oidc-issuer
-// (mcpres attest verify runs it when given a keyless flag).
+// (mcpres attest verify runs it when given a keyless flag). verify-blob
+// verifies a keyless signature over a file (a release's SHA256SUMS),
+// offline.
 //
 // It is a separate binary because linking rekor, sigstore and go-openapi
 // into mcpres would add about 2-3 ms of package initialisation to every
@@ -81,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	attestCmd := &cobra.Command{Use: "attest", Short: "Attested bundles"}
 	attestCmd.AddCommand(a.verifyCommand(), a.keylessSignCommand(), a.keylessPolicyCommand())
-	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(),
+	root.AddCommand(attestCmd, a.verifyEntryCommand(), a.rekorCommand(), a.verifyBlobCommand(),
 		cmdcli.ManCommand(func() *cobra.Command { return root }, cmdcli.Usage,
 			func(err error) error { return err }, nil))
 	root.Version = version.Version
