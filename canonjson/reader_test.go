@@ -366,3 +366,44 @@ func TestReadFileBytesInto(t *testing.T) {
 		t.Errorf("ReadFileBytesInto(buf, dir) error = %v, want ErrNotRegular", err)
 	}
 }
+
+// The reader skips whitespace eight spaces at a time (skipSpaces): runs of
+// every length, alone or mixed with tabs, line feeds and carriage
+// returns, between every pair of tokens, read as the compact document
+// does, and a syntax error after a run is reported at its exact offset.
+func TestWhitespaceRuns(t *testing.T) {
+	tokens := []string{`{`, `"a"`, `:`, `[`, `1`, `,`, `true`, `,`, `{`, `"b"`, `:`, `null`, `}`, `]`, `,`, `"c"`, `:`, `"d"`, `}`}
+	compact := strings.Join(tokens, "")
+	want, err := Parse([]byte(compact))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBytes, _ := Compact(want)
+	for n := range 26 {
+		for _, unit := range []string{" ", "\n", "\t", "\r", "\n  ", " \t", "\r\n    "} {
+			ws := strings.Repeat(" ", n) + unit + strings.Repeat(" ", n%9)
+			in := ws + strings.Join(tokens, ws) + ws
+			got, err := Parse([]byte(in))
+			if err != nil {
+				t.Fatalf("run of %q: %v", ws, err)
+			}
+			if b, _ := Compact(got); string(b) != string(wantBytes) {
+				t.Fatalf("run of %q: read %s, want %s", ws, b, wantBytes)
+			}
+			bad := "[" + ws + "x]"
+			_, err = Parse([]byte(bad))
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset != 1+len(ws) {
+				t.Fatalf("%q: %v, want a syntax error at byte %d", bad, err, 1+len(ws))
+			}
+			// Control: whitespace the grammar does not allow (a form feed,
+			// a no-break space) ends the run and is refused where it is.
+			for _, foreign := range []string{"\f", "\u00a0"} {
+				bad := "[" + ws + foreign + "1]"
+				if _, err := Parse([]byte(bad)); !errors.As(err, &se) || se.Offset != 1+len(ws) {
+					t.Fatalf("%q: %v, want a syntax error at byte %d", bad, err, 1+len(ws))
+				}
+			}
+		}
+	}
+}
