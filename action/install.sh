@@ -11,6 +11,15 @@
 #                        the pins name no release or not this platform, or
 #                        the release has no such file, it prints how=build
 #                        and installs nothing: the build step follows.
+#                        When the pins also name the release workflow's
+#                        keyless identity ("signed-by ISSUER IDENTITY_RE"),
+#                        the release's SHA256SUMS must list the pinned sums
+#                        and its keyless signature (SHA256SUMS.sigstore.json,
+#                        cosign attest-blob or sign-blob) must verify against
+#                        action/trusted_root.json with that identity, checked
+#                        by the downloaded mcpres-sigstore (already verified
+#                        against its pin): a signature that does not verify
+#                        stops the job (exit 1) and installs nothing.
 #   install.sh build     the fallback: the binaries built from the action's
 #                        own checkout with the release's flags, into a folder
 #                        that actions/cache keeps under the key printed as
@@ -72,6 +81,30 @@ install_from() {
   "$bin/mcpres" version
 }
 
+# verify_signature: the release's SHA256SUMS lists every pinned sum of
+# this platform, and its keyless signature verifies with the pinned
+# signer, checked by the downloaded mcpres-sigstore (its bytes already
+# matched their pin). Uses tag, base, proto, dl, plat, want, signer_*.
+verify_signature() {
+  local root="$action/action/trusted_root.json" f code
+  [ -f "$root" ] || fail "$pins names a signer but $root is missing" 2
+  for f in SHA256SUMS SHA256SUMS.sigstore.json; do
+    code=$(curl --silent --show-error --location --proto "$proto" --proto-redir "$proto" --retry 3 --max-time 300 \
+      --output "$dl/$f" --write-out '%{http_code}' "$base/releases/download/$tag/$f") || code=000
+    [ "$code" = 200 ] || fail "release $tag: $f: HTTP status $code, but this action pins a signer: signature refused, nothing installed"
+  done
+  for p in "${programs[@]}"; do
+    grep -qxF "${want[$p-$plat]}  $p-$plat" "$dl/SHA256SUMS" ||
+      fail "release $tag: SHA256SUMS does not list $p-$plat with its pinned SHA-256: refused, nothing installed"
+  done
+  chmod 0755 "$dl/mcpres-sigstore-$plat"
+  if ! "$dl/mcpres-sigstore-$plat" verify-blob "$dl/SHA256SUMS" --bundle "$dl/SHA256SUMS.sigstore.json" --trusted-root "$root" \
+      --certificate-oidc-issuer "$signer_issuer" --certificate-identity-regexp "$signer_identity" >&2; then
+    fail "release $tag: the signature of SHA256SUMS does not verify as $signer_identity ($signer_issuer): signature refused, nothing installed"
+  fi
+  echo "release $tag: SHA256SUMS signed by $signer_identity ($signer_issuer), as pinned"
+}
+
 case "$mode" in
   release)
     plat=$(platform)
@@ -90,17 +123,23 @@ case "$mode" in
     # The pins: "release TAG", then "SHA256  FILE" lines (sha256sum's
     # format); comments and blank lines aside, anything else is refused.
     tag=""
+    signer_issuer=""
+    signer_identity=""
     declare -A want=()
     while IFS= read -r line || [ -n "$line" ]; do
       case "$line" in '' | '#'*) continue ;; esac
       if [[ "$line" =~ ^release\ (v[0-9A-Za-z._+-]+)$ ]]; then
         [ -z "$tag" ] || fail "$pins names two releases" 2
         tag=${BASH_REMATCH[1]}
+      elif [[ "$line" =~ ^signed-by\ (https://[^[:space:]]+)\ (\^[^[:space:]]+\$)$ ]]; then
+        [ -z "$signer_issuer" ] || fail "$pins names two signers" 2
+        signer_issuer=${BASH_REMATCH[1]}
+        signer_identity=${BASH_REMATCH[2]}
       elif [[ "$line" =~ ^([0-9a-f]{64})\ \ ([a-z0-9-]+)$ ]]; then
         [ -z "${want[${BASH_REMATCH[2]}]:-}" ] || fail "$pins pins ${BASH_REMATCH[2]} twice" 2
         want[${BASH_REMATCH[2]}]=${BASH_REMATCH[1]}
       else
-        fail "$pins: a line is neither 'release TAG' nor 'SHA256  FILE': $line" 2
+        fail "$pins: a line is neither 'release TAG', 'signed-by ISSUER ^IDENTITY\$' nor 'SHA256  FILE': $line" 2
       fi
     done < "$pins"
     if [ -z "$tag" ]; then
@@ -143,6 +182,9 @@ case "$mode" in
       fi
       echo "$f: SHA-256 $got, as pinned"
     done
+    if [ -n "$signer_issuer" ]; then
+      verify_signature
+    fi
     for p in "${programs[@]}"; do
       mv "$dl/$p-$plat" "$dl/$p"
     done

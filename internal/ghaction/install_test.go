@@ -188,6 +188,67 @@ func TestInstallScript(t *testing.T) {
 		refused(t, newInstallEnv(t, other), url, "but this action pins "+sum([]byte("other")))
 	})
 
+	// A release signed keylessly: the pins name the release workflow's
+	// identity; SHA256SUMS must list the pinned sums and its signature
+	// must verify, checked by the downloaded mcpres-sigstore (a stand-in
+	// here that accepts the bundle "good" and records its arguments; the
+	// real verify-blob is tested in cmd/mcpres-sigstore with a real
+	// Fulcio and timestamp authority).
+	t.Run("signed release", func(t *testing.T) {
+		argsFile := filepath.Join(t.TempDir(), "verify-args")
+		verifier := []byte("#!/bin/sh\nif [ \"$1\" = verify-blob ]; then printf '%s\\n' \"$@\" > " + argsFile +
+			"; [ \"$(cat \"$4\")\" = good ] && exit 0; echo 'INVALID MCPRES_KEYLESS_BLOB_SIGNATURE'; exit 1; fi\necho 'mcpres-sigstore release'\n")
+		files := map[string][]byte{}
+		var spins, sums strings.Builder
+		const issuer, identity = "https://token.actions.githubusercontent.com", `^https://github\.com/example/mcpres/\.github/workflows/release-binaries\.yml@refs/tags/v9\.9\.9$`
+		fmt.Fprintf(&spins, "release %s\nsigned-by %s %s\n", tag, issuer, identity)
+		for _, p := range installPrograms {
+			data := fakeProgram(p, "release")
+			if p == "mcpres-sigstore" {
+				data = verifier
+			}
+			files[p+"-"+plat] = data
+			fmt.Fprintf(&spins, "%s  %s-%s\n", sum(data), p, plat)
+			fmt.Fprintf(&sums, "%s  %s-%s\n", sum(data), p, plat)
+		}
+		signed := func(t *testing.T, edit func(map[string][]byte)) (*installEnv, string) {
+			t.Helper()
+			fs := map[string][]byte{"SHA256SUMS": []byte(sums.String()), "SHA256SUMS.sigstore.json": []byte("good")}
+			for k, v := range files {
+				fs[k] = v
+			}
+			if edit != nil {
+				edit(fs)
+			}
+			e := newInstallEnv(t, spins.String())
+			os.WriteFile(filepath.Join(e.action, "action", "trusted_root.json"), []byte("{}"), 0o644)
+			return e, releaseServer(t, tag, fs)
+		}
+		e, u := signed(t, nil)
+		if code := e.run("release", "MCPRES_TEST_ONLY_RELEASE_URL="+u); code != 0 || !strings.Contains(e.stdout, "SHA256SUMS signed by "+identity) {
+			t.Fatalf("honest signed release: exit %d\n%s%s", code, e.stdout, e.stderr)
+		}
+		args, _ := os.ReadFile(argsFile)
+		for _, w := range []string{"--trusted-root\n" + filepath.Join(e.action, "action", "trusted_root.json") + "\n", "--certificate-oidc-issuer\n" + issuer + "\n", "--certificate-identity-regexp\n" + identity + "\n"} {
+			if !strings.Contains(string(args), w) {
+				t.Errorf("verify-blob was not given %q:\n%s", w, args)
+			}
+		}
+		e, u = signed(t, func(fs map[string][]byte) { fs["SHA256SUMS.sigstore.json"] = []byte("a signature by someone else") })
+		refused(t, e, u, "the signature of SHA256SUMS does not verify as "+identity)
+		e, u = signed(t, func(fs map[string][]byte) { delete(fs, "SHA256SUMS.sigstore.json") })
+		refused(t, e, u, "SHA256SUMS.sigstore.json: HTTP status 404")
+		e, u = signed(t, func(fs map[string][]byte) {
+			fs["SHA256SUMS"] = []byte(strings.Replace(sums.String(), sum(files["mcpres-"+plat]), sum([]byte("other")), 1))
+		})
+		refused(t, e, u, "SHA256SUMS does not list mcpres-"+plat+" with its pinned SHA-256")
+		e, u = signed(t, nil)
+		os.Remove(filepath.Join(e.action, "action", "trusted_root.json"))
+		if code := e.run("release", "MCPRES_TEST_ONLY_RELEASE_URL="+u); code != 2 || !strings.Contains(e.stderr, "trusted_root.json is missing") {
+			t.Errorf("a signer pinned without a trusted root: exit %d %s", code, e.stderr)
+		}
+	})
+
 	build := func(t *testing.T, e *installEnv, env ...string) {
 		t.Helper()
 		if code := e.run("release", env...); code != 0 {
@@ -251,7 +312,7 @@ func TestInstallScript(t *testing.T) {
 		env        []string
 		want       string
 	}{
-		{"a malformed pins line", "release " + tag + "\n" + sum(nil) + " mcpres-" + plat + "\n", []string{testURL}, "neither 'release TAG' nor 'SHA256  FILE'"},
+		{"a malformed pins line", "release " + tag + "\n" + sum(nil) + " mcpres-" + plat + "\n", []string{testURL}, "neither 'release TAG', 'signed-by ISSUER ^IDENTITY$' nor 'SHA256  FILE'"},
 		{"two releases", "release v1\nrelease v2\n", []string{testURL}, "names two releases"},
 		{"a test URL off loopback", pins.String(), []string{"MCPRES_TEST_ONLY_RELEASE_URL=http://example.org"}, "on 127.0.0.1 only"},
 		{"a repository that is not OWNER/NAME", pins.String(), []string{"MCPRES_REPOSITORY=https://evil.example/x"}, "must be OWNER/NAME"},
