@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpres/mcpres/internal/cli"
 	"github.com/mcpres/mcpres/keyfile"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/tlog/monitor"
 	"github.com/mcpres/mcpres/trustpolicy"
 	"github.com/spf13/cobra"
@@ -40,9 +41,10 @@ the log logged an attested bundle and verified its envelopes) are judged
 against the policy: a key that is not one of its signers, another
 identity, a revoked key, a signer not trusted for the subject, a signing
 time outside the signer's or the policy's window is an unauthorised-entry
-alert, one per entry; an entry that names no signer (v1: a bundle logged
-before it was signed) is an unattributed-entry alert; an authorised entry
-is counted, not printed.
+alert, one per entry; an authorised entry is counted, not printed. An
+entry that names no signer (v1: a bundle logged before it was signed) may
+be carried by any signer's envelope and cannot be judged: it is counted
+with a warning, or with --require-signers an unattributed-entry alert.
 
 Alerts (schema mcpres.log-monitor-alert/v1) are written to stdout as JSON
 lines (--format json) or one line each (--format text), and to --exec
@@ -60,11 +62,11 @@ func (a *app) logMonitorCommand() *cobra.Command {
 		logKeyPath, stateDir, tlogPath      string
 		policyPath                          string
 		format, execProg, webhook           string
-		once                                bool
+		once, requireSigners                bool
 		interval, timeout, hookTimeout, age time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "monitor --log URL|DIR... --log-key LOG.vkey --state DIR [--tlog-policy FILE] [--policy TRUST-POLICY] [--watch PATTERN]... [--watch-digest sha256:HEX]... [--once | --interval D]",
+		Use:   "monitor --log URL|DIR... --log-key LOG.vkey --state DIR [--tlog-policy FILE] [--policy TRUST-POLICY [--require-signers]] [--watch PATTERN]... [--watch-digest sha256:HEX]... [--once | --interval D]",
 		Short: "Watch a log: consistent, quorum-checked checkpoints and alerts on watched entries",
 		Long:  logMonitorLong,
 		Example: `  mcpres log monitor --log https://log.example.org --log-key log.vkey --state state \
@@ -142,6 +144,9 @@ func (a *app) logMonitorCommand() *cobra.Command {
 					a.warnf("--policy judges the signers of watched entries only, and nothing is watched: give --watch or --watch-digest")
 				}
 				cfg.Authoriser = monitor.PolicyAuthoriser{Policy: tp}
+				cfg.RequireSigners = requireSigners
+			} else if requireSigners {
+				return cli.Usagef("--require-signers needs --policy: signers are judged against it")
 			}
 			var hooks []func(context.Context, *monitor.Alert) error
 			if execProg != "" {
@@ -173,6 +178,10 @@ func (a *app) logMonitorCommand() *cobra.Command {
 			summary := func(res *monitor.Result) {
 				a.msgs().Notef("log monitor: %s: verified tree size %d, next entry %d; read %d entries (%d watched); %d alert(s)",
 					key.Name(), res.Tree.Size, res.Next, res.Entries, res.Watched, res.Alerts)
+				if res.Unattributed > 0 {
+					a.warnf("log monitor: %s: %d watched entr(ies) name no signer (%s: a bundle logged before it was signed), so who signs with their references is not on the log; --require-signers makes each an alert",
+						key.Name(), res.Unattributed, offline.SchemaVersionEntry)
+				}
 			}
 			if once {
 				res, err := monitor.Run(ctx, cfg, sources, emit)
@@ -202,6 +211,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 	f.StringVar(&tlogPath, "tlog-policy", "", "a tlog policy whose witness quorum every checkpoint must meet")
 	f.DurationVar(&age, "max-cosignature-age", 0, "with --tlog-policy: the oldest a counted cosignature may be (0: any age)")
 	f.StringVar(&policyPath, "policy", "", "a trust policy: the signers of a watched entry must be its signers for that subject (else unauthorised-entry)")
+	f.BoolVar(&requireSigners, "require-signers", false, "with --policy: a watched entry that names no signer (a bundle logged unsigned) is an alert (unattributed-entry), not a warning")
 	f.StringArrayVar(&watches, "watch", nil, "a subject name pattern to watch (trust-policy subject patterns; repeatable)")
 	f.StringArrayVar(&digests, "watch-digest", nil, "a subject artifact digest sha256:HEX to watch (repeatable)")
 	f.BoolVar(&once, "once", false, "check once and exit: 0 nothing alerted, 1 alerts, 2 could not check")

@@ -39,8 +39,9 @@ func writeMonitorPolicy(t *testing.T, dir string) string {
 // about the same watched subject signed by a key the policy does not
 // know raises exactly one unauthorised-entry alert naming that key (exit
 // 1); the next run raises none (exit 0). A conformance bundle logged
-// unsigned names no signer: unattributed-entry. The reference of the
-// signer's v2 entry is accepted by that signer only.
+// unsigned names no signer: a warning, or with --require-signers an
+// unattributed-entry alert. The reference of the signer's v2 entry is
+// accepted by that signer only.
 func TestCLILogMonitorPolicy(t *testing.T) {
 	e := newLogEnv(t)
 	dir := e.initLog("log")
@@ -113,12 +114,19 @@ func TestCLILogMonitorPolicy(t *testing.T) {
 		t.Fatalf("restart: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 
-	// A bundle logged before anyone signed it names no signer.
+	// A bundle logged before anyone signed it names no signer: a warning,
+	// or with --require-signers an alert (its own state: the same entry).
 	logAndCosign(osVariantBundleFile(t, e.dir, "netbsd"), e.p("b3.ref.json"))
-	stdout, _, code = monitor()
-	if code != 1 || strings.Join(alertKinds(t, stdout), ",") != "unattributed-entry" {
-		t.Fatalf("unsigned bundle: exit %d stdout %q", code, stdout)
+	strict := append(e.monitorArgs(dir, "--policy", policy, "--tlog-policy", tlogPolicy, "--watch", "ledger-notes-*", "--require-signers"), "--state", e.p("strict-state"))
+	stdout, stderr, code = runLogCLI(t, strict...)
+	if code != 1 || strings.Join(alertKinds(t, stdout), ",") != "unauthorised-entry,unattributed-entry" || !strings.Contains(stdout, `"index":2,`) {
+		t.Fatalf("--require-signers: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
+	stdout, stderr, code = monitor()
+	if code != 0 || stdout != "" || !strings.Contains(stderr, "warning: log monitor: "+testLogOrigin+": 1 watched entr(ies) name no signer") {
+		t.Fatalf("unsigned bundle: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	e.fail(2, "--require-signers needs --policy", e.monitorArgs(dir, "--require-signers")...)
 
 	// An unreadable policy is exit 2, not a silent monitor.
 	e.fail(2, "--policy", e.monitorArgs(dir, "--policy", e.p("missing.json"), "--watch", "ledger-notes-*")...)

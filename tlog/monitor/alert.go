@@ -47,9 +47,10 @@ const (
 	// KindUnauthorisedEntry: an entry about a watched subject that the
 	// authoriser does not authorise.
 	KindUnauthorisedEntry Kind = "unauthorised-entry"
-	// KindUnattributedEntry: an entry about a watched subject that names
-	// no signer (an mcpres.transparency-entry/v1), which the Authoriser
-	// cannot judge ([UnattributedError]).
+	// KindUnattributedEntry: with Config.RequireSigners, an entry about a
+	// watched subject that names no signer (an
+	// mcpres.transparency-entry/v1), which the Authoriser cannot judge
+	// ([UnattributedError]).
 	KindUnattributedEntry Kind = "unattributed-entry"
 )
 

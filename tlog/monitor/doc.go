@@ -21,9 +21,12 @@
 // a v2 entry binds only the envelopes of a signer it names
 // (offline.CheckEntrySigner), so whoever gets an envelope accepted on the
 // strength of it is named in the log. A [PolicyAuthoriser] judges those
-// signers against a trust policy (unauthorised-entry); a v1 entry names
-// no signer and cannot be judged (unattributed-entry). Without an
-// [Authoriser] every watched entry is reported (watched-entry).
+// signers against a trust policy (unauthorised-entry). A v1 entry names
+// no signer and cannot be judged: its reference may be carried by any
+// signer's envelope, a blind spot the monitor counts
+// (Result.Unattributed) or, with Config.RequireSigners, reports
+// (unattributed-entry). Without an [Authoriser] every watched entry is
+// reported (watched-entry).
 //
 // # State
 //

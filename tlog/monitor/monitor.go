@@ -41,6 +41,11 @@ type Config struct {
 	// every watched entry is a watched-entry alert).
 	Watch      Watch
 	Authoriser Authoriser
+	// RequireSigners makes a watched entry the Authoriser cannot
+	// attribute (an [*UnattributedError]: an entry that names no signer)
+	// an unattributed-entry alert; without it such entries are counted
+	// (Result.Unattributed).
+	RequireSigners bool
 	// StateDir holds the state files. Required.
 	StateDir string
 	// LockWait is how long to wait for another process holding the state.
@@ -58,6 +63,10 @@ type Result struct {
 	Alerts int
 	// Entries and Watched count the entries read and the watched ones.
 	Entries, Watched uint64
+	// Unattributed counts the watched entries that name no signer, which
+	// the Authoriser could not judge and were not alerts (see
+	// Config.RequireSigners).
+	Unattributed uint64
 	// Tree is the verified tree head in the state after the run (zero
 	// before the first).
 	Tree TreeHead
@@ -92,9 +101,9 @@ type Result struct {
 //     consistency proof from the chunk's end): else a tiles alert and the
 //     state stays at the last chunk that verified. Each verified entry is
 //     decoded ([DecodeEntry]: else an entry-undecodable alert) and, when
-//     [Watch] matches it, judged by the Authoriser (unauthorised-entry,
-//     or unattributed-entry for an entry that names no signer) or
-//     reported (watched-entry). A chunk's alerts are emitted before
+//     [Watch] matches it, judged by the Authoriser (unauthorised-entry;
+//     an entry that names no signer is counted, or with RequireSigners
+//     an unattributed-entry) or reported (watched-entry). A chunk's alerts are emitted before
 //     the state records the chunk, so an interrupted run alerts again
 //     rather than never.
 //
@@ -368,6 +377,7 @@ func (r *run) read(ctx context.Context, target *view, st *State) error {
 		st.Alerts += uint64(len(pending))
 		r.res.Entries += counts.entries
 		r.res.Watched += counts.watched
+		r.res.Unattributed += counts.unattributed
 		if err := r.sf.save(st, r.old, r.cfg.Now()); err != nil {
 			return err
 		}
@@ -375,7 +385,7 @@ func (r *run) read(ctx context.Context, target *view, st *State) error {
 	return nil
 }
 
-type counts struct{ entries, watched uint64 }
+type counts struct{ entries, watched, unattributed uint64 }
 
 // readChunk reads entries [from, end) of target into rng and judges them;
 // the alerts are returned, to be raised once the chunk verifies. On error
@@ -440,6 +450,9 @@ func (r *run) judge(n uint64, leaf, data []byte, c *counts) *Alert {
 	err = r.cfg.Authoriser.Authorise(e)
 	var un *UnattributedError
 	switch {
+	case errors.As(err, &un) && !r.cfg.RequireSigners:
+		c.unattributed++
+		return nil
 	case errors.As(err, &un):
 		return &Alert{Kind: KindUnattributedEntry, Entry: info,
 			Message: fmt.Sprintf("evidence about %q (%s) was logged naming no signer: %v", e.Subject.Name, rule, err)}

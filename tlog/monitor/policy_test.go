@@ -127,12 +127,13 @@ func TestPolicyAuthoriser(t *testing.T) {
 	}
 }
 
-// TestPolicyMonitor: with a trust policy, a log of an authorised entry, an
-// entry of an unknown key and a v1 entry about the watched subject, and
-// an unauthorised entry about a subject nobody watches, raises exactly
-// one unauthorised-entry and one unattributed-entry alert, the first
-// naming its signer; the next run raises none, and an authorised entry
-// logged later none either.
+// TestPolicyMonitor: with a trust policy (and RequireSigners), a log of
+// an authorised entry, an entry of an unknown key and a v1 entry about
+// the watched subject, and an unauthorised entry about a subject nobody
+// watches, raises exactly one unauthorised-entry and one
+// unattributed-entry alert, the first naming its signer; the next run
+// raises none, and an authorised entry logged later none either. Without
+// RequireSigners (the control) the v1 entry is counted, not an alert.
 func TestPolicyMonitor(t *testing.T) {
 	l := newLog(t, "log")
 	const in = "2026-03-01T12:00:00Z"
@@ -144,7 +145,15 @@ func TestPolicyMonitor(t *testing.T) {
 	h := newHarness(t, l.key)
 	h.cfg.Watch = watch(t, "acme/*")
 	h.cfg.Authoriser = monitor.PolicyAuthoriser{Policy: testPolicy(t)}
-	res, as := h.run(t, dir(t, l))
+	lenient := *h
+	lenient.cfg.StateDir = t.TempDir()
+	res, as := lenient.run(t, dir(t, l))
+	wantKinds(t, as, "unauthorised-entry")
+	if res.Unattributed != 1 || res.Watched != 3 {
+		t.Errorf("without RequireSigners: %+v", res)
+	}
+	h.cfg.RequireSigners = true
+	res, as = h.run(t, dir(t, l))
 	wantKinds(t, as, "unauthorised-entry,unattributed-entry")
 	if e := as[0].Entry; e.Index != 1 || len(e.Signers) != 1 || e.Signers[0].KeyFingerprint != fingerprint(keyStranger) ||
 		!strings.Contains(as[0].Message, "is not a signer of the policy") || !strings.Contains(string(as[0].JSON()), `"signers":[{"keyFingerprint":"`+fingerprint(keyStranger)) {
@@ -153,7 +162,7 @@ func TestPolicyMonitor(t *testing.T) {
 	if e := as[1].Entry; e.Index != 2 || e.Signers != nil {
 		t.Errorf("alert %s", as[1].JSON())
 	}
-	if res.Entries != 4 || res.Watched != 3 {
+	if res.Entries != 4 || res.Watched != 3 || res.Unattributed != 0 {
 		t.Errorf("result %+v", res)
 	}
 	_, as = h.run(t, dir(t, l))
