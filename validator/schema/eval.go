@@ -91,8 +91,7 @@ type located struct {
 type evaluator struct {
 	collect bool
 	seed    maphash.Seed
-	path    []segment
-	pathBuf [24]segment
+	path    []segment // only when collecting
 	errs    []located
 	// max, when ≥ 1, is the most errors recorded: at the max-th, collect
 	// mode ends and evaluation returns at the next failure.

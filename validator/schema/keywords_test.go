@@ -350,3 +350,22 @@ func TestConcurrentValidate(t *testing.T) {
 		checkErrors(t, <-done, []want{{"/2", "pattern"}})
 	}
 }
+
+// Valid, the first pass of every validation (most documents are valid),
+// allocates nothing: its evaluator records no path and stays on the stack.
+// Control: an invalid document is still reported at its exact path by the
+// collecting pass.
+func TestValidAllocatesNothing(t *testing.T) {
+	s := inlineSet(t, map[string]string{"main": `{"type":"object","required":["a","b"],"additionalProperties":false,
+		"properties":{"a":{"type":"array","minItems":1,"items":{"type":"object","properties":{"n":{"type":"integer","minimum":0},"s":{"type":"string","maxLength":8,"enum":["x","yy"]}}}},
+		"b":{"type":"string","const":"b"}}}`})
+	valid := parse(t, `{"a":[{"n":1,"s":"x"},{"n":2,"s":"yy"},{}],"b":"b"}`)
+	sch := s.Schema("main")
+	if !sch.Valid(valid) {
+		t.Fatal("the valid document is not valid")
+	}
+	if n := testing.AllocsPerRun(100, func() { sch.Valid(valid) }); n != 0 {
+		t.Errorf("Valid allocates %v times, want 0", n)
+	}
+	checkErrors(t, s.Validate("main", parse(t, `{"a":[{"n":1},{"n":-1,"s":"zz"}],"b":"b"}`)), []want{{"/a/1/n", "minimum"}, {"/a/1/s", "enum"}})
+}

@@ -221,8 +221,7 @@ func (sch *Schema) validate(v *canonjson.Value, max int) []Error {
 
 // collect walks v collecting its errors, at most max when max ≥ 1.
 func (sch *Schema) collect(v *canonjson.Value, max int) []Error {
-	e := evaluator{collect: true, seed: sch.seed, max: max}
-	e.path = e.pathBuf[:0]
+	e := evaluator{collect: true, seed: sch.seed, max: max, path: make([]segment, 0, 24)}
 	if e.eval(sch.root, v) {
 		return nil
 	}
@@ -231,7 +230,7 @@ func (sch *Schema) collect(v *canonjson.Value, max int) []Error {
 
 // Valid reports whether v is valid, stopping at the first violation.
 func (sch *Schema) Valid(v *canonjson.Value) bool {
+	// No path: nothing is recorded. The evaluator stays on the stack.
 	e := evaluator{seed: sch.seed}
-	e.path = e.pathBuf[:0]
 	return e.eval(sch.root, v)
 }
