@@ -37,6 +37,8 @@ var programs = map[string]string{
 	"floor":           "./bench/floor",
 	"tesseraposix":    "./bench/tesseraposix",
 	"noadmit":         "./bench/noadmit",
+	"monitorlog":      "./bench/monitorlog",
+	"monitorfloor":    "./bench/monitorfloor",
 }
 
 func newBench(c config) (*bench, error) {

@@ -38,7 +38,10 @@
 // witness serve's cosignatures per second; keyless verification (a
 // fixture signed with a real Fulcio and timestamp authority, one bundle
 // beside a key-file verify of it, and a batch against bench/floor
-// --keyless, when Fulcio and timestamp-server are installed). Every server listens on 127.0.0.1 and every run
+// --keyless, when Fulcio and timestamp-server are installed); log monitor
+// --once catching up on a log of --monitor-entries (bench/monitorlog)
+// served by a static file server, against bench/monitorfloor, its memory
+// at a tenth of the size, and a catch-up interrupted and resumed. Every server listens on 127.0.0.1 and every run
 // is bounded in time.
 package main
 
@@ -63,6 +66,7 @@ type config struct {
 	dsn      string
 	keep     bool
 	settle   time.Duration // how long to wait for the load average to fall
+	monitorN int           // entries of the monitor workload's log
 	// rekorAntispam runs Rekor v2 with its persistent antispam (the
 	// rekor workload).
 	rekorAntispam bool
@@ -85,6 +89,7 @@ var workloads = []struct {
 	{"mysql", (*bench).logMySQL},
 	{"s3", (*bench).logS3},
 	{"witness", (*bench).witness},
+	{"monitor", (*bench).monitor},
 }
 
 func main() {
@@ -100,6 +105,7 @@ func main() {
 	flag.StringVar(&c.dsn, "mysql", os.Getenv("MCPRES_TEST_MYSQL_DSN"), "a MariaDB/MySQL server (DSN without a database, on 127.0.0.1) for log serve --mysql; default $MCPRES_TEST_MYSQL_DSN")
 	flag.DurationVar(&c.settle, "settle", 90*time.Second, "before each run, wait at most this long for the 1-minute load average to fall to the number of cores (the bench's own runs raise it)")
 	flag.BoolVar(&c.rekorAntispam, "rekor-persistent-antispam", true, "run Rekor v2 with its persistent antispam (deduplication that outlives the process, as log serve's index)")
+	flag.IntVar(&c.monitorN, "monitor-entries", 1_000_000, "entries of the log the monitor catches up on (--quick: at most 20,000)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -109,8 +115,8 @@ func main() {
 	if c.quick {
 		c.runs, c.files, c.duration, c.posixC, c.mysqlC, c.settle = 1, 20, 2*time.Second, 16, 16, 0
 	}
-	if c.runs < 1 || c.files < 2 || c.duration <= 0 || c.settle < 0 || c.posixC < 1 || c.mysqlC < 1 {
-		fmt.Fprintln(os.Stderr, "bench: --runs, --duration and the client counts must be positive, --files at least 2")
+	if c.runs < 1 || c.files < 2 || c.monitorN < 10 || c.duration <= 0 || c.settle < 0 || c.posixC < 1 || c.mysqlC < 1 {
+		fmt.Fprintln(os.Stderr, "bench: --runs, --duration and the client counts must be positive, --files at least 2, --monitor-entries at least 10")
 		os.Exit(2)
 	}
 	if only != "" {
