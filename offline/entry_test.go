@@ -2,6 +2,7 @@ package offline_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -149,4 +150,36 @@ func FuzzParseEntry(f *testing.F) {
 			t.Fatalf("schemaVersion %q parsed", e.SchemaVersion)
 		}
 	})
+}
+
+// TestVerifyWantSigners: a want that names signers (what the submitter of
+// an attested bundle expects logged) binds a proof only of the entry
+// naming exactly them; a want with none (a verifier rebuilding the entry
+// from the bundle) accepts either version, as it did v1.
+func TestVerifyWantSigners(t *testing.T) {
+	v1, _ := testEntry().Marshal()
+	v2, _ := testEntry(signerA()).Marshal()
+	other := signerA()
+	other.SigningTime = "2026-08-28T00:00:00Z"
+	lg := offlinetest.NewLog("example.org/want-signers", "want-signers")
+	lg.Append(v1, v2)
+	trust := offlinetest.Trust([]*offlinetest.Log{lg}, nil, nil, "none")
+	for _, c := range []struct {
+		name  string
+		index uint64
+		want  offline.Entry
+		err   string
+	}{
+		{"v2, the signers expected", 1, testEntry(signerA()), ""},
+		{"v2, no signers expected", 1, testEntry(), ""},
+		{"v1, no signers expected", 0, testEntry(), ""},
+		{"v1, signers expected", 0, testEntry(signerA()), "log entry names other signers: it names none"},
+		{"v2, other signers expected", 1, testEntry(other), "log entry names other signers"},
+	} {
+		_, err := offline.Verify(lg.Proof(c.index).Marshal(), c.want, trust)
+		var be *offline.BindingError
+		if c.err == "" && err != nil || c.err != "" && (!errors.As(err, &be) || be.Field != "signers" || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
 }

@@ -42,13 +42,18 @@ func (e *EntryError) Error() string { return e.Err.Error() } // ParseEntry's mes
 func (e *EntryError) Unwrap() error { return e.Err }
 
 // A BindingError is a log entry for another bundle: Field is the first
-// member that differs, Got the entry's value and Want this bundle's.
+// member that differs, Got the entry's value and Want this bundle's; or,
+// with Field "signers", an entry that does not name exactly the signers
+// expected (see [Verify]).
 type BindingError struct {
 	Field     string
 	Got, Want string
 }
 
 func (e *BindingError) Error() string {
+	if e.Field == "signers" {
+		return fmt.Sprintf("log entry names other signers: it names %s, the expected entry %s", e.Got, e.Want)
+	}
 	return fmt.Sprintf("log entry is for another bundle: %s is %q, this bundle's is %q", e.Field, e.Got, e.Want)
 }
 

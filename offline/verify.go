@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,11 +94,15 @@ func (t Trust) Check() error {
 //
 //  1. the trust is usable (*[TrustError]);
 //  2. [ParseProof] (*[ProofError]);
-//  3. the extra data is a canonical mcpres.transparency-entry/v1
+//  3. the extra data is a canonical mcpres.transparency-entry/v1 or /v2
 //     (*[EntryError]) whose subject.name, subject.sha256,
 //     evidenceBundleDigest, scenarioFingerprint and executionInstanceDigest
 //     equal want's, compared in this order (*[BindingError] naming the
-//     first that differs);
+//     first that differs); when want names signers (the v2 entry of an
+//     attested bundle, as its submitter expects it), the entry must name
+//     exactly those, in that order (*[BindingError] for "signers"); a want
+//     with no signers accepts either version (a v2 entry's signers are
+//     bound to an envelope by [CheckEntrySigner]);
 //  4. the leaf hash is the RFC 6962 hash SHA-256(0x00 ‖ entry bytes);
 //  5. a signature line of the checkpoint is by an Ed25519 log key of the
 //     trust, matched by key name and hash (*[UnknownLogError]);
@@ -261,7 +266,22 @@ func checkEntry(data []byte, want Entry) (Entry, error) {
 			return Entry{}, &BindingError{Field: f.name, Got: f.got, Want: f.want}
 		}
 	}
+	if want.Signers != nil && !slices.Equal(e.Signers, want.Signers) {
+		return Entry{}, &BindingError{Field: "signers", Got: formatSigners(e.Signers), Want: formatSigners(want.Signers)}
+	}
 	return e, nil
+}
+
+// formatSigners names an entry's signers for a message.
+func formatSigners(ss []EntrySigner) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = fmt.Sprintf("%s as %q at %s", s.KeyFingerprint, s.SignerIdentity, s.SigningTime)
+	}
+	return strings.Join(names, ", ")
 }
 
 // findLog is step 5 of Verify: the Ed25519 log whose key name and hash a

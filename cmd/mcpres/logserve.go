@@ -296,7 +296,11 @@ func (a *app) submit(base, path string, body []byte, adm *admit.Admission, c sub
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	ref, err := cl.Submit(ctx, body, offline.EntryFor(adm.Bundle), trust)
+	want, err := offline.ParseEntry(adm.LogEntry()) // the entry the log must append: an attested bundle's names its signers
+	if err != nil {
+		return cli.Failf("%s: %v", path, err)
+	}
+	ref, err := cl.Submit(ctx, body, want, trust)
 	var refused *client.RefusedError
 	switch {
 	case errors.As(err, &refused):
