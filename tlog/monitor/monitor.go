@@ -107,7 +107,9 @@ type Result struct {
 //     the state records the chunk, so an interrupted run alerts again
 //     rather than never.
 //
-// The state is locked for the whole run and only ever moves forward.
+// The state is locked for the whole run and only ever moves forward. A
+// run whose ctx is done while it reads entries stops at the last chunk
+// that verified, without an alert: the next run resumes there.
 func Run(ctx context.Context, cfg Config, sources []Source, emit func(*Alert) error) (*Result, error) {
 	if cfg.LogKey == nil {
 		return nil, errors.New("monitor: no log key")
@@ -358,6 +360,12 @@ func (r *run) read(ctx context.Context, target *view, st *State) error {
 			}
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				// Interrupted (a signal, the caller's deadline) while reading:
+				// nothing was found about the log. The state stays at the
+				// last chunk that verified, where the next run resumes.
+				return nil
+			}
 			return r.alert(&Alert{Kind: KindTiles, Source: target.src.Name(), Checkpoint: &target.head,
 				Message: fmt.Sprintf("entries %d to %d do not verify against the checkpoint: %v", st.Next, end-1, err)})
 		}
