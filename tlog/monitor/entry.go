@@ -110,7 +110,7 @@ func (a PolicyAuthoriser) Authorise(e offline.Entry) error {
 	var why []string
 	fs := make([]attest.EnvelopeFacts, len(e.Signers))
 	evs := make([]attest.EnvelopeEvaluation, len(e.Signers))
-	untrusted := false
+	var untrusted []string
 	for i, s := range e.Signers {
 		t, err := datetime.Parse(s.SigningTime)
 		if err != nil { // ParseEntry checked it
@@ -125,12 +125,16 @@ func (a PolicyAuthoriser) Authorise(e offline.Entry) error {
 			evs[i].Trusted = true
 			continue
 		}
-		untrusted = untrusted || !evs[i].Trusted
+		if !evs[i].Trusted {
+			untrusted = append(untrusted, fmt.Sprintf("envelope %d (key %s as %q)", i, s.KeyFingerprint, s.SignerIdentity))
+		}
 	}
-	if untrusted {
-		note := "a signer is not trusted by the policy"
+	if len(untrusted) > 0 {
+		// The policy's own explanation (a v1 policy names the reason per
+		// envelope; an upstream policy only counts).
+		note := strings.Join(untrusted, ", ") + " not trusted by the policy"
 		if d := a.Policy.Derive(fs, evs); len(d.Notes) > 0 {
-			note = d.Notes[0]
+			note += ": " + d.Notes[0]
 		}
 		why = append(why, note)
 	}

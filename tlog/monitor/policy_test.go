@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/attest/attesttest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/ed25519strict"
 	"github.com/mcpres/mcpres/keyfile"
@@ -172,5 +173,36 @@ func TestPolicyMonitor(t *testing.T) {
 	wantKinds(t, as, "")
 	if res.Entries != 1 || res.Watched != 1 || res.Next != 5 {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// TestPolicyAuthoriserUpstream: an upstream mcp-res.trust-policy/0.2.0
+// (trustpolicy.Open) judges by key and identity pairs and revocations:
+// its trusted signer is authorised; another key, the trusted key under
+// another identity, and a revoked key are not, each message naming the
+// signer (the upstream policy itself only counts).
+func TestPolicyAuthoriserUpstream(t *testing.T) {
+	tp, errs, err := trustpolicy.Open(attesttest.Policy(attesttest.PolicyOptions{Trusted: []string{"one"}, Revoked: []string{attesttest.KeyID(attesttest.TestOnlyKeyTwo())}}), trustpolicy.OpenOptions{}).Policy()
+	if err != nil || len(errs) > 0 {
+		t.Fatal(err, errs)
+	}
+	a := monitor.PolicyAuthoriser{Policy: tp}
+	one, two := attesttest.TestOnlyKeyOne(), attesttest.TestOnlyKeyTwo()
+	at := attesttest.SigningTime
+	if err := a.Authorise(signedEntry(t, "any/server", digest('1'), signer(one, attesttest.IdentityOne, at))); err != nil {
+		t.Fatalf("the trusted signer: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		s    offline.EntrySigner
+		want string
+	}{
+		{"another key", signer(keyStranger, attesttest.IdentityOne, at), "envelope 0 (key " + fingerprint(keyStranger) + ` as "` + attesttest.IdentityOne + `") not trusted by the policy`},
+		{"another identity", signer(one, attesttest.IdentityTwo, at), `as "` + attesttest.IdentityTwo + `") not trusted`},
+		{"a revoked key", signer(two, attesttest.IdentityTwo, at), "is revoked by the policy"},
+	} {
+		if err := a.Authorise(signedEntry(t, "any/server", digest('1'), c.s)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
 	}
 }
