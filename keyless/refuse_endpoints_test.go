@@ -181,3 +181,43 @@ func TestFetchTrustedRootRefusals(t *testing.T) {
 		}
 	}
 }
+
+// requestTimestamp refuses a plain-HTTP authority off loopback, an
+// authority gone (without its URL), one that refuses (its status, not its
+// body) and an answer over MaxAnswerSize, each as ErrTimestamp; an answer
+// 200 goes on to be parsed (control: garbage is ErrBadTimestamp, a
+// different fault).
+func TestRequestTimestampRefusals(t *testing.T) {
+	ctx := context.Background()
+	sig := []byte("signature")
+	if _, err := requestTimestamp(ctx, http.DefaultClient, "http://tsa.example.org/api/v1/timestamp", sig); err == nil ||
+		err.Error() != "the timestamp authority URL is plain HTTP to tsa.example.org: only https is accepted, or http on a loopback address (tests)" {
+		t.Errorf("plain HTTP: %v", err)
+	}
+	gone := serveOn(t, func(http.ResponseWriter, *http.Request) {})
+	gone.Close()
+	if _, err := requestTimestamp(ctx, http.DefaultClient, gone.URL, sig); !errors.Is(err, ErrTimestamp) ||
+		!strings.Contains(err.Error(), "requesting it failed (") || strings.Contains(err.Error(), gone.URL) {
+		t.Errorf("gone: %v", err)
+	}
+	var contentType atomic.Value
+	answer := func(status int, body string) string {
+		return serveOn(t, func(w http.ResponseWriter, r *http.Request) {
+			contentType.Store(r.Header.Get("Content-Type"))
+			w.WriteHeader(status)
+			w.Write([]byte(body))
+		}).URL
+	}
+	if _, err := requestTimestamp(ctx, http.DefaultClient, answer(http.StatusInternalServerError, "echo: secret"), sig); !errors.Is(err, ErrTimestamp) ||
+		!strings.HasSuffix(err.Error(), "the authority answered 500 Internal Server Error") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("refused: %v", err)
+	}
+	if _, err := requestTimestamp(ctx, http.DefaultClient, answer(http.StatusOK, strings.Repeat("x", MaxAnswerSize+1)), sig); !errors.Is(err, ErrTimestamp) ||
+		!strings.HasSuffix(err.Error(), "the answer is larger than 262144 bytes") {
+		t.Errorf("huge: %v", err)
+	}
+	_, err := requestTimestamp(ctx, http.DefaultClient, answer(http.StatusOK, "not a TimeStampResp"), sig)
+	if !errors.Is(err, ErrBadTimestamp) || !strings.Contains(err.Error(), "not a granted RFC 3161 TimeStampResp") || contentType.Load() != "application/timestamp-query" {
+		t.Errorf("control: %v (content type %v)", err, contentType.Load())
+	}
+}
