@@ -63,23 +63,25 @@ func monitorArgs(url, vkey, state string) []string {
 
 var monitorSummary = regexp.MustCompile(`verified tree size (\d+), next entry (\d+); read (\d+) entries`)
 
-// monitorState reads the next entry of the one state file in dir.
-func monitorState(dir string) (next uint64, err error) {
+// monitorState reads the next entry of the one state file in dir, and
+// the count of entries read into it over all runs.
+func monitorState(dir string) (next, entries uint64, err error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) != 1 {
-		return 0, fmt.Errorf("state directory %s: %d state files (%v)", dir, len(files), err)
+		return 0, 0, fmt.Errorf("state directory %s: %d state files (%v)", dir, len(files), err)
 	}
 	data, err := os.ReadFile(files[0])
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var st struct {
-		Next uint64 `json:"next"`
+		Next    uint64 `json:"next"`
+		Entries uint64 `json:"entries"`
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
-		return 0, fmt.Errorf("state %s: %v", files[0], err)
+		return 0, 0, fmt.Errorf("state %s: %v", files[0], err)
 	}
-	return st.Next, nil
+	return st.Next, st.Entries, nil
 }
 
 // monitorEntries is the log's size of the monitor workload.
@@ -115,7 +117,7 @@ func (b *bench) monitor() error {
 		if err != nil {
 			return s, err
 		}
-		if next, err := monitorState(state); err != nil || next != uint64(n) {
+		if next, _, err := monitorState(state); err != nil || next != uint64(n) {
 			return s, fmt.Errorf("log monitor stopped at entry %d of %d (%v)", next, n, err)
 		}
 		return s, nil
@@ -178,8 +180,8 @@ func (b *bench) monitor() error {
 
 // monitorResume interrupts a catch-up (SIGTERM) after half the wall time
 // a whole one took, checks that the state it saved is part of the way,
-// runs the monitor again and checks that it reads only the rest and
-// finishes.
+// runs the monitor again and checks that it reads only the rest (the
+// state's count of entries read is N after both) and finishes.
 func (b *bench) monitorResume(url, vkey string, n int, state string, wall, cpu time.Duration) error {
 	os.RemoveAll(state)
 	load := b.settledLoad()
@@ -203,7 +205,7 @@ func (b *bench) monitorResume(url, vkey string, n int, state string, wall, cpu t
 	} else if err != nil {
 		return err
 	}
-	stopped, err := monitorState(state)
+	stopped, _, err := monitorState(state)
 	if err != nil {
 		return fmt.Errorf("interrupted log monitor (exit %d): %v\n%s", code, err, tail(stderr.String()))
 	}
@@ -214,9 +216,11 @@ func (b *bench) monitorResume(url, vkey string, n int, state string, wall, cpu t
 	if err != nil {
 		return err
 	}
-	next, err := monitorState(state)
-	if err != nil || next != uint64(n) {
-		return fmt.Errorf("resumed log monitor stopped at entry %d of %d (%v)", next, n, err)
+	// Each entry read once over both runs: the second began where the
+	// first stopped.
+	next, entries, err := monitorState(state)
+	if err != nil || next != uint64(n) || entries != uint64(n) {
+		return fmt.Errorf("resumed log monitor stopped at entry %d of %d, %d entries read over both runs (%v)", next, n, entries, err)
 	}
 	note := "no alert"
 	if code != 0 {
