@@ -7,6 +7,7 @@ import (
 	"hash"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -81,7 +82,9 @@ func DigestParts(v *Value, parts []Part) (string, int, error) {
 	if parts != nil {
 		e.partDone = make([]bool, len(parts))
 	}
-	rest, err := e.value(make([]byte, 0, bufSize), v)
+	buf := digestBuffers.Get().(*[bufSize]byte)
+	defer digestBuffers.Put(buf) // hashing copies what it is given: nothing keeps buf
+	rest, err := e.value(buf[:0], v)
 	if err != nil {
 		zeroParts(parts)
 		return "", 0, err
@@ -121,6 +124,12 @@ const (
 	bufSize   = 2 << 10
 	flushSize = 3 << 9
 )
+
+// digestBuffers lends Digest its buffer: a bundle's verification digests
+// several values (evidence, statement, execution material), a batch
+// thousands of bundles, and the bytes only pass through on their way to
+// the hash.
+var digestBuffers = sync.Pool{New: func() any { return new([bufSize]byte) }}
 
 // TextDigest returns the lowercase hex SHA-256 of the UTF-8 bytes of s, with
 // no JSON quoting (REFERENCE §1.3, raw-text digests).

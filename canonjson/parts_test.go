@@ -1,7 +1,9 @@
 package canonjson
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -123,5 +125,49 @@ func TestPlainPrefix(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Digest's buffer is lent from a pool (digestBuffers): digests computed
+// at once on many goroutines, of values whose encodings are smaller and
+// larger than the buffer (a string longer than it grows it), each equal
+// the SHA-256 of its canonical bytes; and a Digest allocates only its hash,
+// its sum and the hex digest, not a buffer.
+func TestDigestBufferLent(t *testing.T) {
+	values := make([]*Value, 40)
+	for i := range values {
+		values[i] = NewObject(Member{Key: "i", Value: NewInt(int64(i))},
+			Member{Key: "s", Value: NewString(strings.Repeat(string(rune('a'+i%26)), i*i*5))},
+			Member{Key: "a", Value: NewArray(NewString("x"), NewBool(i%2 == 0))})
+	}
+	want := make([]string, len(values))
+	for i, v := range values {
+		c, err := Canonical(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = BytesDigest(c)
+	}
+	errs := make(chan string, len(values)*8)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range values {
+				i := (k + g*7) % len(values)
+				if sum, _, _ := Digest(values[i]); sum != want[i] {
+					errs <- fmt.Sprintf("value %d: %s, want %s", i, sum, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	small := values[1]
+	Digest(small) // the pool holds a buffer
+	if n := testing.AllocsPerRun(100, func() { Digest(small) }); n > 4 {
+		t.Errorf("Digest allocates %v times, want at most 4", n)
 	}
 }
