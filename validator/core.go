@@ -2,6 +2,8 @@ package validator
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -547,25 +549,29 @@ func manifestDigests(artifacts []*canonjson.Value) (sup, all string, err error) 
 	slices.SortStableFunc(order, func(a, b int) int {
 		return cmp.Compare(artifacts[a].Get("path").Str, artifacts[b].Get("path").Str)
 	})
+	// The joined bytes go straight into the hash, not into a copy.
+	h := sha256.New()
 	join := func(keep func(*canonjson.Value) bool) string {
-		out := make([]byte, 0, len(enc)+len(artifacts)+16)
-		out = append(out, `{"artifacts":[`...)
+		h.Reset()
+		h.Write([]byte(`{"artifacts":[`))
 		first := true
 		for _, i := range order {
 			if !keep(artifacts[i]) {
 				continue
 			}
 			if !first {
-				out = append(out, ',')
+				h.Write([]byte{','})
 			}
 			first = false
 			start := 0
 			if i > 0 {
 				start = ends[i-1]
 			}
-			out = append(out, enc[start:ends[i]]...)
+			h.Write(enc[start:ends[i]])
 		}
-		return canonjson.BytesDigest(append(out, ']', '}'))
+		h.Write([]byte(`]}`))
+		var sum [sha256.Size]byte
+		return hex.EncodeToString(h.Sum(sum[:0]))
 	}
 	sup = join(func(a *canonjson.Value) bool {
 		p := a.Get("path").Str
