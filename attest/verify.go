@@ -222,6 +222,9 @@ type verification struct {
 	// claim, when not nil, is verified instead of the wrapper's claim
 	// (signing checks what is there at the level any signer can check).
 	claim *Level
+	// canon holds the canonical encoding of the last envelope's statement
+	// (E8), its array reused by the next envelope's.
+	canon []byte
 }
 
 // Verify verifies an attested conformance bundle in exactly the order of
@@ -525,7 +528,11 @@ func (v *verification) envelope(i int, env *canonjson.Value) error {
 	if err != nil {
 		return v.fail(CodeSchemaInvalid, where+"payload is not JSON: "+err.Error())
 	}
-	canon, err := canonjson.AppendCanonical(make([]byte, 0, len(payload)), parsed)
+	if cap(v.canon) < len(payload) {
+		v.canon = make([]byte, 0, len(payload))
+	}
+	canon, err := canonjson.AppendCanonical(v.canon[:0], parsed)
+	v.canon = canon // the next envelope's, most often the same size
 	if err != nil {
 		return &validator.InputError{Reason: where + "signed payload has no canonical form: " + err.Error()}
 	}
