@@ -381,7 +381,11 @@ policy does, except that its claimed classification is not judged (that
 needs the verifier's trust policy): the wrapper must be schema-valid and
 every envelope's signature must verify, or nothing is logged (exit 1).
 The entry is the canonical mcpres.transparency-entry/v1 document (subject,
-bundle digest, scenario fingerprint, execution instance digest). The
+bundle digest, scenario fingerprint, execution instance digest); for an
+attested bundle, the v2 document that also names the key fingerprint,
+signer identity and signing time of each envelope, so that 'log monitor
+--policy' can judge who signed, and whose reference only those signers'
+statements can carry (docs/transparency.md). The
 command waits until a signed checkpoint covers it, then writes REF, the
 reference for 'mcpres attest sign --transparency REF', and with --proof the
 raw C2SP tlog-proof bytes. A checkpoint published by an append carries no
