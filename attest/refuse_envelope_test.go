@@ -123,3 +123,43 @@ func TestVerifyRefusesEnvelopeFields(t *testing.T) {
 	// E12 is held first by the statement schema (a const), which names it.
 	wantInvalid(t, "another algorithm", alg, attest.CodeSchemaInvalid, "/predicate/signatureAlgorithm: must be equal to the constant \"Ed25519\"")
 }
+
+// E14 with no policy: a transparency reference whose proof is not strict
+// base64, or whose inclusionProofSha256 is not the proof's, is refused
+// with MCP_RES_ATTESTATION_TRANSPARENCY_INVALID and the envelope marked
+// FAILED; the reference as made is only digest-checked (control).
+func TestVerifyRefusesTransparencyDigest(t *testing.T) {
+	b := bundletest.Example(t)
+	withRef := func(edit func(ref *canonjson.Value)) *canonjson.Value {
+		return signedStatement(t, b, func(st *canonjson.Value) {
+			ref, err := canonjson.FromGo(attesttest.TestTransparency())
+			if err != nil {
+				t.Fatal(err)
+			}
+			edit(ref)
+			st.Get("predicate").Set("transparencyReference", ref)
+		})
+	}
+	r := verifyNoPolicy(t, withRef(func(*canonjson.Value) {}))
+	if !r.Valid || r.Evaluation.Envelopes[0].Transparency != attest.TransparencyDigestOnly {
+		t.Fatalf("control: %v %s %s", r.Diagnostics, r.Detail, r.Evaluation.Envelopes[0].Transparency)
+	}
+	for _, tt := range []struct {
+		name, why string
+		edit      func(ref *canonjson.Value)
+	}{
+		{"proof without padding", "inclusionProofBase64: ", func(ref *canonjson.Value) {
+			ref.Set("inclusionProofBase64", canonjson.NewString(strings.TrimRight(ref.Get("inclusionProofBase64").Str, "=")))
+		}},
+		{"another proof's digest", "inclusionProofSha256 is not the SHA-256 of the proof bytes", func(ref *canonjson.Value) {
+			ref.Set("inclusionProofSha256", canonjson.NewString(strings.Repeat("0", 64)))
+		}},
+	} {
+		w := withRef(tt.edit)
+		wantInvalid(t, tt.name, w, attest.CodeTransparencyInvalid, "envelope 0: "+tt.why)
+		r, _ := attest.Verify(w, attest.Options{EvaluatedAt: attesttest.EvaluatedAt})
+		if len(r.Evaluation.Envelopes) != 1 || r.Evaluation.Envelopes[0].Transparency != attest.TransparencyFailed {
+			t.Errorf("%s: envelope transparency %+v, want FAILED", tt.name, r.Evaluation.Envelopes)
+		}
+	}
+}
