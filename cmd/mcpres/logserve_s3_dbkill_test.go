@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -105,7 +106,6 @@ func TestCLILogServeDatabaseKillS3(t *testing.T) {
 						t.Errorf("bundle %d before the database was killed: %d %v", i, a.status, err)
 						return
 					}
-					t.Logf("%s: bundle %d failed: %d %v", time.Now().Format(time.TimeOnly), i, a.status, err)
 					failedSince.Add(1)
 					mu.Lock()
 					failed = append(failed, i)
@@ -119,7 +119,6 @@ func TestCLILogServeDatabaseKillS3(t *testing.T) {
 				if n == 60 && killed.CompareAndSwap(false, true) {
 					readCheckpoint(fe.url)
 					db.Kill() // SIGKILL, mid-burst
-					t.Logf("%s: database killed", time.Now().Format(time.TimeOnly))
 				}
 			}
 		})
@@ -157,26 +156,29 @@ func TestCLILogServeDatabaseKillS3(t *testing.T) {
 		rest = append(rest, i)
 	}
 	// A frontend that recovers may refuse while its connections to the
-	// database come back: a client retries 5xx answers (log add
-	// --server does), a bounded number of times.
+	// database come back, and pushes back (503, Retry-After) while the
+	// integration of what was held catches up: a client retries 5xx
+	// answers (log add --server does), a bounded number of times.
+	post := func(i int) (frontendAnswer, error) {
+		var a frontendAnswer
+		var err error
+		for range 5 {
+			if a, err = postBundle(hc, fe.url, bodies[i]); err == nil && a.status == http.StatusOK {
+				break
+			}
+			select {
+			case <-fe.exited:
+				return a, fmt.Errorf("the frontend exited after the database came back:\n%s", fe.log())
+			case <-time.After(time.Second):
+			}
+		}
+		return a, err
+	}
 	work := make(chan int)
 	for range 16 {
 		wg.Go(func() {
 			for i := range work {
-				var a frontendAnswer
-				var err error
-			attempts:
-				for range 5 {
-					if a, err = postBundle(hc, fe.url, bodies[i]); err == nil && a.status == http.StatusOK {
-						break
-					}
-					select {
-					case <-fe.exited:
-						t.Errorf("the frontend exited after the database came back:\n%s", fe.log())
-						break attempts
-					case <-time.After(time.Second):
-					}
-				}
+				a, err := post(i)
 				if err != nil || a.status != http.StatusOK {
 					t.Errorf("bundle %d after the database came back: %d %v", i, a.status, err)
 					continue
@@ -193,15 +195,16 @@ func TestCLILogServeDatabaseKillS3(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	// Acknowledged before the kill, sent again: the same entry.
+	// Acknowledged bundles sent again (before the kill or after): the
+	// same entry.
 	n := 0
 	for i, prev := range acks {
 		if n++; n > 20 {
 			break
 		}
-		a, err := postBundle(hc, fe.url, bodies[i])
+		a, err := post(i)
 		if err != nil || a.status != http.StatusOK || a.index != prev.index || !a.existing {
-			t.Fatalf("bundle %d (entry %s) sent again: %d, entry %s, existing %v, %v", i, prev.index, a.status, a.index, a.existing, err)
+			t.Fatalf("bundle %d (entry %s) sent again: %d, entry %s, existing %v, %v\n%s", i, prev.index, a.status, a.index, a.existing, err, fe.log())
 		}
 	}
 	readCheckpoint(fe.url)

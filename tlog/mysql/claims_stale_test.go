@@ -15,8 +15,9 @@ import (
 // taken over by its own process when the entry comes again, instead of
 // being "held" by it until the process restarts (every retry of that
 // bundle answered 503, as 'log serve --s3' did once its database came
-// back: TestCLILogServeDatabaseKillS3). Controls: a claim of this process
-// that an append still holds stays held, for it and for another process.
+// back: TestCLILogServeDatabaseKillS3), once it is ownStaleClaimAge old.
+// Controls: younger, it is held; a claim of this process that an append
+// still holds stays held, for it and for another process.
 func TestMySQLStaleOwnClaim(t *testing.T) {
 	dsn := mysqltest.NewDatabase(t)
 	ctx := context.Background()
@@ -50,7 +51,13 @@ func TestMySQLStaleOwnClaim(t *testing.T) {
 	if err := rawDB(t, dsn).QueryRow("SELECT COUNT(*) FROM `mcpresClaim` WHERE `h` = ?", h("lost")).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("%d claims of the entry after a failed release (%v), want 1", n, err)
 	}
-	claim(b, "lost", tlog.ClaimHeld)      // its owner lives
+	claim(b, "lost", tlog.ClaimHeld) // its owner lives
+	// Fresh, it is held: an entry Tessera sequenced before the database
+	// went is integrated first, and found by the takeover.
+	claim(a, "lost", tlog.ClaimHeld)
+	if _, err := rawDB(t, dsn).Exec("UPDATE `mcpresClaim` SET `at` = NOW() - INTERVAL 1 MINUTE WHERE `h` = ?", h("lost")); err != nil {
+		t.Fatal(err)
+	}
 	claim(a, "lost", tlog.ClaimTakenOver) // no append of a holds it
 	claim(a, "lost", tlog.ClaimHeld)      // now one does
 	claim(a, "held", tlog.ClaimHeld)

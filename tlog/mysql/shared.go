@@ -35,6 +35,14 @@ const ownerLockPrefix = "mcpres-frontend-"
 // takes (a submission waits at most 30 s).
 const maxClaimAge = 5 * time.Minute
 
+// ownStaleClaimAge is how old a claim of this process that none of its
+// appends holds must be before this process takes it over: its append
+// failed with the database unreachable, perhaps after Tessera sequenced
+// the entry, which it then integrates within a second or two of the
+// database being back; the takeover indexes what the log holds first, so
+// waiting this long keeps such an entry from being appended twice.
+const ownStaleClaimAge = 10 * time.Second
+
 // ownerKeepalive is how often the owner connection is checked (so that no
 // idle timeout ends it) and its lock taken again if it was lost.
 const ownerKeepalive = 30 * time.Second
@@ -230,8 +238,9 @@ func (d *dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
 // read of mcpresDedup locks, so it is ordered with Put's transaction).
 // A claim of this process is held while one of its appends holds it;
 // one that none does (its release failed: the database was unreachable,
-// or crashed, when it was made or released) is taken over, so that the
-// entry is not refused until the process restarts.
+// or crashed, when it was made or released) is taken over once it is
+// ownStaleClaimAge old, so that the entry is not refused until the
+// process restarts.
 func (d *dedup) Claim(ctx context.Context, h []byte) (tlog.Claim, uint64, error) {
 	for range 3 {
 		if !d.track(h) {
@@ -254,16 +263,16 @@ func (d *dedup) Claim(ctx context.Context, h []byte) (tlog.Claim, uint64, error)
 			return tlog.ClaimIndexed, idx, nil
 		}
 		var owner string
-		var abandoned bool
-		err = d.db.QueryRowContext(ctx, "SELECT `owner`, `at` < NOW() - INTERVAL ? SECOND OR IS_USED_LOCK(CONCAT(?, `owner`)) IS NULL FROM `mcpresClaim` WHERE `h` = ?",
-			int64(maxClaimAge/time.Second), ownerLockPrefix, h).Scan(&owner, &abandoned)
+		var abandoned, settled bool
+		err = d.db.QueryRowContext(ctx, "SELECT `owner`, `at` < NOW() - INTERVAL ? SECOND OR IS_USED_LOCK(CONCAT(?, `owner`)) IS NULL, `at` < NOW() - INTERVAL ? SECOND FROM `mcpresClaim` WHERE `h` = ?",
+			int64(maxClaimAge/time.Second), ownerLockPrefix, int64(ownStaleClaimAge/time.Second), h).Scan(&owner, &abandoned, &settled)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // resolved meanwhile: again
 		}
 		if err != nil {
 			return 0, 0, err
 		}
-		if owner != d.owner && !abandoned {
+		if (owner != d.owner && !abandoned) || (owner == d.owner && !settled) {
 			return tlog.ClaimHeld, 0, nil
 		}
 		if !d.track(h) {
@@ -271,6 +280,10 @@ func (d *dedup) Claim(ctx context.Context, h []byte) (tlog.Claim, uint64, error)
 		}
 		if owner == d.owner {
 			// Left by a release that failed: this process's again.
+			if _, err := d.db.ExecContext(ctx, "UPDATE `mcpresClaim` SET `at` = CURRENT_TIMESTAMP WHERE `h` = ? AND `owner` = ?", h, d.owner); err != nil {
+				d.untrack(h)
+				return 0, 0, err
+			}
 			return tlog.ClaimTakenOver, 0, nil
 		}
 		res, err := d.db.ExecContext(ctx, "UPDATE `mcpresClaim` SET `owner` = ?, `at` = CURRENT_TIMESTAMP WHERE `h` = ? AND `owner` = ?", d.owner, h, owner)
