@@ -1,6 +1,7 @@
 package canonjson
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -19,8 +20,14 @@ func Unmarshal(v *Value, dst any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("canonjson: Unmarshal needs a non-nil pointer, got %T", dst)
 	}
-	d := decoder{path: make([]pathStep, 0, 16)}
-	return d.decode(v, rv.Elem())
+	var d decoder
+	if err := d.decode(v, rv.Elem()); err != nil {
+		if de, ok := err.(*decodeError); ok {
+			return errors.New(de.message())
+		}
+		return err
+	}
+	return nil
 }
 
 // structInfoCache maps a struct type to its *structInfo. It is a cache of
@@ -74,11 +81,11 @@ func (s *structInfo) member(key string, next int) (int, bool) {
 	return i, ok
 }
 
-// A decoder keeps the JSON pointer to the value being decoded as a stack
-// of steps, rendered only for an error message.
-type decoder struct {
-	path []pathStep
-}
+// A decoder decodes one value. It tracks no path: a failure is a
+// *decodeError that each level it returns through adds its step to, so a
+// document that decodes pays nothing for the JSON pointer only a failure
+// names.
+type decoder struct{}
 
 // A pathStep is a member name, or an array index when index ≥ 0.
 type pathStep struct {
@@ -86,12 +93,26 @@ type pathStep struct {
 	index int
 }
 
-func (d *decoder) pointer() string {
-	if len(d.path) == 0 {
+// A decodeError is a failure at the JSON pointer of its steps, innermost
+// first; Unmarshal renders it as "canonjson: POINTER: DETAIL".
+type decodeError struct {
+	steps  []pathStep
+	detail string
+}
+
+func (e *decodeError) Error() string { return e.message() }
+
+func (e *decodeError) message() string {
+	return "canonjson: " + e.pointer() + ": " + e.detail
+}
+
+func (e *decodeError) pointer() string {
+	if len(e.steps) == 0 {
 		return "(root)"
 	}
 	var b []byte
-	for _, s := range d.path {
+	for i := len(e.steps) - 1; i >= 0; i-- {
+		s := e.steps[i]
 		b = append(b, '/')
 		if s.index < 0 {
 			b = append(b, EscapePointer(s.key)...)
@@ -100,6 +121,19 @@ func (d *decoder) pointer() string {
 		}
 	}
 	return string(b)
+}
+
+// failf is a failure at the value being decoded.
+func failf(format string, args ...any) error {
+	return &decodeError{detail: fmt.Sprintf(format, args...)}
+}
+
+// at adds step to err, a failure inside the value at step.
+func at(err error, step pathStep) error {
+	if de, ok := err.(*decodeError); ok {
+		de.steps = append(de.steps, step)
+	}
+	return err
 }
 
 var valuePtrType = reflect.TypeFor[*Value]()
@@ -125,7 +159,7 @@ func (d *decoder) decode(v *Value, rv reflect.Value) error {
 		return nil
 	}
 	mismatch := func() error {
-		return fmt.Errorf("canonjson: %s: got %s, want %s", d.pointer(), v.Kind, rv.Kind())
+		return failf("got %s, want %s", v.Kind, rv.Kind())
 	}
 	switch rv.Kind() {
 	case reflect.String:
@@ -143,7 +177,7 @@ func (d *decoder) decode(v *Value, rv reflect.Value) error {
 			return mismatch()
 		}
 		if rv.OverflowInt(v.Int) {
-			return fmt.Errorf("canonjson: %s: %d overflows %s", d.pointer(), v.Int, rv.Type())
+			return failf("%d overflows %s", v.Int, rv.Type())
 		}
 		rv.SetInt(v.Int)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -157,11 +191,9 @@ func (d *decoder) decode(v *Value, rv reflect.Value) error {
 		}
 		s := reflect.MakeSlice(rv.Type(), len(v.Items), len(v.Items))
 		for i, it := range v.Items {
-			d.path = append(d.path, pathStep{index: i})
 			if err := d.decode(it, s.Index(i)); err != nil {
-				return err
+				return at(err, pathStep{index: i})
 			}
-			d.path = d.path[:len(d.path)-1]
 		}
 		rv.Set(s)
 	case reflect.Struct:
@@ -173,17 +205,15 @@ func (d *decoder) decode(v *Value, rv reflect.Value) error {
 		for _, m := range v.Members {
 			i, ok := info.member(m.Key, next)
 			if !ok {
-				return fmt.Errorf("canonjson: %s: unknown member %q", d.pointer(), m.Key)
+				return failf("unknown member %q", m.Key)
 			}
 			next = i + 1
-			d.path = append(d.path, pathStep{key: m.Key, index: -1})
 			if err := d.decode(m.Value, rv.Field(info.index[i])); err != nil {
-				return err
+				return at(err, pathStep{key: m.Key, index: -1})
 			}
-			d.path = d.path[:len(d.path)-1]
 		}
 	default:
-		return fmt.Errorf("canonjson: %s: unsupported Go type %s", d.pointer(), rv.Type())
+		return failf("unsupported Go type %s", rv.Type())
 	}
 	return nil
 }

@@ -88,3 +88,27 @@ func TestUnmarshalMemberOrder(t *testing.T) {
 		}
 	}
 }
+
+// Unmarshal tracks no path while it decodes (a failure's JSON pointer is
+// built as it returns, TestUnmarshalErrorPointers): decoding into strings,
+// integers, booleans and nested structs allocates nothing.
+func TestUnmarshalTracksNoPath(t *testing.T) {
+	var dst struct {
+		Name  string `json:"name"`
+		N     int    `json:"n"`
+		Inner struct {
+			B    bool               `json:"b"`
+			Deep struct{ S string } `json:"deep"`
+		} `json:"inner"`
+	}
+	v, err := Parse([]byte(`{"name":"x","n":3,"inner":{"b":true,"deep":{"S":"y"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Unmarshal(v, &dst); err != nil || dst.Inner.Deep.S != "y" || !dst.Inner.B || dst.N != 3 {
+		t.Fatalf("%v %+v", err, dst)
+	}
+	if n := testing.AllocsPerRun(100, func() { Unmarshal(v, &dst) }); n != 0 {
+		t.Errorf("Unmarshal allocates %v times, want 0", n)
+	}
+}
