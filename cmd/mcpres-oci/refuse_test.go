@@ -93,3 +93,21 @@ func TestOCIPullRefusals(t *testing.T) {
 		t.Errorf("--force: %s holds %q", name, got)
 	}
 }
+
+// resolve, attach and pull refuse a --timeout that is not positive as a
+// usage error, before any request (nothing listens at the registry
+// named); the control is TestOCIResolveCLI's resolve with the default.
+func TestOCITimeoutMustBePositive(t *testing.T) {
+	c := newCLI(t)
+	about := c.write("about.attested.json", ocitest.AttestedBundle(t, oci.Digest([]byte("image"))))
+	for _, args := range [][]string{
+		{"resolve", "--timeout", "0s", "127.0.0.1:1/mcp/server:1.0"},
+		{"attach", "--timeout", "-1s", "127.0.0.1:1/mcp/server:1.0", about},
+		{"pull", "--timeout", "0s", "127.0.0.1:1/mcp/server:1.0", "-o", "evidence"},
+	} {
+		out, errs := c.must(2, args...)
+		if out != "" || !strings.HasPrefix(errs, "mcpres-oci: error: --timeout must be positive\n") || !strings.Contains(errs, helpPointer) {
+			t.Errorf("%q: stdout %q stderr %q", args, out, errs)
+		}
+	}
+}
