@@ -189,13 +189,22 @@ func (d *decoder) decode(v *Value, rv reflect.Value) error {
 		if v.Kind != Array {
 			return mismatch()
 		}
-		s := reflect.MakeSlice(rv.Type(), len(v.Items), len(v.Items))
+		n := len(v.Items)
+		if n == 0 {
+			rv.Set(reflect.MakeSlice(rv.Type(), 0, 0)) // empty, not nil
+			break
+		}
+		// A new array of exactly n items, made in place: reflect.MakeSlice
+		// would also allocate the slice header it returns.
+		rv.SetZero()
+		rv.Grow(n)
+		rv.SetLen(n)
+		rv.SetCap(n)
 		for i, it := range v.Items {
-			if err := d.decode(it, s.Index(i)); err != nil {
+			if err := d.decode(it, rv.Index(i)); err != nil {
 				return at(err, pathStep{index: i})
 			}
 		}
-		rv.Set(s)
 	case reflect.Struct:
 		if v.Kind != Object {
 			return mismatch()

@@ -112,3 +112,46 @@ func TestUnmarshalTracksNoPath(t *testing.T) {
 		t.Errorf("Unmarshal allocates %v times, want 0", n)
 	}
 }
+
+// A decoded array is a new slice of exactly its items (length and capacity,
+// so an append to it never writes into another's array), an empty array an
+// empty slice, not nil (FromGo writes nil as null), whatever the slice held
+// before; and a slice costs one allocation, its array.
+func TestUnmarshalSlices(t *testing.T) {
+	type item struct {
+		S string `json:"s"`
+	}
+	var dst struct {
+		Items []item   `json:"items"`
+		Empty []string `json:"empty"`
+		Names []string `json:"names"`
+	}
+	old := []string{"x", "y", "z", "w"}
+	dst.Names = old[:1]
+	v, err := Parse([]byte(`{"items":[{"s":"a"},{"s":"b"},{"s":"c"}],"empty":[],"names":["n"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Unmarshal(v, &dst); err != nil {
+		t.Fatal(err)
+	}
+	if len(dst.Items) != 3 || cap(dst.Items) != 3 || dst.Items[2].S != "c" {
+		t.Errorf("items %+v (cap %d)", dst.Items, cap(dst.Items))
+	}
+	if dst.Empty == nil || len(dst.Empty) != 0 {
+		t.Errorf("empty: %#v, want an empty slice", dst.Empty)
+	}
+	if len(dst.Names) != 1 || cap(dst.Names) != 1 || dst.Names[0] != "n" || old[0] != "x" {
+		t.Errorf("names %q (cap %d), the earlier array %q", dst.Names, cap(dst.Names), old)
+	}
+	back, err := FromGo(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := Compact(back); string(b) != `{"items":[{"s":"a"},{"s":"b"},{"s":"c"}],"empty":[],"names":["n"]}` {
+		t.Errorf("FromGo of the decoded value: %s", b)
+	}
+	if n := testing.AllocsPerRun(100, func() { Unmarshal(v, &dst) }); n != 3 {
+		t.Errorf("Unmarshal allocates %v times, want 3 (one array per non-empty slice, one empty slice)", n)
+	}
+}
