@@ -105,7 +105,7 @@ func DigestParts(v *Value, parts []Part) (string, int, error) {
 		}
 		parts[i].Sum, parts[i].Len = sum, n
 	}
-	return hex.EncodeToString(h.Sum(nil)), e.written, nil
+	return hexSum(h.Sum(nil)), e.written, nil
 }
 
 func zeroParts(parts []Part) {
@@ -135,13 +135,20 @@ var digestBuffers = sync.Pool{New: func() any { return new([bufSize]byte) }}
 // no JSON quoting (REFERENCE §1.3, raw-text digests).
 func TextDigest(s string) string {
 	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+	return hexSum(sum[:])
 }
 
 // BytesDigest returns the lowercase hex SHA-256 of b.
 func BytesDigest(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hexSum(sum[:])
+}
+
+// hexSum returns a SHA-256 sum in lowercase hex, encoded on the stack:
+// the string is its one allocation (hex.EncodeToString makes two).
+func hexSum(sum []byte) string {
+	var b [2 * sha256.Size]byte
+	return string(b[:hex.Encode(b[:], sum)])
 }
 
 // Compact returns v as compact JSON with members in their stored order and
@@ -271,7 +278,7 @@ func (e *encoder) composite(dst []byte, v *Value) ([]byte, error) {
 	c := &e.active[len(e.active)-1]
 	e.hashTo(c, dst, e.written+len(dst))
 	p := &e.parts[c.part]
-	p.Sum, p.Len = hex.EncodeToString(c.h.Sum(nil)), c.n
+	p.Sum, p.Len = hexSum(c.h.Sum(nil)), c.n
 	e.active = e.active[:len(e.active)-1]
 	return dst, nil
 }
