@@ -346,3 +346,16 @@ func thousands(n int) string {
 	}
 	return s
 }
+
+// cpuRatio compares a workload's CPU with its floor's: the ratio cell
+// (best runs, and medians) and the goal cell (≤ goal, met or not, judged
+// on the best runs).
+func cpuRatio(w, floor series, goal float64) (ratio, goalCell string) {
+	rb := float64(best(w.cpus())) / float64(best(floor.cpus()))
+	rm := float64(median(w.cpus())) / float64(median(floor.cpus()))
+	ok := "met"
+	if rb > goal {
+		ok = "not met"
+	}
+	return fmt.Sprintf("**%.2f×** (median %.2f×)", rb, rm), fmt.Sprintf("≤ %.2f× (%s)", goal, ok)
+}

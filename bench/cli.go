@@ -72,16 +72,11 @@ func (b *bench) batch() error {
 	if err != nil {
 		return err
 	}
-	rb := float64(best(mc.cpus())) / float64(best(fl.cpus()))
-	rm := float64(median(mc.cpus())) / float64(median(fl.cpus()))
-	ok := "met"
-	if rb > batchGoal {
-		ok = "not met"
-	}
+	ratio, goal := cpuRatio(mc, fl, batchGoal)
 	b.row(fmt.Sprintf("`mcpres attest verify --policy P DIR`, %s witnessed bundles, CPU (user+sys)", thousands(b.c.files)),
 		bestMedian(mc.cpus())+fmt.Sprintf(" (wall %s)", seconds(median(mc.walls()))),
 		"`bench/floor DIR` (read, `json.Valid`, 4× SHA-256, 2× Ed25519 per file): "+bestMedian(fl.cpus()),
-		fmt.Sprintf("**%.2f×** (median %.2f×)", rb, rm), fmt.Sprintf("≤ %.2f× (%s)", batchGoal, ok), load)
+		ratio, goal, load)
 	return nil
 }
 
