@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,8 +59,6 @@ func serveStatic(dir string) (url string, stop func(), err error) {
 func monitorArgs(url, vkey, state string) []string {
 	return []string{"log", "monitor", "--log", url, "--log-key", vkey, "--state", state, "--once", "--watch", "io.github.nobody/*"}
 }
-
-var monitorSummary = regexp.MustCompile(`verified tree size (\d+), next entry (\d+); read (\d+) entries`)
 
 // monitorState reads the next entry of the one state file in dir, and
 // the count of entries read into it over all runs.

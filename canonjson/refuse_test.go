@@ -24,7 +24,8 @@ type refuseDoc struct {
 	Plain  string
 	First  string `json:"Second"`
 	Second string // untagged, named "Second" too: the last field of a name takes it
-	lower  string
+	//lint:ignore U1000 an unexported field, which Unmarshal must neither fill nor accept a member for
+	lower string
 }
 
 // Unmarshal refuses, naming the JSON pointer of the offending value: a
