@@ -6,9 +6,8 @@ import (
 
 	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/material"
 	"github.com/mcpres/mcpres/keyfile"
-	"strconv"
-	"strings"
 )
 
 // MaxMaterial bounds the Sigstore bundles kept beside one attested bundle:
@@ -19,41 +18,18 @@ const MaxMaterial = attest.MaxEnvelopes
 // bundle (a certificate chain, timestamps and one envelope).
 const MaxMaterialBytes = 1 << 20
 
-// materialSuffix ends the name of the first Sigstore bundle kept beside an
-// attested bundle file.
-const materialSuffix = ".sigstore.json"
-
 // MaterialName is the name of the nth (from 1) Sigstore bundle kept beside
 // the attested bundle file: FILE.sigstore.json, then FILE.sigstore.2.json,
-// FILE.sigstore.3.json, … . attest sign --keyless and oci pull write these
-// names; attest verify --trusted-root reads them, in order, up to the
-// first that does not exist.
-func MaterialName(file string, n int) string {
-	if n <= 1 {
-		return file + materialSuffix
-	}
-	return file + ".sigstore." + strconv.Itoa(n) + ".json"
-}
+// FILE.sigstore.3.json, … (internal/material, the one rule). attest sign
+// --keyless and oci pull write these names; attest verify --trusted-root
+// reads them, in order, up to the first that does not exist.
+func MaterialName(file string, n int) string { return material.Name(file, n) }
 
 // IsMaterialName reports whether name is a Sigstore bundle's kept beside
 // an attested bundle (NAME.sigstore.json or NAME.sigstore.N.json, N ≥ 2):
 // verification material, never an input of its own when a folder is
 // read.
-func IsMaterialName(name string) bool {
-	if strings.HasSuffix(name, materialSuffix) {
-		return true
-	}
-	rest, ok := strings.CutSuffix(name, ".json")
-	if !ok {
-		return false
-	}
-	i := strings.LastIndex(rest, ".sigstore.")
-	if i < 0 {
-		return false
-	}
-	n, err := strconv.Atoi(rest[i+len(".sigstore."):])
-	return err == nil && n >= 2 && strconv.Itoa(n) == rest[i+len(".sigstore."):]
-}
+func IsMaterialName(name string) bool { return material.IsName(name) }
 
 // Carries reports whether sigstoreBundle (a Sigstore bundle's JSON) holds
 // a DSSE envelope with exactly the payload and signature of envelope, an

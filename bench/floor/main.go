@@ -18,7 +18,7 @@
 // its authority's chain).
 //
 // It prints the number of files checked. It links only the standard
-// library and internal/floor: its start-up is Go's own.
+// library, internal/floor and internal/material: its start-up is Go's own.
 package main
 
 import (
@@ -30,6 +30,7 @@ import (
 	"syscall"
 
 	"github.com/mcpres/mcpres/internal/floor"
+	"github.com/mcpres/mcpres/internal/material"
 )
 
 // maxInput is the strict reader's input limit (canonjson.MaxInputBytes).
@@ -63,7 +64,7 @@ func bundles(dir string) ([]string, error) {
 	}
 	var paths []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasSuffix(e.Name(), ".sigstore.json") {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !material.IsName(e.Name()) {
 			paths = append(paths, filepath.Join(dir, e.Name()))
 		}
 	}
@@ -87,7 +88,7 @@ func runKeyless(floorJSON, dir string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	err = floor.RunEach(paths, func(p string) error { return floor.CheckKeyless(p, p+".sigstore.json", checks, readFile) })
+	err = floor.RunEach(paths, func(p string) error { return floor.CheckKeyless(p, material.Name(p, 1), checks, readFile) })
 	return len(paths), err
 }
 

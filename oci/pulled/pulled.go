@@ -28,10 +28,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mcpres/mcpres/canonjson"
+	"github.com/mcpres/mcpres/internal/material"
 )
 
 const (
@@ -274,15 +274,9 @@ func isMaterialOf(name, bundleFile string) bool {
 }
 
 // MaterialName is the name of the nth (from 1) Sigstore bundle pulled
-// beside the bundle file: FILE.sigstore.json, then FILE.sigstore.N.json —
-// attest/sigstore.MaterialName, which this package does not link (a test
-// keeps them equal).
-func MaterialName(file string, n int) string {
-	if n <= 1 {
-		return file + ".sigstore.json"
-	}
-	return file + ".sigstore." + strconv.Itoa(n) + ".json"
-}
+// beside the bundle file: FILE.sigstore.json, then FILE.sigstore.N.json
+// (internal/material, the rule attest/sigstore.MaterialName re-exports).
+func MaterialName(file string, n int) string { return material.Name(file, n) }
 
 // Bundle reads the bundle of entry i and checks it against the index
 // (the same size and SHA-256): a file changed or removed since the pull is
