@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,9 @@ type bench struct {
 	timeBin string            // /usr/bin/time, when present
 	invalid int               // rows measured at a load above the cores
 	rows    int
+	servers int       // servers stopped after a check that they listened on 127.0.0.1 only
+	out     io.Writer // the table
+	log     io.Writer // what the bench does, skips and failures
 }
 
 // programs built for the workloads: the module's commands and the floors.
@@ -41,7 +45,7 @@ var programs = map[string]string{
 	"monitorfloor":    "./bench/monitorfloor",
 }
 
-func newBench(c config) (*bench, error) {
+func newBench(c config, stdout, stderr io.Writer) (*bench, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return nil, err
@@ -50,11 +54,11 @@ func newBench(c config) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{c: c, tmp: tmp, root: root, bin: map[string]string{}}
+	b := &bench{c: c, tmp: tmp, root: root, bin: map[string]string{}, out: stdout, log: stderr}
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
 		b.timeBin = "/usr/bin/time"
 	}
-	fmt.Fprintf(os.Stderr, "bench: building into %s\n", tmp)
+	fmt.Fprintf(b.log, "bench: building into %s\n", tmp)
 	args := []string{"build", "-o", filepath.Join(tmp, "bin") + string(filepath.Separator)}
 	for name, pkg := range programs {
 		args = append(args, pkg)
@@ -93,7 +97,7 @@ func moduleRoot() (string, error) {
 
 func (b *bench) close() {
 	if b.c.keep {
-		fmt.Fprintf(os.Stderr, "bench: kept %s\n", b.tmp)
+		fmt.Fprintf(b.log, "bench: kept %s\n", b.tmp)
 		return
 	}
 	os.RemoveAll(b.tmp)
@@ -119,18 +123,18 @@ func (b *bench) header() {
 	if b.c.quick {
 		mode = "--quick: tiny sizes, one run each: a smoke check, these are not measurements"
 	}
-	fmt.Printf("mcpres bench, %s, commit %s, %s %s/%s, %d cores; %s; load average now %s (1, 5, 15 min)\n\n",
+	fmt.Fprintf(b.out, "mcpres bench, %s, commit %s, %s %s/%s, %d cores; %s; load average now %s (1, 5, 15 min)\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), rev, runtime.Version(), runtime.GOOS, runtime.GOARCH, cores(), mode, loadText())
-	fmt.Println("| workload | measured | floor / anchor (same run) | ratio | goal | load average |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Fprintln(b.out, "| workload | measured | floor / anchor (same run) | ratio | goal | load average |")
+	fmt.Fprintln(b.out, "|---|---|---|---|---|---|")
 }
 
 func (b *bench) footer() {
-	fmt.Println()
+	fmt.Fprintln(b.out)
 	if b.invalid > 0 {
-		fmt.Printf("%d of %d figures were measured at a load average above the %d cores (other work shared the CPUs): they are marked not valid; measure again on a quiet machine.\n", b.invalid, b.rows, cores())
+		fmt.Fprintf(b.out, "%d of %d figures were measured at a load average above the %d cores (other work shared the CPUs): they are marked not valid; measure again on a quiet machine.\n", b.invalid, b.rows, cores())
 	} else if b.rows > 0 {
-		fmt.Printf("Every figure was measured at a load average at or below the %d cores.\n", cores())
+		fmt.Fprintf(b.out, "Every figure was measured at a load average at or below the %d cores.\n", cores())
 	}
 }
 
@@ -146,7 +150,7 @@ func (b *bench) row(workload, measured, anchor, ratio, goal string, load float64
 	if b.c.quick {
 		l += " (quick)"
 	}
-	fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", workload, measured, anchor, ratio, goal, l)
+	fmt.Fprintf(b.out, "| %s | %s | %s | %s | %s | %s |\n", workload, measured, anchor, ratio, goal, l)
 }
 
 // settledLoad waits, at most --settle, for the 1-minute load average to
@@ -161,7 +165,7 @@ func (b *bench) settledLoad() float64 {
 	if l <= float64(cores()) || b.c.settle <= 0 {
 		return l
 	}
-	fmt.Fprintf(os.Stderr, "bench: load average %.1f > %d cores: waiting at most %v for it to fall\n", l, cores(), b.c.settle)
+	fmt.Fprintf(b.log, "bench: load average %.1f > %d cores: waiting at most %v for it to fall\n", l, cores(), b.c.settle)
 	for deadline := time.Now().Add(b.c.settle); time.Now().Before(deadline); {
 		time.Sleep(2 * time.Second)
 		if l = loadavg(); l <= float64(cores()) {

@@ -37,12 +37,12 @@ const (
 // with its goal.
 func (b *bench) logS3() error {
 	if b.c.dsn == "" {
-		fmt.Fprintln(os.Stderr, "bench: s3: skipped: no MariaDB/MySQL server ($MCPRES_TEST_MYSQL_DSN or --mysql)")
+		fmt.Fprintln(b.log, "bench: s3: skipped: no MariaDB/MySQL server ($MCPRES_TEST_MYSQL_DSN or --mysql)")
 		return nil
 	}
 	gw, ok := findProgram("versitygw")
 	if !ok {
-		fmt.Fprintln(os.Stderr, "bench: s3: skipped: versitygw is not installed (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)")
+		fmt.Fprintln(b.log, "bench: s3: skipped: versitygw is not installed (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)")
 		return nil
 	}
 	cfg, err := mysql.ParseDSN(b.c.dsn)
@@ -163,6 +163,12 @@ func (b *bench) s3Run(gw string, cfg *mysql.Config, dbName, key string, loadMax 
 	q, err := measureTileQueries(srv.url, admin)
 	if serr := srv.stop(); err == nil && serr != nil {
 		err = serr
+	}
+	if err == nil {
+		if err = onLoopback(cmd.Process.Pid); err != nil {
+			return load{}, tileQueries{}, fmt.Errorf("versitygw: %v", err)
+		}
+		b.servers++
 	}
 	if err != nil {
 		return load{}, tileQueries{}, fmt.Errorf("log serve --s3, tile reads: %v", err)

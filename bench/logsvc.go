@@ -53,12 +53,15 @@ type server struct {
 	mu     sync.Mutex
 	stderr bytes.Buffer
 	exited chan struct{}
+	// checked counts the servers stop found listening on 127.0.0.1 only
+	// (the bench's count).
+	checked *int
 }
 
 // start runs name with args and waits (at most a minute) until a line of
 // its standard error matches ready, whose first group is the URL.
 func (b *bench) start(name string, args []string, env []string, ready *regexp.Regexp) (*server, error) {
-	s := &server{cmd: exec.Command(b.bin[name], args...), exited: make(chan struct{})}
+	s := &server{cmd: exec.Command(b.bin[name], args...), exited: make(chan struct{}), checked: &b.servers}
 	s.cmd.Dir = b.tmp
 	s.cmd.Env = append(os.Environ(), env...)
 	pr, err := s.cmd.StderrPipe()
@@ -104,19 +107,28 @@ func (s *server) log() string {
 	return s.stderr.String()
 }
 
-// stop sends SIGTERM and waits (at most two minutes).
+// stop checks that the server listens on 127.0.0.1 only (onLoopback),
+// sends SIGTERM and waits (at most two minutes).
 func (s *server) stop() error {
+	var lerr error
+	select {
+	case <-s.exited:
+	default:
+		if lerr = onLoopback(s.cmd.Process.Pid); lerr == nil {
+			*s.checked++
+		}
+	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
 	case <-time.After(2 * time.Minute):
 		s.kill()
-		return errors.New("did not stop after SIGTERM")
+		return errors.Join(lerr, errors.New("did not stop after SIGTERM"))
 	}
 	if !s.cmd.ProcessState.Success() {
-		return fmt.Errorf("exit %v: %s", s.cmd.ProcessState, tail(s.log()))
+		return errors.Join(lerr, fmt.Errorf("exit %v: %s", s.cmd.ProcessState, tail(s.log())))
 	}
-	return nil
+	return lerr
 }
 
 func (s *server) kill() {
@@ -320,7 +332,7 @@ func loadText2(ls []load) string {
 // database of the server $MCPRES_TEST_MYSQL_DSN names.
 func (b *bench) logMySQL() error {
 	if b.c.dsn == "" {
-		fmt.Fprintln(os.Stderr, "bench: mysql: skipped: no MariaDB/MySQL server ($MCPRES_TEST_MYSQL_DSN or --mysql)")
+		fmt.Fprintln(b.log, "bench: mysql: skipped: no MariaDB/MySQL server ($MCPRES_TEST_MYSQL_DSN or --mysql)")
 		return nil
 	}
 	cfg, err := mysql.ParseDSN(b.c.dsn)

@@ -46,10 +46,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -93,64 +96,102 @@ var workloads = []struct {
 }
 
 func main() {
-	var c config
-	var only string
-	flag.IntVar(&c.runs, "runs", 5, "runs of each workload and of its floor, interleaved")
-	flag.IntVar(&c.files, "files", 1000, "witnessed bundles in the batch")
-	flag.DurationVar(&c.duration, "duration", 20*time.Second, "how long each log service run lasts")
-	flag.IntVar(&c.posixC, "posix-clients", 512, "concurrent clients of log serve --dir (and of Tessera alone)")
-	flag.IntVar(&c.mysqlC, "mysql-clients", 1024, "concurrent clients of log serve --mysql")
-	flag.BoolVar(&c.quick, "quick", false, "tiny sizes and one run of each: a smoke check, not a measurement")
-	flag.StringVar(&only, "only", "", "run only these workloads (comma-separated: "+names()+")")
-	flag.StringVar(&c.dsn, "mysql", os.Getenv("MCPRES_TEST_MYSQL_DSN"), "a MariaDB/MySQL server (DSN without a database, on 127.0.0.1) for log serve --mysql; default $MCPRES_TEST_MYSQL_DSN")
-	flag.DurationVar(&c.settle, "settle", 90*time.Second, "before each run, wait at most this long for the 1-minute load average to fall to the number of cores (the bench's own runs raise it)")
-	flag.BoolVar(&c.rekorAntispam, "rekor-persistent-antispam", true, "run Rekor v2 with its persistent antispam (deduplication that outlives the process, as log serve's index)")
-	flag.IntVar(&c.monitorN, "monitor-entries", 1_000_000, "entries of the log the monitor catches up on (--quick: at most 20,000)")
-	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
-	flag.Parse()
-	if flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "bench: no arguments are taken; see -help")
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
-	}
-	if c.quick {
-		c.runs, c.files, c.duration, c.posixC, c.mysqlC, c.settle = 1, 20, 2*time.Second, 16, 16, 0
-	}
-	if c.runs < 1 || c.files < 2 || c.monitorN < 10 || c.duration <= 0 || c.settle < 0 || c.posixC < 1 || c.mysqlC < 1 {
-		fmt.Fprintln(os.Stderr, "bench: --runs, --duration and the client counts must be positive, --files at least 2, --monitor-entries at least 10")
-		os.Exit(2)
-	}
-	if only != "" {
-		c.only = map[string]bool{}
-		for _, n := range strings.Split(only, ",") {
-			if !strings.Contains(","+names()+",", ","+n+",") {
-				fmt.Fprintf(os.Stderr, "bench: no workload %q (%s)\n", n, names())
-				os.Exit(2)
-			}
-			c.only[n] = true
-		}
-	}
-	b, err := newBench(c)
-	if err != nil {
+	default:
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// A usageError is a command line the bench refuses (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// run is the bench: it parses args, builds the programs, runs the
+// workloads asked, prints the table on stdout and what it does on stderr,
+// and removes its temporary directory (unless --keep). A workload that
+// fails is reported on stderr as it fails, the others still run, and run
+// then returns an error naming the failed ones.
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseConfig(args, stderr)
+	if err != nil {
+		return err
+	}
+	b, err := newBench(c, stdout, stderr)
+	if err != nil {
+		return err
+	}
 	defer b.close()
 	b.header()
-	failed := false
+	var failed []string
 	for _, w := range workloads {
 		if c.only != nil && !c.only[w.name] {
 			continue
 		}
 		if err := w.run(b); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", w.name, err)
-			failed = true
+			fmt.Fprintf(stderr, "bench: %s: %v\n", w.name, err)
+			failed = append(failed, w.name)
 		}
 	}
 	b.footer()
-	if failed {
-		b.close()
-		os.Exit(1)
+	fmt.Fprintf(stderr, "bench: %d server(s) found listening on 127.0.0.1 only, then stopped\n", b.servers)
+	if len(failed) > 0 {
+		return fmt.Errorf("%d workload(s) failed: %s", len(failed), strings.Join(failed, ", "))
 	}
+	return nil
+}
+
+// parseConfig parses the command line; flag's messages and -help go to
+// stderr. A refused line is a usageError.
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	var c config
+	var only string
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.runs, "runs", 5, "runs of each workload and of its floor, interleaved")
+	fs.IntVar(&c.files, "files", 1000, "witnessed bundles in the batch")
+	fs.DurationVar(&c.duration, "duration", 20*time.Second, "how long each log service run lasts")
+	fs.IntVar(&c.posixC, "posix-clients", 512, "concurrent clients of log serve --dir (and of Tessera alone)")
+	fs.IntVar(&c.mysqlC, "mysql-clients", 1024, "concurrent clients of log serve --mysql")
+	fs.BoolVar(&c.quick, "quick", false, "tiny sizes and one run of each: a smoke check, not a measurement")
+	fs.StringVar(&only, "only", "", "run only these workloads (comma-separated: "+names()+")")
+	fs.StringVar(&c.dsn, "mysql", os.Getenv("MCPRES_TEST_MYSQL_DSN"), "a MariaDB/MySQL server (DSN without a database, on 127.0.0.1) for log serve --mysql; default $MCPRES_TEST_MYSQL_DSN")
+	fs.DurationVar(&c.settle, "settle", 90*time.Second, "before each run, wait at most this long for the 1-minute load average to fall to the number of cores (the bench's own runs raise it)")
+	fs.BoolVar(&c.rekorAntispam, "rekor-persistent-antispam", true, "run Rekor v2 with its persistent antispam (deduplication that outlives the process, as log serve's index)")
+	fs.IntVar(&c.monitorN, "monitor-entries", 1_000_000, "entries of the log the monitor catches up on (--quick: at most 20,000)")
+	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return config{}, err
+		}
+		return config{}, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return config{}, usageError{"no arguments are taken; see -help"}
+	}
+	if c.quick {
+		c.runs, c.files, c.duration, c.posixC, c.mysqlC, c.settle = 1, 20, 2*time.Second, 16, 16, 0
+	}
+	if c.runs < 1 || c.files < 2 || c.monitorN < 10 || c.duration <= 0 || c.settle < 0 || c.posixC < 1 || c.mysqlC < 1 {
+		return config{}, usageError{"--runs, --duration and the client counts must be positive, --files at least 2, --monitor-entries at least 10"}
+	}
+	if only != "" {
+		c.only = map[string]bool{}
+		for _, n := range strings.Split(only, ",") {
+			if !slices.Contains(strings.Split(names(), ","), n) {
+				return config{}, usageError{fmt.Sprintf("no workload %q (%s)", n, names())}
+			}
+			c.only[n] = true
+		}
+	}
+	return c, nil
 }
 
 func names() string {

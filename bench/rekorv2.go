@@ -132,8 +132,8 @@ func (b *bench) logRekor() error {
 // unavailable prints a row that is no figure: the workload could not
 // run, and why.
 func (b *bench) unavailable(workload, why string) {
-	fmt.Fprintf(os.Stderr, "bench: rekor: %s\n", why)
-	fmt.Printf("| %s | unavailable: %s | – | – | – | – |\n", workload, strings.ReplaceAll(why, "|", "/"))
+	fmt.Fprintf(b.log, "bench: rekor: %s\n", why)
+	fmt.Fprintf(b.out, "| %s | unavailable: %s | – | – | – | – |\n", workload, strings.ReplaceAll(why, "|", "/"))
 }
 
 // rekorLoad starts Rekor v2 on a new log in dir, drives it with the load
@@ -244,7 +244,7 @@ func (b *bench) rekorServer() (bin, how string, err error) {
 	out, err := goInstallRekor(b.tmp, gobin, "local")
 	toolchain := ""
 	if err != nil && bytes.Contains(out, []byte("requires go >= ")) {
-		fmt.Fprintf(os.Stderr, "bench: rekor: this Go cannot build rekor-tiles %s; trying GOTOOLCHAIN=%s\n", rekorVersion, rekorToolchain)
+		fmt.Fprintf(b.log, "bench: rekor: this Go cannot build rekor-tiles %s; trying GOTOOLCHAIN=%s\n", rekorVersion, rekorToolchain)
 		toolchain = ", GOTOOLCHAIN=" + rekorToolchain
 		out, err = goInstallRekor(b.tmp, gobin, rekorToolchain)
 	}
@@ -256,11 +256,11 @@ func (b *bench) rekorServer() (bin, how string, err error) {
 	if err := checkRekorBinary(bin); err != nil {
 		return "", "", err
 	}
-	fmt.Fprintf(os.Stderr, "bench: rekor: built %s@%s in %v%s\n", rekorPkg, rekorVersion, took, toolchain)
+	fmt.Fprintf(b.log, "bench: rekor: built %s@%s in %v%s\n", rekorPkg, rekorVersion, took, toolchain)
 	how = fmt.Sprintf("built by the bench in %v%s", took, toolchain)
 	if cached != "" {
 		if err := copyExecutable(bin, cached); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: rekor: not cached: %v\n", err)
+			fmt.Fprintf(b.log, "bench: rekor: not cached: %v\n", err)
 		} else {
 			how += ", cached in " + cached
 		}

@@ -21,12 +21,12 @@ const softHSMModule = "/usr/lib/softhsm/libsofthsm2.so"
 // pkcs11-tool.
 func (b *bench) logToken() error {
 	if _, err := os.Stat(softHSMModule); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: token: skipped: %s is missing (Debian's softhsm2)\n", softHSMModule)
+		fmt.Fprintf(b.log, "bench: token: skipped: %s is missing (Debian's softhsm2)\n", softHSMModule)
 		return nil
 	}
 	for _, p := range []string{"softhsm2-util", "pkcs11-tool"} {
 		if _, err := exec.LookPath(p); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: token: skipped: %s is missing (Debian's softhsm2 and opensc)\n", p)
+			fmt.Fprintf(b.log, "bench: token: skipped: %s is missing (Debian's softhsm2 and opensc)\n", p)
 			return nil
 		}
 	}
