@@ -88,6 +88,14 @@ type TreeHead struct {
 type View struct {
 	Source     string   `json:"source"`
 	Checkpoint TreeHead `json:"checkpoint"`
+	// Cosigners, with a tlog policy, are the witnesses of the policy
+	// whose cosignatures on this checkpoint verify, by key
+	// ("NAME+HASH", the key's name and key hash in hex), in signature
+	// order; QuorumMet says that they meet its quorum (at the time of
+	// the check, Config.MaxCosignatureAge judged). Never copied from the
+	// note unverified.
+	Cosigners []string `json:"cosigners,omitempty"`
+	QuorumMet bool     `json:"quorumMet,omitempty"`
 }
 
 // EntryInfo describes an entry of the log.

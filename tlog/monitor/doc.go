@@ -47,4 +47,16 @@
 // no redirect followed, no proxy and no credential; [NewDirSource] reads
 // regular files inside a directory. Nothing read is trusted before it is
 // verified.
+//
+// [OpenCheckpoint] opens a checkpoint-only source (Config.Checkpoints): a
+// file or URL holding a checkpoint and no tiles — what a witness
+// cosigned, a distributor's copy, the checkpoint a consumer saw. It is
+// read with the same limits and rules, must be signed by the log key,
+// and is compared with the largest checkpoint the sources serve: not
+// consistent, a split view, whose alert names, with a tlog policy, the
+// witnesses whose cosignatures on it verify (a checkpoint the log showed
+// a quorum of its witnesses and not the monitor is the strongest
+// evidence of a split view). One larger than every source's cannot be
+// proven until the log serves its tiles (Result.Unproven, no alert). It
+// is never a target for entries nor written into the state.
 package monitor

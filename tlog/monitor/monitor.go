@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcpres/mcpres/offline"
@@ -55,6 +56,13 @@ type Config struct {
 	// ChunkBundles is how many entry bundles are verified per state write
 	// (0: DefaultChunkBundles).
 	ChunkBundles int
+	// Checkpoints are places that hold a checkpoint of the log and serve
+	// no tiles (a witness's copy of what it cosigned, a distributor's, the
+	// one a consumer saw: [OpenCheckpoint]). Each must be signed by the
+	// log key and consistent with the largest checkpoint the sources
+	// serve (split view); none is ever read for entries, held to the
+	// quorum or written into the state.
+	Checkpoints []CheckpointSource
 }
 
 // A Result says what one [Run] did.
@@ -72,6 +80,11 @@ type Result struct {
 	Tree TreeHead
 	// Next is the index of the next entry to read.
 	Next uint64
+	// Unproven are the checkpoints of Config.Checkpoints larger than
+	// every source's whose consistency could not be proven yet: the
+	// sources do not serve the tiles of their tree (a log publishes after
+	// its witnesses cosign). Not alerts; the next run checks them again.
+	Unproven []View
 }
 
 // Run checks the log once: it reads the checkpoint of every source (all
@@ -90,7 +103,11 @@ type Result struct {
 //     largest (equal roots at equal sizes, else a consistency proof from
 //     the largest source's tiles verified with merkle's
 //     proof.VerifyConsistency): else a split-view alert, and nothing
-//     advances;
+//     advances; so must every checkpoint of cfg.Checkpoints (signed by
+//     the log key, else checkpoint-signature), the proof built from the
+//     largest source's tiles whichever tree is larger — one larger whose
+//     tiles the source does not serve yet is Result.Unproven, not an
+//     alert;
 //  3. against the state: a smaller checkpoint is a rollback alert, one
 //     that is not consistent with the verified tree head a fork alert;
 //  4. the tlog policy's quorum: else a below-quorum alert;
@@ -165,7 +182,8 @@ type run struct {
 
 // view is a checkpoint a source served, signed by the log key.
 type view struct {
-	src  Source
+	name string
+	src  Source // nil for a checkpoint-only source
 	raw  []byte
 	head TreeHead
 	root []byte
@@ -187,21 +205,24 @@ func (r *run) check(ctx context.Context, sources []Source, st *State) error {
 		verified = &TreeHead{Size: st.Tree.Size, RootHash: st.Tree.RootHash}
 	}
 	for _, src := range sources {
-		raw, err := src.ReadCheckpoint(ctx)
+		v, err := r.open(ctx, src, verified)
 		if err != nil {
-			if err := r.alert(&Alert{Kind: KindLogUnreadable, Source: src.Name(), Message: err.Error(), Verified: verified}); err != nil {
-				return err
-			}
-			continue
+			return err
 		}
-		cp, err := offline.VerifyCheckpoint(raw, r.origin, r.cfg.LogKey, offline.Trust{Quorum: "none"})
+		if v != nil {
+			v.src = src
+			views = append(views, v)
+		}
+	}
+	var held []*view
+	for _, src := range r.cfg.Checkpoints {
+		v, err := r.open(ctx, src, verified)
 		if err != nil {
-			if err := r.alert(&Alert{Kind: KindCheckpointSignature, Source: src.Name(), Message: "checkpoint not accepted: " + err.Error(), Verified: verified}); err != nil {
-				return err
-			}
-			continue
+			return err
 		}
-		views = append(views, &view{src: src, raw: raw, head: TreeHead{Size: cp.Size, RootHash: cp.Hash.String()}, root: bytes.Clone(cp.Hash[:]), ok: true})
+		if v != nil {
+			held = append(held, v)
+		}
 	}
 	if len(views) == 0 {
 		return nil
@@ -222,9 +243,14 @@ func (r *run) check(ctx context.Context, sources []Source, st *State) error {
 			kind, msg = KindLogUnreadable, "cannot check the sources against each other: "+err.Error()
 		}
 		if err := r.alert(&Alert{Kind: kind, Source: largest.src.Name(), Message: msg, Checkpoint: &largest.head, Verified: verified,
-			Other: &View{Source: v.src.Name(), Checkpoint: v.head}}); err != nil {
+			Other: r.other(v)}); err != nil {
 			return err
 		}
+	}
+	if heldSplit, err := r.compareHeld(ctx, largest, held, verified); err != nil {
+		return err
+	} else if heldSplit {
+		split = true
 	}
 	// 3. Against the state; 4. the quorum.
 	var stRoot []byte
@@ -280,6 +306,144 @@ func (r *run) check(ctx context.Context, sources []Source, st *State) error {
 		return nil
 	}
 	return r.read(ctx, target, st)
+}
+
+// open reads and verifies the checkpoint of src (step 1): nil after an
+// alert.
+func (r *run) open(ctx context.Context, src CheckpointSource, verified *TreeHead) (*view, error) {
+	raw, err := src.ReadCheckpoint(ctx)
+	if err != nil {
+		return nil, r.alert(&Alert{Kind: KindLogUnreadable, Source: src.Name(), Message: err.Error(), Verified: verified})
+	}
+	cp, err := offline.VerifyCheckpoint(raw, r.origin, r.cfg.LogKey, offline.Trust{Quorum: "none"})
+	if err != nil {
+		return nil, r.alert(&Alert{Kind: KindCheckpointSignature, Source: src.Name(), Message: "checkpoint not accepted: " + err.Error(), Verified: verified})
+	}
+	return &view{name: src.Name(), raw: raw, head: TreeHead{Size: cp.Size, RootHash: cp.Hash.String()}, root: bytes.Clone(cp.Hash[:]), ok: true}, nil
+}
+
+// compareHeld is step 2 for the checkpoint-only sources: each held
+// checkpoint against largest, the largest a source serves, with a
+// consistency proof built from that source's tiles, whichever tree is
+// larger. A held checkpoint larger than largest whose tiles the source
+// does not serve (yet: a tile cannot be read) is added to
+// Result.Unproven; two such of one size
+// with two roots are a split view all the same. It reports whether it
+// found a split view (or could not look: a tile that could not be read).
+func (r *run) compareHeld(ctx context.Context, largest *view, held []*view, verified *TreeHead) (bool, error) {
+	split := false
+	var ahead []*view
+	for _, h := range held {
+		var err error
+		if h.head.Size <= largest.head.Size {
+			err = consistent(ctx, largest.src, h.head.Size, h.root, largest.head.Size, largest.root)
+		} else {
+			// The tiles of a tree the source does not serve yet: missing
+			// (404), or another answer for a missing object (a bucket's
+			// 403); whatever it is, the source's own tree is read and
+			// checked by steps 3 and 5.
+			err = consistent(ctx, largest.src, largest.head.Size, largest.root, h.head.Size, h.root)
+			if se := (*SourceError)(nil); errors.As(err, &se) {
+				ahead = append(ahead, h)
+				continue
+			}
+		}
+		if err == nil {
+			continue
+		}
+		split = true
+		kind := KindSplitView
+		cosigned, quorate := r.cosignedText(h)
+		msg := fmt.Sprintf("the checkpoint at %s (size %d)%s is not consistent with the checkpoint %s serves (size %d): %v",
+			h.name, h.head.Size, cosigned, largest.src.Name(), largest.head.Size, err)
+		if quorate {
+			msg += "; the log's witnesses cosigned a tree it does not serve here"
+		}
+		var se *SourceError
+		if errors.As(err, &se) {
+			kind, msg = KindLogUnreadable, fmt.Sprintf("cannot check the checkpoint at %s against the source: %v", h.name, err)
+		}
+		if err := r.alert(&Alert{Kind: kind, Source: largest.src.Name(), Message: msg, Checkpoint: &largest.head, Verified: verified,
+			Other: r.other(h)}); err != nil {
+			return false, err
+		}
+	}
+	for i, a := range ahead {
+		for _, b := range ahead[:i] {
+			if a.head.Size != b.head.Size || a.head.RootHash == b.head.RootHash {
+				continue
+			}
+			split = true
+			bc, _ := r.cosignedText(b)
+			ac, _ := r.cosignedText(a)
+			msg := fmt.Sprintf("the checkpoints at %s%s and at %s%s are two trees of size %d, both signed by the log",
+				b.name, bc, a.name, ac, a.head.Size)
+			if err := r.alert(&Alert{Kind: KindSplitView, Source: b.name, Message: msg, Checkpoint: &b.head, Verified: verified,
+				Other: r.other(a)}); err != nil {
+				return false, err
+			}
+		}
+		r.res.Unproven = append(r.res.Unproven, *r.other(a))
+	}
+	return split, nil
+}
+
+// other is v as the other side of a split view: with a tlog policy, the
+// witnesses whose cosignatures on it verify.
+func (r *run) other(v *view) *View {
+	o := &View{Source: v.name, Checkpoint: v.head}
+	if r.cfg.TLogPolicy != nil {
+		o.Cosigners, o.QuorumMet, _ = r.witnessed(v.raw)
+	}
+	return o
+}
+
+// cosignedText says, for a person, who cosigned v (with a tlog policy):
+// "" or ", cosigned by …,", and whether they meet the quorum.
+func (r *run) cosignedText(v *view) (string, bool) {
+	if r.cfg.TLogPolicy == nil {
+		return "", false
+	}
+	keys, met, err := r.witnessed(v.raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf(", whose witness cosignatures do not verify (%v),", err), false
+	case len(keys) == 0:
+		return ", cosigned by no witness of the tlog policy,", false
+	case met:
+		return fmt.Sprintf(", cosigned by %s, meeting the witness quorum %s,", strings.Join(keys, ", "), r.cfg.TLogPolicy.Quorum), true
+	}
+	return fmt.Sprintf(", cosigned by %s, below the witness quorum %s,", strings.Join(keys, ", "), r.cfg.TLogPolicy.Quorum), false
+}
+
+// witnessed verifies the witness cosignatures of a checkpoint with the
+// tlog policy's keys: the keys ("NAME+HASH") of the policy's witnesses
+// whose cosignatures verify, whatever their time, counted ones first,
+// and whether they meet the quorum at Now (with MaxCosignatureAge). A
+// cosignature by a policy witness's key that does not verify is an
+// error (offline.VerifyCheckpoint).
+func (r *run) witnessed(raw []byte) (keys []string, met bool, err error) {
+	pol := r.cfg.TLogPolicy
+	trust := pol.Trust()
+	trust.EvaluatedAt, trust.MaxCosignatureAge = r.cfg.Now(), r.cfg.MaxCosignatureAge
+	all := trust
+	all.Quorum = "none"
+	cp, err := offline.VerifyCheckpoint(raw, r.origin, r.cfg.LogKey, all)
+	if err != nil {
+		return nil, false, err
+	}
+	byName := map[string]string{}
+	for _, w := range pol.Witnesses {
+		byName[w.Name] = fmt.Sprintf("%s+%08x", w.Key.Name(), w.Key.KeyHash())
+	}
+	for _, c := range cp.Witnesses {
+		keys = append(keys, byName[c.Name])
+	}
+	for _, c := range cp.NotCounted {
+		keys = append(keys, byName[c.Name])
+	}
+	_, err = offline.VerifyCheckpoint(raw, r.origin, r.cfg.LogKey, trust)
+	return keys, err == nil, nil
 }
 
 // consistent checks that the tree (size1, root1) is a prefix of (size2,
@@ -416,8 +580,15 @@ func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, f
 			return nil, c, fmt.Errorf("%s: %v", layout.EntriesPath(idx, p), err)
 		}
 		first := idx * layout.EntryBundleWidth
+		// The entries are decoded from one string of the whole bundle, each
+		// a substring (text), rather than one copy per entry: the entries
+		// lie one after the other, each after its 2-byte length.
+		bundle, off := string(raw), 0
 		for i, data := range entries {
 			n := first + uint64(i)
+			off += 2
+			text := bundle[off : off+len(data)]
+			off += len(data)
 			if n < from || n >= end {
 				continue
 			}
@@ -426,7 +597,7 @@ func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, f
 				return nil, c, err
 			}
 			c.entries++
-			if a := r.judge(n, leaf, data, &c); a != nil {
+			if a := r.judge(n, leaf, text, &c); a != nil {
 				a.Source, a.Checkpoint = target.src.Name(), &target.head
 				pending = append(pending, a)
 			}
@@ -436,21 +607,20 @@ func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, f
 }
 
 // judge decides one entry.
-func (r *run) judge(n uint64, leaf, data []byte, c *counts) *Alert {
-	info := &EntryInfo{Index: n, LeafHash: hex.EncodeToString(leaf)}
+func (r *run) judge(n uint64, leaf []byte, data string, c *counts) *Alert {
 	e, err := DecodeEntry(data)
 	if err != nil {
-		sum := sha256.Sum256(data)
-		return &Alert{Kind: KindEntryUndecodable, Entry: info,
+		sum := sha256.Sum256([]byte(data))
+		return &Alert{Kind: KindEntryUndecodable, Entry: &EntryInfo{Index: n, LeafHash: hex.EncodeToString(leaf)},
 			Message: fmt.Sprintf("entry %d (%d bytes, sha256 %x) cannot be decoded: %v", n, len(data), sum[:8], err)}
 	}
-	info.Subject, info.SubjectSha256, info.EvidenceBundleDigest, info.Signers = e.Subject.Name, e.Subject.Sha256, e.EvidenceBundleDigest, e.Signers
 	rule := r.cfg.Watch.Match(e)
 	if rule == "" {
-		return nil
+		return nil // most entries: nothing more is built for them
 	}
 	c.watched++
-	info.Watch = rule
+	info := &EntryInfo{Index: n, LeafHash: hex.EncodeToString(leaf), Watch: rule,
+		Subject: e.Subject.Name, SubjectSha256: e.Subject.Sha256, EvidenceBundleDigest: e.EvidenceBundleDigest, Signers: e.Signers}
 	if r.cfg.Authoriser == nil {
 		return &Alert{Kind: KindWatchedEntry, Entry: info,
 			Message: fmt.Sprintf("new evidence about %q (%s) was logged", e.Subject.Name, rule)}

@@ -32,7 +32,7 @@ type testLog struct {
 	key    *signednote.Verifier
 }
 
-func newLog(t *testing.T, label string) *testLog {
+func newLog(t testing.TB, label string) *testLog {
 	t.Helper()
 	vkey, s := offlinetest.LogKey(origin, label)
 	k, err := signednote.ParseLogVerifier(vkey)
@@ -42,12 +42,12 @@ func newLog(t *testing.T, label string) *testLog {
 	return &testLog{dir: t.TempDir(), signer: s, key: k}
 }
 
-func (l *testLog) add(t *testing.T, entries ...[]byte) {
+func (l *testLog) add(t testing.TB, entries ...[]byte) {
 	t.Helper()
 	posixtest.BulkAppend(t, context.Background(), l.dir, l.signer, entries)
 }
 
-func (l *testLog) checkpoint(t *testing.T) []byte {
+func (l *testLog) checkpoint(t testing.TB) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(l.dir, "checkpoint"))
 	if err != nil {
@@ -56,7 +56,7 @@ func (l *testLog) checkpoint(t *testing.T) []byte {
 	return b
 }
 
-func (l *testLog) setCheckpoint(t *testing.T, b []byte) {
+func (l *testLog) setCheckpoint(t testing.TB, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(l.dir, "checkpoint"), b, 0o644); err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func (l *testLog) setCheckpoint(t *testing.T, b []byte) {
 }
 
 // entry is the leaf of an mcpres.transparency-entry/v1 about subject.
-func entry(t *testing.T, subject, bundleDigest string) []byte {
+func entry(t testing.TB, subject, bundleDigest string) []byte {
 	t.Helper()
 	e := offline.Entry{
 		SchemaVersion:           offline.SchemaVersionEntry,
@@ -141,7 +141,7 @@ func (h *harness) stateFile(t *testing.T) []byte {
 	return b
 }
 
-func dir(t *testing.T, l *testLog) monitor.Source {
+func dir(t testing.TB, l *testLog) monitor.Source {
 	t.Helper()
 	s, err := monitor.NewDirSource(l.dir)
 	if err != nil {

@@ -30,15 +30,25 @@ const (
 	MaxEntryBundleBytes = 1 << 20
 )
 
+// A CheckpointSource is a place that holds a signed checkpoint of the
+// log: every [Source], and on its own a place that serves no tiles — a
+// witness's copy of what it cosigned, a distributor's, the checkpoint a
+// consumer saw ([OpenCheckpoint], Config.Checkpoints). Nothing it
+// answers is trusted before it is verified.
+type CheckpointSource interface {
+	// Name says where the source reads, for alerts: a URL, a directory
+	// or a file.
+	Name() string
+	// ReadCheckpoint returns the signed checkpoint.
+	ReadCheckpoint(ctx context.Context) ([]byte, error)
+}
+
 // A Source is one place a log is read from: its tlog-tiles resources
 // (C2SP tlog-tiles: "checkpoint", "tile/L/N[.p/W]",
 // "tile/entries/N[.p/W]"). Nothing a source answers is trusted: the
 // monitor verifies every byte against the log key and the tree.
 type Source interface {
-	// Name says where the source reads, for alerts: a URL or a directory.
-	Name() string
-	// ReadCheckpoint returns the signed checkpoint.
-	ReadCheckpoint(ctx context.Context) ([]byte, error)
+	CheckpointSource
 	// ReadTile returns hash tile (level, index) of width p (0: full).
 	ReadTile(ctx context.Context, level, index uint64, p uint8) ([]byte, error)
 	// ReadEntryBundle returns entry bundle index of width p (0: full).
@@ -83,16 +93,32 @@ type httpSource struct {
 // pointed), no credential is ever sent, and proxies of the environment
 // are not used.
 func NewHTTPSource(base string, timeout time.Duration) (Source, error) {
-	u, err := url.Parse(base)
+	u, err := parseHTTPURL("log URL", base)
 	if err != nil {
-		return nil, fmt.Errorf("log URL %q: %v", base, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("log URL %q: want http(s)://HOST[/PATH] with no user, query or fragment", base)
+		return nil, err
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
+	return newHTTPSource(u, timeout), nil
+}
+
+// parseHTTPURL accepts http(s)://HOST[/PATH] with no user, query or
+// fragment: what a source reads, with nothing to send but the path.
+func parseHTTPURL(what, s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %v", what, s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%s %q: want http(s)://HOST[/PATH] with no user, query or fragment", what, s)
+	}
+	return u, nil
+}
+
+// newHTTPSource is the client of every HTTP source: a timeout per
+// request, no redirect, no proxy.
+func newHTTPSource(base *url.URL, timeout time.Duration) *httpSource {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
@@ -104,20 +130,26 @@ func NewHTTPSource(base string, timeout time.Duration) (Source, error) {
 		MaxIdleConns:          4,
 		IdleConnTimeout:       time.Minute,
 	}
-	return &httpSource{base: u, client: &http.Client{
+	return &httpSource{base: base, client: &http.Client{
 		Transport: tr,
 		Timeout:   timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
-	}}, nil
+	}}
 }
 
 func (s *httpSource) Name() string { return s.base.String() }
 
 func (s *httpSource) get(ctx context.Context, p string, limit int64) ([]byte, error) {
-	u := s.base.JoinPath(p)
-	fail := func(err error) ([]byte, error) { return nil, &SourceError{Source: s.Name(), Resource: p, Err: err} }
+	return s.fetch(ctx, s.base.JoinPath(p), p, limit)
+}
+
+// fetch reads u, the resource named so in errors, within limit bytes.
+func (s *httpSource) fetch(ctx context.Context, u *url.URL, resource string, limit int64) ([]byte, error) {
+	fail := func(err error) ([]byte, error) {
+		return nil, &SourceError{Source: s.Name(), Resource: resource, Err: err}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return fail(err)
@@ -235,4 +267,57 @@ func (s *dirSource) ReadEntryBundle(_ context.Context, index uint64, p uint8) ([
 	return partialOrFull(p, func(p uint8) ([]byte, error) {
 		return s.read(layout.EntriesPath(index, p), MaxEntryBundleBytes)
 	})
+}
+
+// OpenCheckpoint returns a checkpoint-only source: an http:// or https://
+// URL is the checkpoint's own, fetched as a log source's checkpoint is
+// (within the timeout and [MaxCheckpointBytes], no redirect followed, no
+// proxy, no credential); anything else is a file, read as a file of a
+// log directory is (a regular file, not a symbolic link, within
+// [MaxCheckpointBytes]).
+func OpenCheckpoint(s string, timeout time.Duration) (CheckpointSource, error) {
+	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+		u, err := parseHTTPURL("checkpoint URL", s)
+		if err != nil {
+			return nil, err
+		}
+		return checkpointURL{newHTTPSource(u, timeout)}, nil
+	}
+	dir, file := filepath.Split(s)
+	if file == "" {
+		return nil, fmt.Errorf("checkpoint file %q: want a file, not a directory", s)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint file %q: %w", s, err)
+	}
+	return checkpointFile{path: s, dir: &dirSource{dir: dir, root: root}, file: file}, nil
+}
+
+// checkpointURL reads the checkpoint at its URL.
+type checkpointURL struct{ src *httpSource }
+
+func (c checkpointURL) Name() string { return c.src.Name() }
+
+func (c checkpointURL) ReadCheckpoint(ctx context.Context) ([]byte, error) {
+	return c.src.fetch(ctx, c.src.base, "the checkpoint", MaxCheckpointBytes)
+}
+
+// checkpointFile reads a checkpoint file through its directory's os.Root.
+type checkpointFile struct {
+	path, file string
+	dir        *dirSource
+}
+
+func (c checkpointFile) Name() string { return c.path }
+
+func (c checkpointFile) ReadCheckpoint(context.Context) ([]byte, error) {
+	b, err := c.dir.read(c.file, MaxCheckpointBytes)
+	if se := (*SourceError)(nil); errors.As(err, &se) {
+		se.Source, se.Resource = c.path, "the checkpoint"
+	}
+	return b, err
 }
