@@ -128,6 +128,39 @@ func TestPlainPrefix(t *testing.T) {
 	}
 }
 
+// HasNoEscape agrees with a byte-by-byte test for every byte value at
+// every position of inputs of 0 to 17 bytes (whole eight-byte words and
+// the tail), next to a plain neighbour or to a quote (which it allows).
+func TestHasNoEscape(t *testing.T) {
+	naive := func(b []byte) bool {
+		for _, c := range b {
+			if c < 0x20 || c >= 0x80 || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for c := range 256 {
+		for n := 1; n <= 17; n++ {
+			for pos := range n {
+				for _, fill := range []string{"a", `"`, "\x7f", " "} {
+					b := []byte(strings.Repeat(fill, n))
+					b[pos] = byte(c)
+					if got, want := HasNoEscape(b), naive(b); got != want {
+						t.Fatalf("HasNoEscape(%q) = %v, want %v", b, got, want)
+					}
+					if got, want := HasNoEscape(string(b)), naive(b); got != want {
+						t.Fatalf("HasNoEscape(string %q) = %v, want %v", b, got, want)
+					}
+				}
+			}
+		}
+	}
+	if !HasNoEscape([]byte(nil)) || !HasNoEscape("") || !HasNoEscape([]byte(`{"a":"b c/d"}`)) || HasNoEscape([]byte(`{"a":"b\\"c"}`)) {
+		t.Fatal("HasNoEscape: wrong on a document")
+	}
+}
+
 // Digest's buffer is lent from a pool (digestBuffers): digests computed
 // at once on many goroutines, of values whose encodings are smaller and
 // larger than the buffer (a string longer than it grows it), each equal

@@ -38,3 +38,34 @@ var plainASCII = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// HasNoEscape reports whether b is printable ASCII (0x20 to 0x7F) with no
+// backslash. In a JSON document made of such bytes no string holds an
+// escape, so every quote opens or closes a string, and the canonical
+// encoding writes each string's characters as themselves: what a fast
+// reader of one fixed layout (as offline.ParseEntry's) needs to know
+// before it splits at quotes. It tests eight bytes at a time, as
+// plainPrefix does.
+func HasNoEscape[T string | []byte](b T) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := b[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// A byte's high bit is set in m when it is ≥ 0x80, < 0x20 or '\\'.
+		e := x ^ (ones * '\\')
+		if (x|(x-ones*0x20)|((e-ones)&^e))&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -108,7 +107,18 @@ func (e Entry) Marshal() ([]byte, error) {
 // [MaxEntrySigners], each with a distinct key fingerprint (64 lowercase
 // hex digits), a signer identity of 1 to 256 code points and a signing
 // time that is a REFERENCE §1.7 date-time.
-func ParseEntry(data []byte) (Entry, error) {
+//
+// It takes the bytes or a string (as a monitor that reads a whole entry
+// bundle into one string passes each entry, with no copy of its own).
+func ParseEntry[T string | []byte](data T) (Entry, error) {
+	if e, ok := parsePlainEntry(string(data)); ok {
+		return e, nil
+	}
+	return parseEntryStrict([]byte(data))
+}
+
+// parseEntryStrict is ParseEntry: any entry, decoded and encoded again.
+func parseEntryStrict(data []byte) (Entry, error) {
 	var e Entry
 	v, err := canonjson.Parse(data)
 	if err != nil {
@@ -141,15 +151,15 @@ func checkSigners(ss []EntrySigner) error {
 	if len(ss) == 0 || len(ss) > MaxEntrySigners {
 		return fmt.Errorf("an %s entry names %d signers, want 1 to %d", SchemaVersionEntrySigned, len(ss), MaxEntrySigners)
 	}
-	seen := map[string]bool{}
 	for i, s := range ss {
 		if !isFingerprint(s.KeyFingerprint) {
 			return fmt.Errorf("signers[%d].keyFingerprint %q is not 64 lowercase hex digits", i, s.KeyFingerprint)
 		}
-		if seen[s.KeyFingerprint] {
-			return fmt.Errorf("signers[%d].keyFingerprint %s is named twice", i, s.KeyFingerprint)
+		for _, earlier := range ss[:i] { // at most MaxEntrySigners: no map
+			if earlier.KeyFingerprint == s.KeyFingerprint {
+				return fmt.Errorf("signers[%d].keyFingerprint %s is named twice", i, s.KeyFingerprint)
+			}
 		}
-		seen[s.KeyFingerprint] = true
 		if n := utf8.RuneCountInString(s.SignerIdentity); n < 1 || n > 256 {
 			return fmt.Errorf("signers[%d].signerIdentity has %d code points, want 1 to 256", i, n)
 		}
@@ -161,11 +171,15 @@ func checkSigners(ss []EntrySigner) error {
 }
 
 func isFingerprint(s string) bool {
-	if len(s) != 64 || strings.ToLower(s) != s {
+	if len(s) != 64 {
 		return false
 	}
-	_, err := hex.DecodeString(s)
-	return err == nil
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c-'0' > 9 && c-'a' > 5 { // unsigned: one test per range
+			return false
+		}
+	}
+	return true
 }
 
 // CheckEntrySigner is the signer binding of a transparency reference

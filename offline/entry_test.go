@@ -74,6 +74,8 @@ func TestParseEntryVersions(t *testing.T) {
 		"a fingerprint twice":         {enc(testEntry(signerA(), signerA())), "named twice"},
 		"an empty identity":           {enc(bad(func(s *offline.EntrySigner) { s.SignerIdentity = "" })), "0 code points"},
 		"a long identity":             {enc(bad(func(s *offline.EntrySigner) { s.SignerIdentity = strings.Repeat("é", 257) })), "257 code points"},
+		"a long ASCII identity":       {enc(bad(func(s *offline.EntrySigner) { s.SignerIdentity = strings.Repeat("a", 257) })), "257 code points"},
+		"a fingerprint not hex":       {enc(bad(func(s *offline.EntrySigner) { s.KeyFingerprint = fpA[:63] + "g" })), "not 64 lowercase hex"},
 		"a signing time that is none": {enc(bad(func(s *offline.EntrySigner) { s.SigningTime = "yesterday" })), "signingTime"},
 		"an unknown member":           {bytes.Replace(enc(v2), []byte(`"signingTime"`), []byte(`"extra":"x","signingTime"`), 1), "log entry"},
 		"not canonical":               {append([]byte(" "), enc(v2)...), "not the canonical encoding"},

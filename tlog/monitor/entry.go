@@ -16,8 +16,8 @@ import (
 // DecodeEntry decodes a log entry: it must be at most [MaxEntryBytes]
 // and the canonical encoding of an mcpres.transparency-entry/v1 or /v2
 // (offline.ParseEntry, the rule verifiers apply to the entry of a
-// reference).
-func DecodeEntry(data []byte) (offline.Entry, error) {
+// reference). It takes the bytes or a string, as offline.ParseEntry.
+func DecodeEntry[T string | []byte](data T) (offline.Entry, error) {
 	if len(data) > MaxEntryBytes {
 		return offline.Entry{}, fmt.Errorf("log entry: %d bytes, more than %d", len(data), MaxEntryBytes)
 	}
