@@ -22,7 +22,16 @@ new entry, and report what needs a person as alerts (docs/monitor.md).
 --log is a 'log serve' URL, any tlog-tiles URL (a static server, a bucket)
 or a log directory; give it twice or more for several sources of the same
 log (frontends, mirrors): checkpoints that are not consistent with each
-other are a split-view alert. --log-key is the log's verifier key file.
+other are a split-view alert. --checkpoint FILE|URL (repeatable) is a
+checkpoint held elsewhere, with no tiles: what a witness cosigned, a
+distributor's copy, the one a consumer saw. It must be signed by the log key
+and be consistent with the largest checkpoint the --log sources serve (a
+consistency proof from their tiles), else a split-view alert naming both;
+with --tlog-policy the alert names the witnesses whose cosignatures on it
+verify and says whether they meet the quorum. One larger than every --log
+source's cannot be proven until the log serves that tree: a note on stderr,
+not an alert, checked again on the next run. It is never read for entries
+nor written into the state. --log-key is the log's verifier key file.
 The state (the last verified checkpoint and the next entry to read) is kept
 per log in --state DIR, locked against another monitor and replaced
 atomically; it never moves backwards.
@@ -58,7 +67,7 @@ interrupted.`
 
 func (a *app) logMonitorCommand() *cobra.Command {
 	var (
-		logs, watches, digests              []string
+		logs, checkpoints, watches, digests []string
 		logKeyPath, stateDir, tlogPath      string
 		policyPath                          string
 		format, execProg, webhook           string
@@ -66,7 +75,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 		interval, timeout, hookTimeout, age time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "monitor --log URL|DIR... --log-key LOG.vkey --state DIR [--tlog-policy FILE] [--policy TRUST-POLICY [--require-signers]] [--watch PATTERN]... [--watch-digest sha256:HEX]... [--once | --interval D]",
+		Use:   "monitor --log URL|DIR... [--checkpoint FILE|URL]... --log-key LOG.vkey --state DIR [--tlog-policy FILE] [--policy TRUST-POLICY [--require-signers]] [--watch PATTERN]... [--watch-digest sha256:HEX]... [--once | --interval D]",
 		Short: "Watch a log: consistent, quorum-checked checkpoints and alerts on watched entries",
 		Long:  logMonitorLong,
 		Example: `  mcpres log monitor --log https://log.example.org --log-key log.vkey --state state \
@@ -107,6 +116,13 @@ func (a *app) logMonitorCommand() *cobra.Command {
 					return cli.Failf("--log: %v", err)
 				}
 				sources = append(sources, s)
+			}
+			for _, c := range checkpoints {
+				s, err := monitor.OpenCheckpoint(c, timeout)
+				if err != nil {
+					return cli.Failf("--checkpoint: %v", err)
+				}
+				cfg.Checkpoints = append(cfg.Checkpoints, s)
 			}
 			key, err := loadVerifierKey("--log-key", logKeyPath, keyfile.LogVerifierKey)
 			if err != nil {
@@ -178,6 +194,10 @@ func (a *app) logMonitorCommand() *cobra.Command {
 			summary := func(res *monitor.Result) {
 				a.msgs().Notef("log monitor: %s: verified tree size %d, next entry %d; read %d entries (%d watched); %d alert(s)",
 					key.Name(), res.Tree.Size, res.Next, res.Entries, res.Watched, res.Alerts)
+				for _, u := range res.Unproven {
+					a.msgs().Notef("log monitor: %s: the checkpoint at %s (size %d) is ahead of every --log source: its consistency cannot be proven until the log serves that tree; checked again on the next run",
+						key.Name(), u.Source, u.Checkpoint.Size)
+				}
 				if res.Unattributed > 0 {
 					a.warnf("log monitor: %s: %d watched entr(ies) name no signer (%s: a bundle logged before it was signed), so who signs with their references is not on the log; --require-signers makes each an alert",
 						key.Name(), res.Unattributed, offline.SchemaVersionEntry)
@@ -206,6 +226,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&logs, "log", nil, "a log source: a 'log serve' or tlog-tiles URL, or a log directory (repeat for several sources of the same log)")
+	f.StringArrayVar(&checkpoints, "checkpoint", nil, "a checkpoint held elsewhere with no tiles (a witness's, a distributor's): a file or its URL, compared with the log's (repeatable)")
 	f.StringVar(&logKeyPath, "log-key", "", "the log's verifier key file")
 	f.StringVar(&stateDir, "state", "", "the directory of the monitor's state (one file per log)")
 	f.StringVar(&tlogPath, "tlog-policy", "", "a tlog policy whose witness quorum every checkpoint must meet")
