@@ -134,7 +134,7 @@ func (b *bench) monitor() error {
 	if mc.maxRSS() > monitorRSSGoal {
 		okRSS = "not met"
 	}
-	b.row(fmt.Sprintf("`mcpres log monitor --once`, catching up on %s entries from an empty state, over HTTP (static server on 127.0.0.1), CPU (user+sys); peak RSS", thousands(n)),
+	b.row(fmt.Sprintf("`mcpres log monitor --once`, catching up on %s entries from an empty state, over HTTP (static server on 127.0.0.1), CPU (user+sys); peak RSS. Its collector runs at GOGC=400 under a 48 MiB soft limit (its own setting, within the 64 MiB budget), the floor's at Go's default", thousands(n)),
 		bestMedian(mc.cpus())+fmt.Sprintf(" (wall %s); %s", seconds(median(mc.walls())), mib(mc.maxRSS())),
 		"`bench/monitorfloor` (same server: checkpoint signature, every entry bundle, RFC 6962 leaf hashes to the root; no decoding, no state): "+
 			bestMedian(fl.cpus())+"; "+mib(fl.maxRSS()),

@@ -178,6 +178,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			defer monitorGC()()
 			emit := func(al *monitor.Alert) error {
 				if format == "json" {
 					fmt.Fprintf(a.stdout, "%s\n", al.JSON())
