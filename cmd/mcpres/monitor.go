@@ -24,7 +24,8 @@ or a log directory; give it twice or more for several sources of the same
 log (frontends, mirrors): checkpoints that are not consistent with each
 other are a split-view alert. --checkpoint FILE|URL (repeatable) is a
 checkpoint held elsewhere, with no tiles: what a witness cosigned, a
-distributor's copy, the one a consumer saw. It must be signed by the log key
+distributor's copy, the one a consumer saw (a transparency reference or a
+tlog-proof carrying it is read too). It must be signed by the log key
 and be consistent with the largest checkpoint the --log sources serve (a
 consistency proof from their tiles), else a split-view alert naming both;
 with --tlog-policy the alert names the witnesses whose cosignatures on it
@@ -227,7 +228,7 @@ func (a *app) logMonitorCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&logs, "log", nil, "a log source: a 'log serve' or tlog-tiles URL, or a log directory (repeat for several sources of the same log)")
-	f.StringArrayVar(&checkpoints, "checkpoint", nil, "a checkpoint held elsewhere with no tiles (a witness's, a distributor's): a file or its URL, compared with the log's (repeatable)")
+	f.StringArrayVar(&checkpoints, "checkpoint", nil, "a checkpoint held elsewhere with no tiles (a witness's, a distributor's, a transparency reference's): a file or its URL, compared with the log's (repeatable)")
 	f.StringVar(&logKeyPath, "log-key", "", "the log's verifier key file")
 	f.StringVar(&stateDir, "state", "", "the directory of the monitor's state (one file per log)")
 	f.StringVar(&tlogPath, "tlog-policy", "", "a tlog policy whose witness quorum every checkpoint must meet")

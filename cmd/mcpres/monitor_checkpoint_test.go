@@ -18,7 +18,7 @@ import (
 // split-view alert naming the file and the witness's key, and the state
 // does not move (exit 1); a checkpoint of another log key is a
 // checkpoint-signature alert; one ahead of the log is a note, not an
-// alert (exit 0).
+// alert (exit 0). A transparency reference holds a checkpoint too.
 func TestCLILogMonitorCheckpoint(t *testing.T) {
 	e := newLogEnv(t)
 	dir := e.initLog("log")
@@ -84,6 +84,18 @@ func TestCLILogMonitorCheckpoint(t *testing.T) {
 	}
 	if !bytes.Equal(e.stateBytes(), before) {
 		t.Error("the state moved on a split view")
+	}
+
+	// What a consumer holds: the transparency references `log add` wrote
+	// for each tree (no cosignature: nothing to name).
+	stdout, stderr, code = monitor("--checkpoint", e.p("b1.ref.json"))
+	if code != 0 || stdout != "" {
+		t.Fatalf("honest reference: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = monitor("--checkpoint", e.p("b2.ref.json"))
+	if code != 1 || strings.Join(alertKinds(t, stdout), ",") != "split-view" || !strings.Contains(stdout, `"source":"`+e.p("b2.ref.json")+`"`) ||
+		!strings.Contains(stdout, "cosigned by no witness of the tlog policy") {
+		t.Fatalf("forked reference: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 
 	// A checkpoint of another log key.

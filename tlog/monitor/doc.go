@@ -50,8 +50,9 @@
 //
 // [OpenCheckpoint] opens a checkpoint-only source (Config.Checkpoints): a
 // file or URL holding a checkpoint and no tiles — what a witness
-// cosigned, a distributor's copy, the checkpoint a consumer saw. It is
-// read with the same limits and rules, must be signed by the log key,
+// cosigned, a distributor's copy, the checkpoint a consumer saw (a
+// tlog-proof or a transparency reference carrying it: [HeldCheckpoint]).
+// It is read with the same rules, must be signed by the log key,
 // and is compared with the largest checkpoint the sources serve: not
 // consistent, a split view, whose alert names, with a tlog policy, the
 // witnesses whose cosignatures on it verify (a checkpoint the log showed

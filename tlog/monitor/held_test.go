@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/offline"
 	"github.com/mcpres/mcpres/offline/offlinetest"
 	"github.com/mcpres/mcpres/signednote"
 	"github.com/mcpres/mcpres/tlog/monitor"
@@ -349,6 +351,72 @@ func TestOpenCheckpointRefuses(t *testing.T) {
 	}
 }
 
+// asProof wraps a checkpoint in a C2SP tlog-proof (its inclusion proof
+// is not the monitor's concern) and asReference that in a transparency
+// reference: what a consumer holds.
+func asProof(cp []byte) []byte {
+	return (&offline.Proof{Index: 0, Checkpoint: cp, Entry: []byte("entry")}).Marshal()
+}
+
+func asReference(t testing.TB, cp []byte) []byte {
+	t.Helper()
+	b, err := attest.NewTransparencyReference(origin, strings.Repeat("ab", 32), asProof(cp)).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A checkpoint-only source may hold the checkpoint inside a tlog-proof or
+// a transparency reference (what a consumer saw); anything else in such a
+// wrapper, or a checkpoint too large, is a checkpoint-signature alert.
+func TestHeldCheckpointDocuments(t *testing.T) {
+	l := newWitnessed(t)
+	l.add(t, entry(t, "acme/a", digest('1')), entry(t, "acme/b", digest('2')))
+	fork := newLog(t, "log")
+	fork.add(t, entry(t, "acme/a", digest('1')), entry(t, "acme/X", digest('4')))
+	forked := cosigned(t, fork, l.w)
+	h := newHarness(t, l.key)
+	h.cfg.TLogPolicy = l.pol
+	for _, tc := range []struct {
+		name string
+		doc  []byte
+		want string
+	}{
+		{"honest proof", asProof(l.checkpoint(t)), ""},
+		{"honest reference", asReference(t, l.checkpoint(t)), ""},
+		{"forked proof", asProof(forked), "split-view"},
+		{"forked reference", asReference(t, forked), "split-view"},
+		{"reference to a Rekor entry", func() []byte {
+			b, err := attest.NewTransparencyReference(origin, "x", []byte(`{"body":""}`)).Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}(), "checkpoint-signature"},
+		{"malformed proof", append(asProof(l.checkpoint(t)), 'x'), "checkpoint-signature"},
+		{"checkpoint too large", append(l.checkpoint(t), bytes.Repeat([]byte("— x AAAA\n"), monitor.MaxCheckpointBytes/9)...), "checkpoint-signature"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			held := file(t, tc.doc)
+			h.cfg.Checkpoints = []monitor.CheckpointSource{held}
+			res, as := h.run(t, dir(t, l.testLog))
+			wantKinds(t, as, tc.want)
+			switch tc.want {
+			case "split-view":
+				if as[0].Other.Source != held.Name() || !as[0].Other.QuorumMet || len(as[0].Other.Cosigners) != 1 {
+					t.Fatalf("alert %s", as[0].JSON())
+				}
+			case "checkpoint-signature":
+				if as[0].Source != held.Name() || res.Tree.Size != 2 {
+					t.Fatalf("alert %s, result %+v", as[0].JSON(), res)
+				}
+				t.Log(as[0].Text())
+			}
+		})
+	}
+}
+
 // heldBytes is a checkpoint-only source answering its bytes.
 type heldBytes []byte
 
@@ -371,6 +439,8 @@ func FuzzHeldCheckpoint(f *testing.F) {
 	f.Add(cosigned(f, other))
 	f.Add([]byte("log.example.org/monitor\n2\nAAAA\n\n— log.example.org/monitor AAAA\n"))
 	f.Add([]byte{})
+	f.Add(asProof(cosigned(f, fork, l.w)))
+	f.Add(asReference(f, cosigned(f, fork, l.w)))
 	src := dir(f, l.testLog)
 	cfg := monitor.Config{LogKey: l.key, StateDir: f.TempDir(), TLogPolicy: l.pol, Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
 	if _, err := monitor.Run(context.Background(), cfg, []monitor.Source{src}, func(a *monitor.Alert) error { return fmt.Errorf("alert %s", a.Text()) }); err != nil {

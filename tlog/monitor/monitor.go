@@ -58,7 +58,9 @@ type Config struct {
 	ChunkBundles int
 	// Checkpoints are places that hold a checkpoint of the log and serve
 	// no tiles (a witness's copy of what it cosigned, a distributor's, the
-	// one a consumer saw: [OpenCheckpoint]). Each must be signed by the
+	// one a consumer saw: [OpenCheckpoint]), each answering a checkpoint
+	// or a tlog-proof or transparency reference carrying one
+	// ([HeldCheckpoint]). Each must be signed by the
 	// log key and consistent with the largest checkpoint the sources
 	// serve (split view); none is ever read for entries, held to the
 	// quorum or written into the state.
@@ -205,7 +207,7 @@ func (r *run) check(ctx context.Context, sources []Source, st *State) error {
 		verified = &TreeHead{Size: st.Tree.Size, RootHash: st.Tree.RootHash}
 	}
 	for _, src := range sources {
-		v, err := r.open(ctx, src, verified)
+		v, err := r.open(ctx, src, verified, false)
 		if err != nil {
 			return err
 		}
@@ -216,7 +218,7 @@ func (r *run) check(ctx context.Context, sources []Source, st *State) error {
 	}
 	var held []*view
 	for _, src := range r.cfg.Checkpoints {
-		v, err := r.open(ctx, src, verified)
+		v, err := r.open(ctx, src, verified, true)
 		if err != nil {
 			return err
 		}
@@ -309,13 +311,20 @@ func (r *run) check(ctx context.Context, sources []Source, st *State) error {
 }
 
 // open reads and verifies the checkpoint of src (step 1): nil after an
-// alert.
-func (r *run) open(ctx context.Context, src CheckpointSource, verified *TreeHead) (*view, error) {
+// alert. A held (checkpoint-only) source may answer a document carrying
+// the checkpoint (HeldCheckpoint).
+func (r *run) open(ctx context.Context, src CheckpointSource, verified *TreeHead, held bool) (*view, error) {
 	raw, err := src.ReadCheckpoint(ctx)
 	if err != nil {
 		return nil, r.alert(&Alert{Kind: KindLogUnreadable, Source: src.Name(), Message: err.Error(), Verified: verified})
 	}
-	cp, err := offline.VerifyCheckpoint(raw, r.origin, r.cfg.LogKey, offline.Trust{Quorum: "none"})
+	if held {
+		raw, err = HeldCheckpoint(raw)
+	}
+	var cp *offline.Checkpoint
+	if err == nil {
+		cp, err = offline.VerifyCheckpoint(raw, r.origin, r.cfg.LogKey, offline.Trust{Quorum: "none"})
+	}
 	if err != nil {
 		return nil, r.alert(&Alert{Kind: KindCheckpointSignature, Source: src.Name(), Message: "checkpoint not accepted: " + err.Error(), Verified: verified})
 	}

@@ -271,10 +271,11 @@ func (s *dirSource) ReadEntryBundle(_ context.Context, index uint64, p uint8) ([
 
 // OpenCheckpoint returns a checkpoint-only source: an http:// or https://
 // URL is the checkpoint's own, fetched as a log source's checkpoint is
-// (within the timeout and [MaxCheckpointBytes], no redirect followed, no
-// proxy, no credential); anything else is a file, read as a file of a
-// log directory is (a regular file, not a symbolic link, within
-// [MaxCheckpointBytes]).
+// (within the timeout, no redirect followed, no proxy, no credential);
+// anything else is a file, read as a file of a log directory is (a
+// regular file, not a symbolic link). What it answers is a checkpoint,
+// or a tlog-proof or transparency reference carrying one
+// ([HeldCheckpoint]), within [MaxHeldBytes].
 func OpenCheckpoint(s string, timeout time.Duration) (CheckpointSource, error) {
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
 		u, err := parseHTTPURL("checkpoint URL", s)
@@ -303,7 +304,7 @@ type checkpointURL struct{ src *httpSource }
 func (c checkpointURL) Name() string { return c.src.Name() }
 
 func (c checkpointURL) ReadCheckpoint(ctx context.Context) ([]byte, error) {
-	return c.src.fetch(ctx, c.src.base, "the checkpoint", MaxCheckpointBytes)
+	return c.src.fetch(ctx, c.src.base, "the checkpoint", MaxHeldBytes)
 }
 
 // checkpointFile reads a checkpoint file through its directory's os.Root.
@@ -315,7 +316,7 @@ type checkpointFile struct {
 func (c checkpointFile) Name() string { return c.path }
 
 func (c checkpointFile) ReadCheckpoint(context.Context) ([]byte, error) {
-	b, err := c.dir.read(c.file, MaxCheckpointBytes)
+	b, err := c.dir.read(c.file, MaxHeldBytes)
 	if se := (*SourceError)(nil); errors.As(err, &se) {
 		se.Source, se.Resource = c.path, "the checkpoint"
 	}
