@@ -336,9 +336,9 @@ func (r *run) open(ctx context.Context, src CheckpointSource, verified *TreeHead
 // consistency proof built from that source's tiles, whichever tree is
 // larger. A held checkpoint larger than largest whose tiles the source
 // does not serve (yet: a tile cannot be read) is added to
-// Result.Unproven; two such of one size
-// with two roots are a split view all the same. It reports whether it
-// found a split view (or could not look: a tile that could not be read).
+// Result.Unproven; two such of one size with two roots are a split view
+// all the same. It reports whether it found a split view (or could not
+// look: a tile that could not be read).
 func (r *run) compareHeld(ctx context.Context, largest *view, held []*view, verified *TreeHead) (bool, error) {
 	split := false
 	var ahead []*view
