@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func newBench(c config, stdout, stderr io.Writer) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "mcpres-bench-")
+	tmp, err := os.MkdirTemp(c.tmp, "mcpres-bench-")
 	if err != nil {
 		return nil, err
 	}
@@ -177,28 +178,45 @@ func (b *bench) settledLoad() float64 {
 
 // loadavg returns the 1-minute load average (0 where unknown).
 func loadavg() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
+	v, _ := parseLoadavg(readLoadavg())
 	return v
 }
 
+// loadText is the 1-, 5- and 15-minute load averages ("unknown" where
+// unknown).
 func loadText() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
+	_, s := parseLoadavg(readLoadavg())
+	return s
+}
+
+func readLoadavg() []byte {
+	data, _ := os.ReadFile("/proc/loadavg")
+	return data
+}
+
+// parseLoadavg reads /proc/loadavg ("0.52 0.58 0.59 1/467 12345"): the
+// 1-minute load average (0 when it cannot be read) and the three
+// averages as the header prints them ("unknown" unless all three are
+// numbers).
+func parseLoadavg(data []byte) (one float64, text string) {
 	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "unknown"
+	load := func(i int) (float64, bool) {
+		if i >= len(f) {
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(f[i], 64)
+		return v, err == nil && v >= 0 && !math.IsNaN(v) && !math.IsInf(v, 0)
 	}
-	return strings.Join(f[:3], ", ")
+	one, ok := load(0)
+	if !ok {
+		one = 0
+	}
+	for i := range 3 {
+		if _, ok := load(i); !ok {
+			return one, "unknown"
+		}
+	}
+	return one, strings.Join(f[:3], ", ")
 }
 
 // A sample is one run of a process.
@@ -239,15 +257,26 @@ func (b *bench) run(name string, args []string, ok ...int) (sample, error) {
 		if err != nil {
 			return s, err
 		}
-		lines := strings.Fields(string(data))
-		if len(lines) == 0 {
-			return s, fmt.Errorf("/usr/bin/time wrote %q", data)
-		}
-		if s.rss, err = strconv.ParseInt(lines[len(lines)-1], 10, 64); err != nil {
-			return s, fmt.Errorf("/usr/bin/time wrote %q", data)
+		if s.rss, err = parseTimeRSS(data); err != nil {
+			return s, err
 		}
 	}
 	return s, nil
+}
+
+// parseTimeRSS reads what /usr/bin/time -f %M -o FILE wrote: the peak
+// resident set in KiB, on the last line (a line before it says when the
+// program exited non-zero or was killed).
+func parseTimeRSS(data []byte) (int64, error) {
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("/usr/bin/time wrote %q", data)
+	}
+	v, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("/usr/bin/time wrote %q", data)
+	}
+	return v, nil
 }
 
 func tail(s string) string {

@@ -68,6 +68,7 @@ type config struct {
 	only     map[string]bool
 	dsn      string
 	keep     bool
+	tmp      string        // where the temporary directory is made ("": the system's)
 	settle   time.Duration // how long to wait for the load average to fall
 	monitorN int           // entries of the monitor workload's log
 	// rekorAntispam runs Rekor v2 with its persistent antispam (the
@@ -167,6 +168,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.rekorAntispam, "rekor-persistent-antispam", true, "run Rekor v2 with its persistent antispam (deduplication that outlives the process, as log serve's index)")
 	fs.IntVar(&c.monitorN, "monitor-entries", 1_000_000, "entries of the log the monitor catches up on (--quick: at most 20,000)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
+	fs.StringVar(&c.tmp, "tmp", "", "make the temporary directory in this directory (default: the system's, $TMPDIR)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
