@@ -22,7 +22,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,22 +39,38 @@ import (
 const maxInput = 16 << 20
 
 func main() {
+	err := run(os.Args[1:], os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "floor:", err)
+	}
+	switch {
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		os.Exit(1)
+	}
+}
+
+// errUsage is a command line the floor refuses (exit 2).
+var errUsage = errors.New("usage: floor DIR | floor --keyless FLOOR_JSON DIR")
+
+// run is the floor: it checks the files args name and prints how many.
+func run(args []string, stdout io.Writer) error {
 	var n int
 	var err error
 	switch {
-	case len(os.Args) == 2:
-		n, err = run(os.Args[1])
-	case len(os.Args) == 4 && os.Args[1] == "--keyless":
-		n, err = runKeyless(os.Args[2], os.Args[3])
+	case len(args) == 1 && !strings.HasPrefix(args[0], "-"):
+		n, err = checkDir(args[0])
+	case len(args) == 3 && args[0] == "--keyless":
+		n, err = checkKeyless(args[1], args[2])
 	default:
-		fmt.Fprintln(os.Stderr, "usage: floor DIR | floor --keyless FLOOR_JSON DIR")
-		os.Exit(2)
+		return errUsage
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "floor:", err)
-		os.Exit(1)
+		return err
 	}
-	fmt.Println(n)
+	_, err = fmt.Fprintln(stdout, n)
+	return err
 }
 
 // bundles lists the attested bundles of dir: its *.json files that are
@@ -75,7 +93,7 @@ func bundles(dir string) ([]string, error) {
 	return paths, nil
 }
 
-func runKeyless(floorJSON, dir string) (int, error) {
+func checkKeyless(floorJSON, dir string) (int, error) {
 	data, err := os.ReadFile(floorJSON)
 	if err != nil {
 		return 0, err
@@ -92,7 +110,7 @@ func runKeyless(floorJSON, dir string) (int, error) {
 	return len(paths), err
 }
 
-func run(dir string) (int, error) {
+func checkDir(dir string) (int, error) {
 	paths, err := bundles(dir)
 	if err != nil {
 		return 0, err
