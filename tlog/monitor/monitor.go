@@ -23,8 +23,16 @@ import (
 )
 
 // DefaultChunkBundles is how many entry bundles (of 256 entries) are read
-// and verified together before the state is written.
-const DefaultChunkBundles = 16
+// and verified together before the state is written: 16,384 entries, so
+// that a catch-up on a million entries writes its state 61 times (each
+// write is synced to disk) and an interrupted one reads again at most a
+// second's worth of entries.
+const DefaultChunkBundles = 64
+
+// MaxChunkAlerts bounds the alerts a chunk holds until it verifies: a
+// chunk ends after the entry bundle in which its alerts reach this many,
+// so that memory stays flat however many entries of a log alert.
+const MaxChunkAlerts = 1024
 
 // Config is what a monitor of one log checks.
 type Config struct {
@@ -524,7 +532,10 @@ func (r *run) read(ctx context.Context, target *view, st *State) error {
 			return nil
 		}
 		end := min((st.Next/chunk+1)*chunk, target.head.Size)
-		pending, counts, err := r.readChunk(ctx, target, rng, st.Next, end)
+		pending, counts, reached, err := r.readChunk(ctx, target, rng, st.Next, end)
+		if err == nil {
+			end = reached
+		}
 		if err == nil {
 			var root []byte
 			root, err = rng.GetRootHash(nil)
@@ -569,12 +580,17 @@ func (r *run) read(ctx context.Context, target *view, st *State) error {
 type counts struct{ entries, watched, unattributed uint64 }
 
 // readChunk reads entries [from, end) of target into rng and judges them;
-// the alerts are returned, to be raised once the chunk verifies. On error
-// rng may hold part of the chunk: the caller stops.
-func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, from, end uint64) ([]*Alert, counts, error) {
+// the alerts are returned, to be raised once the chunk verifies, with the
+// end of the entries read: end, or the end of the bundle in which the
+// alerts reached MaxChunkAlerts. On error rng may hold part of the chunk:
+// the caller stops.
+func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, from, end uint64) ([]*Alert, counts, uint64, error) {
 	var pending []*Alert
 	var c counts
 	for idx := from / layout.EntryBundleWidth; idx*layout.EntryBundleWidth < end; idx++ {
+		if len(pending) >= MaxChunkAlerts {
+			return pending, c, idx * layout.EntryBundleWidth, nil
+		}
 		p := layout.PartialTileSize(0, idx, target.head.Size)
 		width := int(p)
 		if width == 0 {
@@ -582,11 +598,11 @@ func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, f
 		}
 		raw, err := target.src.ReadEntryBundle(ctx, idx, p)
 		if err != nil {
-			return nil, c, err
+			return nil, c, 0, err
 		}
 		entries, err := ParseEntryBundle(raw, width)
 		if err != nil {
-			return nil, c, fmt.Errorf("%s: %v", layout.EntriesPath(idx, p), err)
+			return nil, c, 0, fmt.Errorf("%s: %v", layout.EntriesPath(idx, p), err)
 		}
 		first := idx * layout.EntryBundleWidth
 		// The entries are decoded from one string of the whole bundle, each
@@ -603,7 +619,7 @@ func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, f
 			}
 			leaf := rfc6962.DefaultHasher.HashLeaf(data)
 			if err := rng.Append(leaf, nil); err != nil {
-				return nil, c, err
+				return nil, c, 0, err
 			}
 			c.entries++
 			if a := r.judge(n, leaf, text, &c); a != nil {
@@ -612,7 +628,7 @@ func (r *run) readChunk(ctx context.Context, target *view, rng *compact.Range, f
 			}
 		}
 	}
-	return pending, c, nil
+	return pending, c, end, nil
 }
 
 // judge decides one entry.

@@ -3,6 +3,7 @@ package monitor_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -529,5 +530,56 @@ func TestHostileServer(t *testing.T) {
 	wantKinds(t, as, "")
 	if res.Next != 3 {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// TestChunkAlertsBounded: a chunk ends after the bundle in which its
+// alerts reach MaxChunkAlerts, so the alerts held before a chunk
+// verifies are bounded however many entries alert. Seen from outside: a
+// run whose emit fails after the first MaxChunkAlerts alerts has recorded
+// those bundles in its state (with one chunk for the whole log, as
+// before, it would have recorded nothing); the next run alerts only for
+// the rest. The control: the same log with few watched entries is read in
+// one chunk.
+func TestChunkAlertsBounded(t *testing.T) {
+	n := monitor.MaxChunkAlerts + 300
+	l := newLog(t, "log")
+	var es [][]byte
+	for i := range n {
+		es = append(es, entry(t, fmt.Sprintf("acme/s%d", i), digest('1')))
+	}
+	l.add(t, es...)
+	h := newHarness(t, l.key)
+	h.cfg.Watch = watch(t, "acme/*")
+	emitted := 0
+	_, err := monitor.Run(context.Background(), h.cfg, []monitor.Source{dir(t, l)}, func(*monitor.Alert) error {
+		if emitted == monitor.MaxChunkAlerts {
+			return errors.New("the hook is down")
+		}
+		emitted++
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "the hook is down") {
+		t.Fatalf("Run: %v", err)
+	}
+	var st monitor.State
+	if err := json.Unmarshal(h.stateFile(t), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Next != uint64(monitor.MaxChunkAlerts) {
+		t.Fatalf("state at entry %d after %d alerts, want %d (the end of the bundle in which the alerts reached the bound)", st.Next, emitted, monitor.MaxChunkAlerts)
+	}
+	res, as := h.run(t, dir(t, l))
+	if len(as) != n-monitor.MaxChunkAlerts || res.Next != uint64(n) || as[0].Entry.Index != uint64(monitor.MaxChunkAlerts) {
+		t.Fatalf("resumed run: %d alerts from entry %d, next %d; want %d from %d", len(as), as[0].Entry.Index, res.Next, n-monitor.MaxChunkAlerts, monitor.MaxChunkAlerts)
+	}
+
+	// Control: two watched entries, one chunk, one state write at the end.
+	h = newHarness(t, l.key)
+	h.cfg.Watch = watch(t, "acme/s1", "acme/s1100")
+	res, as = h.run(t, dir(t, l))
+	wantKinds(t, as, "watched-entry,watched-entry")
+	if res.Next != uint64(n) {
+		t.Fatalf("control: next %d, want %d", res.Next, n)
 	}
 }
