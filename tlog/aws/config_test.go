@@ -1,6 +1,8 @@
 package aws
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,6 +22,8 @@ func TestParseConfig(t *testing.T) {
 		`{"endpoint": "https://s3.example.org", "region": "us-east-1", "bucket": "abc", "database": "env:X"}`,
 		`{"endpoint": "http://[::1]:9000/", "region": "us-east-1", "bucket": "abc", "database": "env:X"}`,
 		`{"endpoint": "http://s3.internal:9000", "allowInsecureHTTP": true, "region": "us-east-1", "bucket": "abc", "database": "env:X"}`,
+		`{"endpoint": "http://localhost:9000", "region": "us-east-1", "bucket": "abc", "database": "env:X"}`,
+		`{"region": "us-east-1", "bucket": "xn-abc-s3", "database": "env:X"}`,
 	} {
 		if _, err := ParseConfig([]byte(ok)); err != nil {
 			t.Errorf("%s: %v", ok, err)
@@ -42,6 +46,11 @@ func TestParseConfig(t *testing.T) {
 		{`{"region": "us-east-1", "bucket": "abc", "database": "env:X", "prefix": "p"}`, "prefix"},
 		{`{"region": "us-east-1", "bucket": "abc", "bucket": "abd", "database": "env:X"}`, "duplicate"},
 		{`[]`, "s3 config"},
+		{`{"region": "us-east-1", "bucket": "xn--abc", "database": "env:X"}`, "the prefix xn-- and the suffixes -s3alias and --ol-s3 are reserved"},
+		{`{"region": "us-east-1", "bucket": "abc-s3alias", "database": "env:X"}`, "the prefix xn-- and the suffixes -s3alias and --ol-s3 are reserved"},
+		{`{"endpoint": "http://s3.example.org:port", "region": "us-east-1", "bucket": "abc", "database": "env:X"}`, "s3 config: endpoint: not a URL"},
+		{`{"region": "us-east-1", "bucket": "abc", "database": "u:p@tcp(db:3306/log"}`, "s3 config: database: invalid DSN"},
+		{`{"region": "us-east-1", "bucket": "abc", "database": "env:X"}` + strings.Repeat(" ", MaxConfigSize), "more than"},
 	} {
 		_, err := ParseConfig([]byte(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -49,6 +58,32 @@ func TestParseConfig(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "secret") && !strings.Contains(tc.doc, "secretAccessKey") {
 			t.Errorf("%s: the error repeats a credential: %v", tc.doc, err)
+		}
+	}
+}
+
+// ReadConfig reads a regular file and names it in a parse error; a path
+// that is missing or not a regular file is refused before it is read.
+func TestReadConfig(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "s3.json")
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(good, []byte(goodConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`{"region": "us-east-1", "bucket": "ab", "database": "env:X"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ReadConfig(good); err != nil || c.Bucket != "mcpres-log" {
+		t.Fatalf("honest config: %+v, %v", c, err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.json"), "s3 config: stat " + filepath.Join(dir, "missing.json") + ": no such file"},
+		{dir, "s3 config " + dir + ": not a regular file"},
+		{bad, bad + ": s3 config: bucket \"ab\": a bucket name has 3 to 63 characters"},
+	} {
+		if _, err := ReadConfig(tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ReadConfig(%s): %v, want an error with %q", tc.path, err, tc.want)
 		}
 	}
 }
