@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sync"
@@ -35,39 +36,70 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "", "the log directory to create")
-	clients := flag.Int("clients", 512, "concurrent clients")
-	duration := flag.Duration("duration", 20*time.Second, "how long to run (at most 5m)")
-	size := flag.Int("entry-size", 437, "bytes per entry")
-	flag.Parse()
-	if *dir == "" || *clients < 1 || *duration <= 0 || *duration > 5*time.Minute || *size < 16 || *size > tlog.MaxEntrySize {
-		fmt.Fprintln(os.Stderr, "usage: tesseraposix --dir DIR --clients N --duration D (at most 5m) --entry-size 16..MaxEntrySize")
-		os.Exit(2)
-	}
 	klog.SetLogger(logr.Discard())
-	if err := run(*dir, *clients, *duration, *size); err != nil {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, "tesseraposix:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, clients int, d time.Duration, size int) error {
+// A usageError is a command line refused (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// run parses args (flag's messages to stderr), appends for the duration
+// asked and prints the result line on stdout.
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tesseraposix", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "the log directory to create")
+	clients := fs.Int("clients", 512, "concurrent clients")
+	duration := fs.Duration("duration", 20*time.Second, "how long to run (at most 5m)")
+	size := fs.Int("entry-size", 437, "bytes per entry")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if *dir == "" || fs.NArg() > 0 || *clients < 1 || *duration <= 0 || *duration > 5*time.Minute || *size < 16 || *size > tlog.MaxEntrySize {
+		return usageError{"usage: tesseraposix --dir DIR --clients N --duration D (at most 5m) --entry-size 16..MaxEntrySize"}
+	}
+	r, err := appendFor(*dir, *clients, *duration, *size)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, r)
+	return err
+}
+
+// appendFor appends from clients for d, each waiting for its entry's
+// checkpoint, on a new log in dir.
+func appendFor(dir string, clients int, d time.Duration, size int) (loadgen.Result, error) {
 	if _, err := os.Stat(dir); err == nil {
-		return fmt.Errorf("%s exists", dir)
+		return loadgen.Result{}, fmt.Errorf("%s exists", dir)
 	}
 	skey, _, err := signednote.GenerateKey(rand.Reader, signednote.TypeEd25519, "bench.example/tessera-alone")
 	if err != nil {
-		return err
+		return loadgen.Result{}, err
 	}
 	signer, err := signednote.ParseLogSigner(skey)
 	if err != nil {
-		return err
+		return loadgen.Result{}, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	drv, err := posix.New(ctx, posix.Config{Path: dir})
 	if err != nil {
-		return err
+		return loadgen.Result{}, err
 	}
 	// log serve's tuning (tlog/server and tlog's appender options).
 	tuning := server.AppenderOptions()
@@ -79,7 +111,7 @@ func run(dir string, clients int, d time.Duration, size int) error {
 		WithGarbageCollectionInterval(tuning.GCInterval)
 	app, shutdown, reader, err := tessera.NewAppender(ctx, drv, opts)
 	if err != nil {
-		return err
+		return loadgen.Result{}, err
 	}
 	awaiter := tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, tlog.PollInterval)
 	rctx, rcancel := context.WithTimeout(ctx, d)
@@ -121,10 +153,10 @@ func run(dir string, clients int, d time.Duration, size int) error {
 	sctx, scancel := context.WithTimeout(context.Background(), time.Minute)
 	defer scancel()
 	if err := shutdown(sctx); err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("shutting the appender down: %v", err)
+		return loadgen.Result{}, fmt.Errorf("shutting the appender down: %v", err)
 	}
 	if len(lat) == 0 {
-		return fmt.Errorf("no entry was published (%d failed)", failed)
+		return loadgen.Result{}, fmt.Errorf("no entry was published (%d failed)", failed)
 	}
 	slices.Sort(lat)
 	q := func(p float64) time.Duration {
@@ -136,6 +168,5 @@ func run(dir string, clients int, d time.Duration, size int) error {
 	if failed > 0 {
 		r.Failed[0] = failed
 	}
-	fmt.Println(r)
-	return nil
+	return r, nil
 }
