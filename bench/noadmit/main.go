@@ -20,8 +20,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -37,21 +39,33 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "", "the log directory to create")
-	size := flag.Int("entry-size", 437, "bytes per entry (at least 64: the body's SHA-256 in hex, then zeros)")
-	flag.Parse()
-	if *dir == "" || flag.NArg() > 0 || *size < 64 || *size > tlog.MaxEntrySize {
-		fmt.Fprintln(os.Stderr, "usage: noadmit --dir DIR --entry-size 64..MaxEntrySize")
-		os.Exit(2)
-	}
 	klog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := run(ctx, *dir, *size); err != nil {
-		fmt.Fprintln(os.Stderr, "noadmit:", err)
-		os.Exit(1)
+	code := exitCode(run(ctx, os.Args[1:], os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// exitCode says what went wrong on stderr and returns the exit code: 0
+// done (or -help), 2 a usage error, 1 anything else.
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "noadmit:", err)
+		return 1
 	}
 }
+
+// A usageError is a command line refused (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
 
 // entry is the log entry of a body: its SHA-256 in hex, padded with zeros
 // to size bytes, so that distinct bodies get distinct entries of the
@@ -63,7 +77,23 @@ func entry(body []byte, size int) []byte {
 	return e
 }
 
-func run(ctx context.Context, dir string, size int) error {
+// run parses args (flag's messages to stderr), creates the log and
+// serves it until ctx is done, saying where on stderr.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("noadmit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dirFlag := fs.String("dir", "", "the log directory to create")
+	sizeFlag := fs.Int("entry-size", 437, "bytes per entry (at least 64: the body's SHA-256 in hex, then zeros)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	dir, size := *dirFlag, *sizeFlag
+	if dir == "" || fs.NArg() > 0 || size < 64 || size > tlog.MaxEntrySize {
+		return usageError{"usage: noadmit --dir DIR --entry-size 64..MaxEntrySize"}
+	}
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s exists", dir)
 	}
@@ -90,7 +120,7 @@ func run(ctx context.Context, dir string, size int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "noadmit: serving log %s on http://%s\n", lg.Origin(), ln.Addr())
+	fmt.Fprintf(stderr, "noadmit: serving log %s on http://%s\n", lg.Origin(), ln.Addr())
 	serr := server.Serve(ctx, ln, h, server.DefaultGrace)
 	cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,5 +72,26 @@ func TestUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("written: %v", err)
+	}
+}
+
+// TestExitCode: 0 done or -help, 2 a usage error as it is, 1 anything
+// else with the program's name.
+func TestExitCode(t *testing.T) {
+	var stderr bytes.Buffer
+	for _, c := range []struct {
+		err  error
+		code int
+		says string
+	}{
+		{nil, 0, ""},
+		{flag.ErrHelp, 0, ""},
+		{usageError{"usage: x"}, 2, "usage: x\n"},
+		{errors.New("broken"), 1, "tesseraposix: broken\n"},
+	} {
+		stderr.Reset()
+		if code := exitCode(c.err, &stderr); code != c.code || stderr.String() != c.says {
+			t.Errorf("%v: exit %d, %q", c.err, code, stderr.String())
+		}
 	}
 }
