@@ -69,6 +69,11 @@ func TestCheckURI(t *testing.T) {
 		{"junk after IP literal", "http://[::1]x/", "after the IP literal"},
 		{"bad IPvFuture", "http://[v.x]/", "bad IP literal"},
 		{"trailing LF", "https://example.com/\n", "in the path"},
+		{"scheme alone", "https", "missing \":\" after the scheme"},
+		{"space in userinfo", "https://us er@example.com/", "in the userinfo"},
+		{"bad percent-encoding in userinfo", "https://a%zz@example.com/", "in the userinfo"},
+		{"IPv4 tail of three octets", "http://[::ffff:192.0.2]/", "bad IP literal"},
+		{"IPv4 tail with a letter", "http://[::ffff:192.0.a.1]/", "bad IP literal"},
 	}
 	for _, tt := range invalid {
 		t.Run("invalid "+tt.name, func(t *testing.T) {

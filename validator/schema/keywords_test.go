@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 const hex64 = "a9e95faa2e53a106ea91b8d7484083940cadc41f832cb61080b1e19580c778a2"
@@ -305,6 +306,33 @@ func TestCompileErrors(t *testing.T) {
 		{"duplicate required", `{"required":["a","a"]}`, `required lists "a" twice`},
 		{"broken unreferenced def", `{"$defs":{"x":{"maxItems":"3"}}}`, "maxItems: must be a non-negative integer"},
 		{"wrong dialect", `{"$schema":"http://json-schema.org/draft-07/schema#"}`, "$schema must be"},
+		{"nested $defs", `{"properties":{"a":{"$defs":{}}}}`, "$defs: allowed only at the document root"},
+		{"nested $schema", `{"items":{"$schema":"x"}}`, "$schema: allowed only at the document root"},
+		{"$defs not an object", `{"$defs":[]}`, "$defs must be an object"},
+		{"title not a string", `{"title":1}`, "title: must be a string"},
+		{"empty enum", `{"enum":[]}`, "enum: must be a non-empty array"},
+		{"uniqueItems not a boolean", `{"uniqueItems":"yes"}`, "uniqueItems: must be a boolean"},
+		{"$ref not a string", `{"$ref":1}`, "$ref: must be a string"},
+		{"absolute-path ref", `{"$ref":"/other.schema.json"}`, `$ref: unsupported reference "/other.schema.json"`},
+		{"ref climbing out", `{"$ref":"../other.schema.json"}`, `$ref: unsupported reference "../other.schema.json"`},
+		{"type array with a number", `{"type":["string",1]}`, "type: must be a string or an array of strings"},
+		{"empty type array", `{"type":[]}`, "type: must be a string or a non-empty array of strings"},
+		{"required not an array", `{"required":"a"}`, "required: must be an array of strings"},
+		{"required with a number", `{"required":["a",1]}`, "required: must be an array of strings"},
+		{"properties not an object", `{"properties":[]}`, "properties: must be an object"},
+		{"pattern not a string", `{"pattern":1}`, "pattern: must be a string"},
+		{"empty oneOf", `{"oneOf":[]}`, "oneOf: must be a non-empty array of schemas"},
+		{"broken oneOf branch", `{"oneOf":[{"type":"float"}]}`, `unknown type "float"`},
+		{"ref past an array", `{"$defs":{"a":[{}]},"$ref":"#/$defs/a/1"}`, `no item "1"`},
+		{"ref into a scalar", `{"$defs":{"a":{"title":"t"}},"$ref":"#/$defs/a/title/x"}`, "cannot descend into a scalar"},
+		{"unterminated class", `{"pattern":"[a"}`, "unterminated character class"},
+		{"trailing backslash", `{"pattern":"a\\"}`, "trailing backslash"},
+		{"\\S in a class", `{"pattern":"[\\S]"}`, `\S inside a class is not supported`},
+		{"unterminated \\u{", `{"pattern":"\\u{41"}`, `unterminated \u{…} escape`},
+		{"short \\u", `{"pattern":"\\u41"}`, `short \u escape`},
+		{"\\u{} too long", `{"pattern":"\\u{0000041}"}`, "bad unicode escape"},
+		{"\\u surrogate", `{"pattern":"\\uD800"}`, "is not a scalar value"},
+		{"\\u{} past U+10FFFF", `{"pattern":"\\u{110000}"}`, "is not a scalar value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,6 +345,25 @@ func TestCompileErrors(t *testing.T) {
 	t.Run("missing $id", func(t *testing.T) {
 		_, err := LoadFS(inlineFS(map[string]string{"main": `{"$id":"relative.json"}`}))
 		if err == nil || !strings.Contains(err.Error(), "root $id must be an absolute URI") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("not JSON", func(t *testing.T) {
+		_, err := LoadFS(fstest.MapFS{"main" + fileSuffix: &fstest.MapFile{Data: []byte(`{"$id":`)}})
+		if err == nil || !strings.HasPrefix(err.Error(), "schema: main"+fileSuffix+": ") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("not an object", func(t *testing.T) {
+		_, err := LoadFS(fstest.MapFS{"main" + fileSuffix: &fstest.MapFile{Data: []byte(`[]`)}})
+		if err == nil || !strings.Contains(err.Error(), "document is not an object") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("one $id twice", func(t *testing.T) {
+		doc := `{"$id":"` + testBase + `same.schema.json"}`
+		_, err := LoadFS(inlineFS(map[string]string{"a": doc, "b": doc}))
+		if err == nil || !strings.Contains(err.Error(), "$id "+testBase+"same.schema.json already used by a"+fileSuffix) {
 			t.Fatalf("err = %v", err)
 		}
 	})
