@@ -97,16 +97,22 @@ var workloads = []struct {
 }
 
 func main() {
-	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// exitCode says what went wrong on stderr and returns the exit code: 0
+// done (or -help), 2 a usage error, 1 anything else.
+func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(2)
+		fmt.Fprintln(stderr, "bench:", err)
+		return 2
 	default:
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "bench:", err)
+		return 1
 	}
 }
 

@@ -364,3 +364,24 @@ func TestFindProgram(t *testing.T) {
 		t.Errorf("in ~/go/bin: %q %v", p, ok)
 	}
 }
+
+// TestExitCode: 0 done or -help, 2 a usage error, 1 anything else, each
+// error said once on stderr.
+func TestExitCode(t *testing.T) {
+	var stderr bytes.Buffer
+	for _, c := range []struct {
+		err  error
+		code int
+		says string
+	}{
+		{nil, 0, ""},
+		{flag.ErrHelp, 0, ""},
+		{usageError{"no workload \"x\""}, 2, "bench: no workload \"x\"\n"},
+		{errors.New("1 workload(s) failed: batch"), 1, "bench: 1 workload(s) failed: batch\n"},
+	} {
+		stderr.Reset()
+		if code := exitCode(c.err, &stderr); code != c.code || stderr.String() != c.says {
+			t.Errorf("%v: exit %d, %q", c.err, code, stderr.String())
+		}
+	}
+}
