@@ -39,16 +39,20 @@ import (
 const maxInput = 16 << 20
 
 func main() {
-	err := run(os.Args[1:], os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "floor:", err)
+	os.Exit(exitCode(run(os.Args[1:], os.Stdout), os.Stderr))
+}
+
+// exitCode says what went wrong on stderr and returns the exit code: 0
+// done, 2 a usage error, 1 anything else.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
-	switch {
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		os.Exit(1)
+	fmt.Fprintln(stderr, "floor:", err)
+	if errors.Is(err, errUsage) {
+		return 2
 	}
+	return 1
 }
 
 // errUsage is a command line the floor refuses (exit 2).
