@@ -64,6 +64,16 @@ func TestParseRejects(t *testing.T) {
 		{"overlong string, then invalid UTF-8", `"` + strings.Repeat("a", 1<<20+1) + "\xff\"", "longer than 1048576 code points", 0},
 		{"invalid UTF-8 in an overlong string", `"` + strings.Repeat("a", 1<<20-1) + "\xff" + strings.Repeat("a", 10) + `"`, "invalid UTF-8", 1 << 20},
 		{"overlong string of 2-byte characters", `"` + strings.Repeat("é", 1<<20) + "é\x01\"", "longer than 1048576 code points", 0},
+		// The string scanner's second phase (past the first 1 MiB, counting
+		// code points) and its third (after an escape).
+		{"control character past 1 MiB", `"` + strings.Repeat("a", 1<<20) + "\tb\"", "unescaped control character", 1 + 1<<20},
+		{"invalid UTF-8 past 1 MiB", `"` + strings.Repeat("é", 1<<19) + "é\xff\"", "invalid UTF-8", 3 + 1<<20},
+		{"control character after an escape", "\"\\n\tb\"", "unescaped control character", 3},
+		{"invalid UTF-8 after an escape", "\"\\né\xff\"", "invalid UTF-8", 5},
+		{"unterminated string after an escape", `"\n abc`, "unterminated string", 0},
+		{"backslash at the end", `"ab\`, "unterminated escape sequence", 3},
+		{"array items without a comma", `[1 2]`, "expected ',' or ']' in array", 3},
+		{"object cut after a member", `{"a":1`, "unexpected end of input in object", 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,6 +283,19 @@ func TestPrettyLayout(t *testing.T) {
 	compact, _ := Compact(v)
 	if string(compact) != `{"b":[1,{"c":[]}],"a":{},"s":"<&>`+"\u2028"+`"}` {
 		t.Errorf("Compact = %s", compact)
+	}
+}
+
+// ParseLenient refuses data after the value, naming where it starts, as
+// Parse does; the control is the same value alone.
+func TestParseLenientTrailingData(t *testing.T) {
+	if _, err := ParseLenient([]byte(`{"a":1.5} `)); err != nil {
+		t.Fatalf("the value alone: %v", err)
+	}
+	_, err := ParseLenient([]byte(`{"a":1.5} {}`))
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Reason != "unexpected data after the JSON value" || se.Offset != 10 {
+		t.Fatalf("trailing data: %v, want a *SyntaxError at offset 10", err)
 	}
 }
 
