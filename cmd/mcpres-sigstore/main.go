@@ -130,9 +130,6 @@ func (a *app) verifyEntryCommand() *cobra.Command {
 			if bundlePath == "" || policyPath == "" {
 				return cmdcli.Usage(fmt.Errorf("--bundle and --policy are required"))
 			}
-			if cmd.Flags().Changed("evaluated-at") && evaluatedAt == "" {
-				return cmdcli.Usage(fmt.Errorf("--evaluated-at is empty"))
-			}
 			if evaluatedAt == "" {
 				evaluatedAt = verifycmd.NowMillis()
 			}

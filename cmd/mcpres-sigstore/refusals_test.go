@@ -84,6 +84,9 @@ func TestRefusedInputs(t *testing.T) {
 		{"verify-blob: --bundle missing", blob("--bundle", missing, "--trusted-root", trPath), exitInput, failed, "--bundle: "},
 		{"verify-blob: --trusted-root missing", blob("--bundle", empty, "--trusted-root", missing), exitInput, failed, "--trusted-root: "},
 		{"verify-blob: --bundle not a Sigstore bundle", blob("--bundle", empty, "--trusted-root", trPath), exitInput, failed, c.bundlePath + ": MCPRES_KEYLESS_MATERIAL_INVALID: not a Sigstore bundle"},
+		// An empty value is refused where flags are parsed (the command's
+		// body never sees --evaluated-at "").
+		{"verify-rekor-entry: --evaluated-at empty", []string{"verify-rekor-entry", empty, "--bundle", c.bundlePath, "--policy", c.policyPath, "--evaluated-at", ""}, exitInput, usage, `invalid argument "" for "--evaluated-at" flag: an empty value is refused`},
 		{"rekor upload: without --rekor-url", []string{"rekor", "upload", "--key", "k", c.bundlePath, "-o", out}, exitInput, usage, "--rekor-url is required"},
 		{"rekor upload: without -o", []string{"rekor", "upload", "--rekor-url", "http://127.0.0.1:9", "--key", "k", c.bundlePath}, exitInput, usage, "-o/--output is required"},
 		{"rekor upload: --entry is -o", []string{"rekor", "upload", "--rekor-url", "http://127.0.0.1:9", "--key", "k", c.bundlePath, "-o", out, "--entry", out}, exitInput, usage, "-o and --entry name the same file"},

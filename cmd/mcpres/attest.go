@@ -110,9 +110,6 @@ func (a *app) attestSignCommand() *cobra.Command {
 			if n := utf8.RuneCountInString(policyID); n > 128 {
 				return cli.Usagef("--policy-id is %d characters long; an MCP-RES trust-policy id has at most 128", n)
 			}
-			if cmd.Flags().Changed("signing-time") && signingTime == "" {
-				return cli.Usagef("--signing-time is empty")
-			}
 			if signingTime == "" {
 				signingTime = nowMillis()
 			} else if !datetime.Valid(signingTime) {

@@ -179,8 +179,8 @@ func (a *app) readPolicyPublicKey(path string) (spki, fp string, err error) {
 }
 
 // evaluationInstant is evaluationTime as an instant too.
-func evaluationInstant(cmd *cobra.Command, flag string) (datetime.Instant, string, error) {
-	text, err := evaluationTime(cmd, flag)
+func evaluationInstant(flag string) (datetime.Instant, string, error) {
+	text, err := evaluationTime(flag)
 	if err != nil {
 		return 0, "", err
 	}
@@ -230,7 +230,7 @@ the window and that time.`,
 			if err := errors.Join(checkPolicyTime("--valid-from", from), checkPolicyTime("--valid-until", until)); err != nil {
 				return cli.Usagef("%v", err)
 			}
-			at, atText, err := evaluationInstant(cmd, evaluatedAt)
+			at, atText, err := evaluationInstant(evaluatedAt)
 			if err != nil {
 				return err
 			}
@@ -585,7 +585,7 @@ attest verify would refuse every bundle with it then.`,
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			at, atText, err := evaluationInstant(cmd, evaluatedAt)
+			at, atText, err := evaluationInstant(evaluatedAt)
 			if err != nil {
 				return err
 			}

@@ -76,7 +76,7 @@ func (a *app) reportCommand() *cobra.Command {
 			if out == "" {
 				return cli.Usagef("-o/--output is required")
 			}
-			at, err := evaluationTime(cmd, evaluatedAt)
+			at, err := evaluationTime(evaluatedAt)
 			if err != nil {
 				return err
 			}
@@ -146,10 +146,7 @@ func (a *app) reportCommand() *cobra.Command {
 }
 
 // evaluationTime is --evaluated-at checked as attest verify checks it, or now.
-func evaluationTime(cmd *cobra.Command, at string) (string, error) {
-	if cmd.Flags().Changed("evaluated-at") && at == "" {
-		return "", cli.Usagef("--evaluated-at is empty")
-	}
+func evaluationTime(at string) (string, error) {
 	if at == "" {
 		return nowMillis(), nil
 	}

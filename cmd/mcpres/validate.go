@@ -83,7 +83,7 @@ func (a *app) validateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if opts.EvaluatedAt, err = evaluationTime(cmd, evaluatedAt); err != nil {
+			if opts.EvaluatedAt, err = evaluationTime(evaluatedAt); err != nil {
 				return err
 			}
 			core := validator.New()
