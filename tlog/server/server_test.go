@@ -155,11 +155,32 @@ func TestAdd(t *testing.T) {
 	if resp, data := e.do("POST", "/add", "", big); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body over 16 MiB: %d %q", resp.StatusCode, data)
 	}
+	// Without a Content-Length (a chunked body) the limit holds as the
+	// body is read: refused once it passes 16 MiB.
+	chunked := func(body []byte) (*http.Response, []byte) {
+		req, err := http.NewRequest("POST", e.srv.URL+"/add", struct{ io.Reader }{bytes.NewReader(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := e.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp, data
+	}
+	if resp, data := chunked(big); resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(data), fmt.Sprintf("a submission is at most %d bytes", server.DefaultMaxBody)) {
+		t.Errorf("a chunked body over 16 MiB: %d %q", resp.StatusCode, data)
+	}
 	// Control: the largest body is read (and here refused by Admit, not
-	// by size).
+	// by size), with a Content-Length or without.
 	copy(big, "no:")
 	if resp, _ := e.do("POST", "/add", "", big[:server.DefaultMaxBody]); resp.StatusCode != 422 {
 		t.Errorf("a body of exactly 16 MiB: %d, want Admit's 422", resp.StatusCode)
+	}
+	if resp, _ := chunked(big[:server.DefaultMaxBody]); resp.StatusCode != 422 {
+		t.Errorf("a chunked body of exactly 16 MiB: %d, want Admit's 422", resp.StatusCode)
 	}
 }
 
