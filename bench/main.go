@@ -108,7 +108,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "bench:", err)
+		if !ue.said {
+			fmt.Fprintln(stderr, "bench:", err)
+		}
 		return 2
 	default:
 		fmt.Fprintln(stderr, "bench:", err)
@@ -117,7 +119,11 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // A usageError is a command line the bench refuses (exit 2).
-type usageError struct{ msg string }
+type usageError struct {
+	msg string
+	// said: the flag package has printed it, with the flags
+	said bool
+}
 
 func (e usageError) Error() string { return e.msg }
 
@@ -179,22 +185,22 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
 		}
-		return config{}, usageError{err.Error()}
+		return config{}, usageError{msg: err.Error(), said: true}
 	}
 	if fs.NArg() > 0 {
-		return config{}, usageError{"no arguments are taken; see -help"}
+		return config{}, usageError{msg: "no arguments are taken; see -help"}
 	}
 	if c.quick {
 		c.runs, c.files, c.duration, c.posixC, c.mysqlC, c.settle = 1, 20, 2*time.Second, 16, 16, 0
 	}
 	if c.runs < 1 || c.files < 2 || c.monitorN < 10 || c.duration <= 0 || c.settle < 0 || c.posixC < 1 || c.mysqlC < 1 {
-		return config{}, usageError{"--runs, --duration and the client counts must be positive, --files at least 2, --monitor-entries at least 10"}
+		return config{}, usageError{msg: "--runs, --duration and the client counts must be positive, --files at least 2, --monitor-entries at least 10"}
 	}
 	if only != "" {
 		c.only = map[string]bool{}
 		for _, n := range strings.Split(only, ",") {
 			if !slices.Contains(strings.Split(names(), ","), n) {
-				return config{}, usageError{fmt.Sprintf("no workload %q (%s)", n, names())}
+				return config{}, usageError{msg: fmt.Sprintf("no workload %q (%s)", n, names())}
 			}
 			c.only[n] = true
 		}

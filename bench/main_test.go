@@ -376,7 +376,8 @@ func TestExitCode(t *testing.T) {
 	}{
 		{nil, 0, ""},
 		{flag.ErrHelp, 0, ""},
-		{usageError{"no workload \"x\""}, 2, "bench: no workload \"x\"\n"},
+		{usageError{msg: "no workload \"x\""}, 2, "bench: no workload \"x\"\n"},
+		{usageError{msg: "flag provided but not defined: -x", said: true}, 2, ""},
 		{errors.New("1 workload(s) failed: batch"), 1, "bench: 1 workload(s) failed: batch\n"},
 	} {
 		stderr.Reset()

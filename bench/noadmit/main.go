@@ -54,7 +54,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, err)
+		if !ue.said {
+			fmt.Fprintln(stderr, err)
+		}
 		return 2
 	default:
 		fmt.Fprintln(stderr, "noadmit:", err)
@@ -63,7 +65,11 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // A usageError is a command line refused (exit 2).
-type usageError struct{ msg string }
+type usageError struct {
+	msg string
+	// said: the flag package has printed it, with the flags
+	said bool
+}
 
 func (e usageError) Error() string { return e.msg }
 
@@ -88,11 +94,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{err.Error()}
+		return usageError{msg: err.Error(), said: true}
 	}
 	dir, size := *dirFlag, *sizeFlag
 	if dir == "" || fs.NArg() > 0 || size < 64 || size > tlog.MaxEntrySize {
-		return usageError{"usage: noadmit --dir DIR --entry-size 64..MaxEntrySize"}
+		return usageError{msg: "usage: noadmit --dir DIR --entry-size 64..MaxEntrySize"}
 	}
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s exists", dir)

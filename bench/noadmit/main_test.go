@@ -141,7 +141,8 @@ func TestExitCode(t *testing.T) {
 	}{
 		{nil, 0, ""},
 		{flag.ErrHelp, 0, ""},
-		{usageError{"usage: x"}, 2, "usage: x\n"},
+		{usageError{msg: "usage: x"}, 2, "usage: x\n"},
+		{usageError{msg: "flag provided but not defined: -x", said: true}, 2, ""},
 		{errors.New("broken"), 1, "noadmit: broken\n"},
 	} {
 		stderr.Reset()

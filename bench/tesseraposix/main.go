@@ -48,7 +48,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, err)
+		if !ue.said {
+			fmt.Fprintln(stderr, err)
+		}
 		return 2
 	default:
 		fmt.Fprintln(stderr, "tesseraposix:", err)
@@ -57,7 +59,11 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // A usageError is a command line refused (exit 2).
-type usageError struct{ msg string }
+type usageError struct {
+	msg string
+	// said: the flag package has printed it, with the flags
+	said bool
+}
 
 func (e usageError) Error() string { return e.msg }
 
@@ -74,10 +80,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{err.Error()}
+		return usageError{msg: err.Error(), said: true}
 	}
 	if *dir == "" || fs.NArg() > 0 || *clients < 1 || *duration <= 0 || *duration > 5*time.Minute || *size < 16 || *size > tlog.MaxEntrySize {
-		return usageError{"usage: tesseraposix --dir DIR --clients N --duration D (at most 5m) --entry-size 16..MaxEntrySize"}
+		return usageError{msg: "usage: tesseraposix --dir DIR --clients N --duration D (at most 5m) --entry-size 16..MaxEntrySize"}
 	}
 	r, err := appendFor(*dir, *clients, *duration, *size)
 	if err != nil {
