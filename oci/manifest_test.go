@@ -140,6 +140,9 @@ func TestParseArtifactManifest(t *testing.T) {
 		{"no subject", func(v *canonjson.Value) { v.Delete("subject") }, "subject is absent"},
 		{"subject not an object", func(v *canonjson.Value) { v.Set("subject", s(testSubject.Digest)) }, "subject: is"},
 		{"subject short digest", func(v *canonjson.Value) { v.Get("subject").Set("digest", s("sha256:abc")) }, "subject: digest is"},
+		{"subject without mediaType", func(v *canonjson.Value) { v.Get("subject").Delete("mediaType") }, "subject: mediaType is absent, want a media type"},
+		{"subject empty mediaType", func(v *canonjson.Value) { v.Get("subject").Set("mediaType", s("")) }, `subject: mediaType is "", want a media type`},
+		{"subject artifactType a number", func(v *canonjson.Value) { v.Get("subject").Set("artifactType", n(1)) }, "subject: artifactType is 1, want a string"},
 		{"annotation number", func(v *canonjson.Value) { v.Get("annotations").Set("n", n(1)) }, `annotations["n"] is 1`},
 		{"annotations array", func(v *canonjson.Value) { v.Set("annotations", canonjson.NewArray()) }, "annotations is a JSON array"},
 	} {
@@ -204,6 +207,8 @@ func TestParseReferrersIndex(t *testing.T) {
 		{`{"schemaVersion":1,"manifests":[]}`, "schemaVersion is 1"},
 		{`{"schemaVersion":2,"manifests":{}}`, "manifests is a JSON object"},
 		{`{"schemaVersion":2,"manifests":[{"mediaType":"x","digest":"sha256:zz","size":1}]}`, "manifests[0]: digest is"},
+		{`{"schemaVersion":2,"manifests":[{"digest":"` + Digest([]byte("sig")) + `","size":1}]}`, "manifests[0]: mediaType is absent, want a media type"},
+		{`{"schemaVersion":2,"manifests":[{"mediaType":"x","digest":"` + Digest([]byte("sig")) + `","size":1,"artifactType":["x"]}]}`, "manifests[0]: artifactType is a JSON array, want a string"},
 		{`{"schemaVersion":2,"manifests":[],"manifests":[]}`, "not strict JSON"},
 		{`[]`, "not a JSON object"},
 	} {
