@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -152,7 +153,7 @@ type rowSpec struct {
 	goal   *regexp.Regexp // the goal cell
 	// consistent, when set, checks the ratio against the figures of
 	// the row: computed from the runs, not a placeholder.
-	consistent func(t *testing.T, r []string)
+	consistent func(t testing.TB, r []string)
 }
 
 var (
@@ -167,44 +168,44 @@ func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 func (e smokeEnv) rows() []rowSpec {
 	rs := []rowSpec{
 		{"batch", re("^`mcpres attest verify --policy P DIR`, 20 witnessed bundles, CPU"), re("^`bench/floor DIR` .*: \\d"), boldTwo, re(`^≤ 1\.25× ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
 		{"memory", re(`^same, peak RSS, 20 and 40 files$`), dash, re(`^\d+\.\d\d× for 2× the files$`), re(`^flat: ≤ 1\.25× ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, secondFigure(r[1]), firstFigure(r[1]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, secondFigure(r[1]), firstFigure(r[1]), r[3]) }},
 		{"validate", re("^`mcpres validate` of the (small upstream vector|example bundle)"), re(`^budget 25 ms`), re(`^\d+\.\d\d× the budget$`), re(`^≤ budget ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), firstFigure(r[2]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), firstFigure(r[2]), r[3]) }},
 		{"validate", re("^`mcpres validate` of the limit-sized bundle \\(\\d+\\.\\d MiB\\)"), re(`^its size$`), re(`^RSS \d+\.\d× the input$`), re(`^RSS ≤ 10× ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, secondFigure(r[1]), firstFigure(r[0]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, secondFigure(r[1]), firstFigure(r[0]), r[3]) }},
 		{"verify", re("^`mcpres attest verify --policy P` of one witnessed bundle"), re("^`validate` of the small bundle: \\d"), plainTwo, dash,
-			func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
 	}
 	if e.keyless {
 		rs = append(rs,
 			rowSpec{"keyless", re("^`mcpres attest verify --policy P --trusted-root TR` of one keyless bundle"), re("^`--key PUB --identity ID` verify of the same bundle: \\d"), plainTwo, dash,
-				func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
+				func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
 			rowSpec{"keyless", re("^`mcpres attest verify --policy P --trusted-root TR DIR`, 20 keyless bundles"), re("^`bench/floor --keyless` .*: \\d"), boldTwo, re(`^≤ 1\.50× ` + verdict + `$`),
-				func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
+				func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
 			rowSpec{"keyless", re(`^keyless batch peak RSS, 80 vs 20 files$`), re(`^\d+\.\d MiB$`), plainTwo, re(`^flat, ≤ 1\.25× ` + verdict + `$`),
-				func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), firstFigure(r[2]), r[3]) }})
+				func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), firstFigure(r[2]), r[3]) }})
 	} else {
 		rs = append(rs, rowSpec{workload: "keyless", what: re(`^keyless verification$`)})
 	}
 	rs = append(rs,
 		rowSpec{"report", re("^`mcpres report` of the limit-sized bundle"), re("^`validate` of the same file: \\d"), plainTwo, dash,
-			func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
 		rowSpec{"posix", re("^`mcpres log serve --dir`, 16 clients, 2s"), re("^Tessera's POSIX driver alone .*: [\\d,]+/s, p50"), re(`^\*\*\d+\.\d\d×\*\*$`), re(`^≥ 0\.9× ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
 		rowSpec{"posix", re("^the same server without admission \\(`bench/noadmit`"), re(`^the same Tessera runs$`), re(`^\d+\.\d\d× \(log serve: \d+\.\d\d× of it\)$`), dash, nil})
 	if e.rekor {
 		rs = append(rs, rowSpec{"rekor", re("^`mcpres log serve --dir` beside Rekor v2 .*, 16 clients each, 2s \\(server built by an earlier run"), re(`^Rekor v2, .*: [\d,]+/s, p50`),
 			re(`^\*\*\d+\.\d\d×\*\* \(best runs\); p99 `), re(`^≥ 1\.0× at a p99 no worse ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, afterColon(r[1]), afterColon(r[2]), r[3]) }})
+			func(t testing.TB, r []string) { ratioOf(t, r, afterColon(r[1]), afterColon(r[2]), r[3]) }})
 	} else {
 		rs = append(rs, rowSpec{workload: "rekor", what: re("^`mcpres log serve --dir` beside Rekor v2 ")})
 	}
 	if e.token {
 		rs = append(rs, rowSpec{"token", re("^`mcpres log serve --dir` with its checkpoint key in a SoftHSM2 token"), re(`^the same with a key file: [\d,]+/s`),
 			re(`^\*\*\d+\.\d\d×\*\* \(medians\)$`), re(`^≥ 0\.9× ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }})
+			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }})
 	}
 	if e.dsn {
 		rs = append(rs, rowSpec{"mysql", re("^`mcpres log serve --mysql` \\(.+\\), 16 clients, 2s$"), dash, dash, re(`^≥ 600/s with p99 ≤ 3\.00 s ` + verdict + `$`), nil})
@@ -216,9 +217,9 @@ func (e smokeEnv) rows() []rowSpec {
 	return append(rs,
 		rowSpec{"witness", re("^`mcpres witness serve`, one log"), dash, dash, dash, nil},
 		rowSpec{"monitor", re("^`mcpres log monitor --once`, catching up on 20,000 entries"), re("^`bench/monitorfloor` .*: \\d"), boldTwo, re(`^≤ 1\.50× ` + verdict),
-			func(t *testing.T, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
 		rowSpec{"monitor", re(`^same, peak RSS, 2,000 and 20,000 entries$`), dash, re(`^\d+\.\d\d× for 10× the entries$`), re(`^flat: ≤ 1\.25× ` + verdict + `$`),
-			func(t *testing.T, r []string) { ratioOf(t, r, secondFigure(r[1]), firstFigure(r[1]), r[3]) }},
+			func(t testing.TB, r []string) { ratioOf(t, r, secondFigure(r[1]), firstFigure(r[1]), r[3]) }},
 		rowSpec{"monitor", re(`^same, interrupted \(SIGTERM after `), re(`^a whole catch-up: CPU `), re(`^-?\d+% of it saved$`), re(`^resumes where it stopped$`), nil})
 }
 
@@ -259,7 +260,7 @@ func (e smokeEnv) servers() int {
 	return n
 }
 
-func (w rowSpec) check(t *testing.T, r []string) {
+func (w rowSpec) check(t testing.TB, r []string) {
 	t.Helper()
 	if w.anchor == nil {
 		if !w.what.MatchString(r[0]) || !strings.HasPrefix(r[1], "unavailable: ") || r[2] != "–" || r[3] != "–" || r[4] != "–" {
@@ -350,7 +351,7 @@ func afterColon(s string) figure {
 
 // ratioOf checks that the first number of the ratio cell is a/b, within
 // the rounding of a, b and the cell.
-func ratioOf(t *testing.T, r []string, a, b figure, cell string) {
+func ratioOf(t testing.TB, r []string, a, b figure, cell string) {
 	t.Helper()
 	m := regexp.MustCompile(`(\d+)\.(\d+)×`).FindStringSubmatch(cell)
 	if m == nil || a.v <= 0 || b.v <= 0 {
@@ -395,4 +396,74 @@ func children(t *testing.T) []string {
 		}
 	}
 	return kids
+}
+
+// recorder is a testing.TB that keeps the errors it is given.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// TestSmokeRowChecks: the smoke's checks of a row take the rows of a
+// real --quick run and refuse each fault: a ratio that is not the row's
+// figures' (a placeholder), a floor missing, a goal not judged, a row
+// with nothing measured, a row of another workload.
+func TestSmokeRowChecks(t *testing.T) {
+	batch := []string{"`mcpres attest verify --policy P DIR`, 20 witnessed bundles, CPU (user+sys)", "35 ms (wall 42 ms)",
+		"`bench/floor DIR` (read, `json.Valid`, 4× SHA-256, 2× Ed25519 per file): 19 ms", "**1.87×** (median 1.87×)", "≤ 1.25× (not met)", "**5.8 > 2 cores: not valid** (quick)"}
+	posix := []string{"`mcpres log serve --dir`, 16 clients, 2s, 16 KB bundles (entries of 437 B)", "1,096/s, p50 180 ms, p99 278 ms",
+		"Tessera's POSIX driver alone (`bench/tesseraposix`), 16 in flight, the same entries: 88/s, p50 167 ms, p99 188 ms", "**12.45×**", "≥ 0.9× (met)", "0.4 (quick)"}
+	memory := []string{"same, peak RSS, 20 and 40 files", "18.1 MiB; 19.7 MiB", "–", "1.09× for 2× the files", "flat: ≤ 1.25× (met)", "1.0 (quick)"}
+	specs := smokeEnv{}.rows()
+	find := func(prefix string) rowSpec {
+		for _, s := range specs {
+			if s.what.MatchString(prefix) {
+				return s
+			}
+		}
+		t.Fatalf("no spec for %q", prefix)
+		return rowSpec{}
+	}
+	edit := func(r []string, i int, cell string) []string {
+		r = append([]string(nil), r...)
+		r[i] = cell
+		return r
+	}
+	for _, c := range []struct {
+		base, row []string // the row whose spec checks, the row checked
+		want      string   // "" the row passes
+	}{
+		{batch, batch, ""},
+		{posix, posix, ""},
+		{memory, memory, ""},
+		{batch, edit(batch, 3, "**1.00×** (median 1.00×)"), "ratio **1.00×** (median 1.00×) is not 0.035 / 0.019"},
+		{batch, edit(batch, 3, "**1.95×** (median 1.95×)"), "is not 0.035 / 0.019"},
+		{batch, edit(batch, 2, "–"), "floor / anchor cell"},
+		{batch, edit(batch, 4, "≤ 1.25×"), "goal cell"},
+		{batch, edit(batch, 1, "–"), "nothing measured"},
+		{batch, edit(batch, 5, "0.4"), "load cell"},
+		{batch, edit(batch, 0, "`mcpres attest verify --policy P DIR`, 1,000 witnessed bundles, CPU"), "workload cell"},
+		{posix, edit(posix, 3, "**1.00×**"), "is not 1096 / 88"},
+		{memory, edit(memory, 3, "1.25× for 2× the files"), "is not 19.7 / 18.1"},
+	} {
+		rec := &recorder{TB: t}
+		find(c.base[0]).check(rec, c.row)
+		got := strings.Join(rec.errs, "\n")
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.row, got, c.want)
+		}
+	}
+	// An unavailable row: the reason, no figure.
+	rec := &recorder{TB: t}
+	rowSpec{workload: "keyless", what: re(`^keyless verification$`)}.check(rec, []string{"keyless verification", "unavailable: no keyless fixture", "–", "–", "–", "0.0 (quick)"})
+	rowSpec{workload: "keyless", what: re(`^keyless verification$`)}.check(rec, []string{"keyless verification", "12 ms", "–", "–", "–", "0.0 (quick)"})
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "unavailable: why") {
+		t.Errorf("unavailable rows: %q", rec.errs)
+	}
 }
