@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -465,5 +466,26 @@ func TestSmokeRowChecks(t *testing.T) {
 	rowSpec{workload: "keyless", what: re(`^keyless verification$`)}.check(rec, []string{"keyless verification", "12 ms", "–", "–", "–", "0.0 (quick)"})
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "unavailable: why") {
 		t.Errorf("unavailable rows: %q", rec.errs)
+	}
+}
+
+// TestChildren: a process this one started is found while it runs, and
+// not once it is stopped and waited for.
+func TestChildren(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	cmd := exec.Command("/bin/sh", "-c", "sleep 60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kids := children(t)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(kids) != 1 || !strings.HasPrefix(kids[0], strconv.Itoa(cmd.Process.Pid)+" (") {
+		t.Fatalf("running: %q", kids)
+	}
+	if kids := children(t); len(kids) > 0 {
+		t.Fatalf("stopped: %q", kids)
 	}
 }
