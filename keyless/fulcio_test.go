@@ -138,3 +138,23 @@ func FuzzParseSigningCertAnswer(f *testing.F) {
 		}
 	})
 }
+
+// splitPEM (the timestamp authority's /certchain answer) reads up to
+// MaxChainLength certificates and refuses one more, or bytes after the
+// last block that are not PEM.
+func TestSplitPEM(t *testing.T) {
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	c := selfSigned(t, pub)
+	if got, err := splitPEM([]byte(strings.Repeat(c, MaxChainLength) + "\n")); err != nil || len(got) != MaxChainLength || got[0] != c {
+		t.Fatalf("control, %d certificates: %d, %v", MaxChainLength, len(got), err)
+	}
+	for name, tc := range map[string]struct{ data, says string }{
+		"one too many":   {strings.Repeat(c, MaxChainLength+1), "more than 8 certificates"},
+		"trailing bytes": {c + "junk", "trailing bytes that are not PEM"},
+		"no PEM at all":  {"<html>", "trailing bytes that are not PEM"},
+	} {
+		if _, err := splitPEM([]byte(tc.data)); err == nil || err.Error() != tc.says {
+			t.Errorf("%s: %v, want %q", name, err, tc.says)
+		}
+	}
+}

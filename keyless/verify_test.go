@@ -79,6 +79,28 @@ func TestBindEnvelope(t *testing.T) {
 			t.Errorf("%s: %v, want %s", name, err, tc.code)
 		}
 	}
+	// The document itself: not an attested bundle, or the matching
+	// envelope's key not strict base64.
+	for name, tc := range map[string]struct {
+		edit func(w *canonjson.Value)
+		code string
+		says string
+	}{
+		"no envelopes":        {func(w *canonjson.Value) { w.Get("authenticity").Delete("envelopes") }, CodeEnvelopeMissing, "the document is not an attested bundle with envelopes"},
+		"envelopes an object": {func(w *canonjson.Value) { w.Get("authenticity").Set("envelopes", canonjson.NewObject()) }, CodeEnvelopeMissing, "the document is not an attested bundle with envelopes"},
+		"key not strict base64": {func(w *canonjson.Value) {
+			s := w.Path("authenticity", "envelopes").Items[0].Get("signatures").Items[0]
+			s.Set("publicKeySpkiBase64", canonjson.NewString(s.Get("publicKeySpkiBase64").Str+"\n"))
+		}, CodeOtherKey, "envelope 0: publicKeySpkiBase64 is not strict base64"},
+	} {
+		w := envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example")
+		tc.edit(w)
+		_, err := bindEnvelope(w, []byte("p"), []byte("s"), pub, "a@b.example")
+		var f *Failure
+		if !errors.As(err, &f) || f.Code != tc.code || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %v, want %s saying %q", name, err, tc.code, tc.says)
+		}
+	}
 }
 
 // FuzzCertify: whatever bytes are given as a Sigstore bundle, Certify
