@@ -97,6 +97,19 @@ func TestFetchOfflineRefusesDamagedCache(t *testing.T) {
 		})
 	}
 
+	// Past the root's expiry (one year after t0) the cache is refused for
+	// the root, before the other roles are read.
+	t.Run("root expired", func(t *testing.T) {
+		t.Parallel()
+		cfg, _ := cachedOffline(t)
+		cfg.Now = t0.Add(DefaultRootExpiry + time.Hour)
+		_, err := Fetch(cfg)
+		cerr := wantUnreachable(t, err)
+		var ve *VerificationError
+		if !errors.As(cerr, &ve) || ve.Role != RoleRoot || ve.Check != CheckExpiry || !strings.Contains(cerr.Error(), "final root.json is expired") {
+			t.Fatalf("cache error %v, want the root's expiry", cerr)
+		}
+	})
 	t.Run("target not listed", func(t *testing.T) {
 		t.Parallel()
 		cfg, _ := cachedOffline(t)
