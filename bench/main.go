@@ -41,8 +41,8 @@
 // --keyless, when Fulcio and timestamp-server are installed); log monitor
 // --once catching up on a log of --monitor-entries (bench/monitorlog)
 // served by a static file server, against bench/monitorfloor, its memory
-// at a tenth of the size, and a catch-up interrupted and resumed. Every server listens on 127.0.0.1 and every run
-// is bounded in time.
+// at a tenth of the size, and a catch-up interrupted and resumed. Every server listens on 127.0.0.1 (checked
+// in /proc before it is stopped: listen.go) and every run is bounded in time.
 package main
 
 import (
