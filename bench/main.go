@@ -178,7 +178,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.dsn, "mysql", os.Getenv("MCPRES_TEST_MYSQL_DSN"), "a MariaDB/MySQL server (DSN without a database, on 127.0.0.1) for log serve --mysql; default $MCPRES_TEST_MYSQL_DSN")
 	fs.DurationVar(&c.settle, "settle", 90*time.Second, "before each run, wait at most this long for the 1-minute load average to fall to the number of cores (the bench's own runs raise it)")
 	fs.BoolVar(&c.rekorAntispam, "rekor-persistent-antispam", true, "run Rekor v2 with its persistent antispam (deduplication that outlives the process, as log serve's index)")
-	fs.IntVar(&c.monitorN, "monitor-entries", 1_000_000, "entries of the log the monitor catches up on (--quick: at most 20,000)")
+	fs.IntVar(&c.monitorN, "monitor-entries", 1_000_000, "entries of the log the monitor catches up on (--quick: at most 40,000)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (binaries, fixtures, logs)")
 	fs.StringVar(&c.tmp, "tmp", "", "make the temporary directory in this directory (default: the system's, $TMPDIR)")
 	if err := fs.Parse(args); err != nil {

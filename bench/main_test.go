@@ -74,7 +74,7 @@ func TestParseConfig(t *testing.T) {
 		t.Fatalf("--quick: %+v", c)
 	}
 	b := &bench{c: c}
-	if b.monitorEntries() != 20_000 || b.logRuns() != 1 {
+	if b.monitorEntries() != 40_000 || b.logRuns() != 1 {
 		t.Fatalf("--quick: %d monitor entries, %d log runs", b.monitorEntries(), b.logRuns())
 	}
 	b.c.monitorN, b.c.runs = 500, 5

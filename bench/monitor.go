@@ -32,7 +32,7 @@ func (b *bench) monitorLog(n int) (dir, vkey string, err error) {
 		return dir, vkey, nil
 	}
 	os.RemoveAll(dir)
-	fmt.Fprintf(os.Stderr, "bench: writing a log of %s entries (bench/monitorlog)\n", thousands(n))
+	fmt.Fprintf(b.log, "bench: writing a log of %s entries (bench/monitorlog)\n", thousands(n))
 	cmd := exec.Command(b.bin["monitorlog"], "--dir", dir, "--vkey", vkey+".tmp", "--entries", strconv.Itoa(n))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("monitorlog: %v\n%s", err, tail(string(out)))
@@ -84,7 +84,7 @@ func monitorState(dir string) (next, entries uint64, err error) {
 // monitorEntries is the log's size of the monitor workload.
 func (b *bench) monitorEntries() int {
 	if b.c.quick {
-		return min(b.c.monitorN, 20_000)
+		return min(b.c.monitorN, 40_000) // two chunks of the monitor at least: the resumed catch-up is interrupted halfway
 	}
 	return b.c.monitorN
 }

@@ -217,9 +217,9 @@ func (e smokeEnv) rows() []rowSpec {
 	}
 	return append(rs,
 		rowSpec{"witness", re("^`mcpres witness serve`, one log"), dash, dash, dash, nil},
-		rowSpec{"monitor", re("^`mcpres log monitor --once`, catching up on 20,000 entries"), re("^`bench/monitorfloor` .*: \\d"), boldTwo, re(`^≤ 1\.50× ` + verdict),
+		rowSpec{"monitor", re("^`mcpres log monitor --once`, catching up on 40,000 entries"), re("^`bench/monitorfloor` .*: \\d"), boldTwo, re(`^≤ 1\.50× ` + verdict),
 			func(t testing.TB, r []string) { ratioOf(t, r, firstFigure(r[1]), afterColon(r[2]), r[3]) }},
-		rowSpec{"monitor", re(`^same, peak RSS, 2,000 and 20,000 entries$`), dash, re(`^\d+\.\d\d× for 10× the entries$`), re(`^flat: ≤ 1\.25× ` + verdict + `$`),
+		rowSpec{"monitor", re(`^same, peak RSS, 4,000 and 40,000 entries$`), dash, re(`^\d+\.\d\d× for 10× the entries$`), re(`^flat: ≤ 1\.25× ` + verdict + `$`),
 			func(t testing.TB, r []string) { ratioOf(t, r, secondFigure(r[1]), firstFigure(r[1]), r[3]) }},
 		rowSpec{"monitor", re(`^same, interrupted \(SIGTERM after `), re(`^a whole catch-up: CPU `), re(`^-?\d+% of it saved$`), re(`^resumes where it stopped$`), nil})
 }
