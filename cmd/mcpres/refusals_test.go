@@ -79,6 +79,10 @@ func TestCLIRefusedFlags(t *testing.T) {
 		{"policy tlog set-quorum NAME with a newline", exitInput, `NAME "g\n" must be one field`, []string{"policy", "tlog", "set-quorum", tp, "g\n"}, false},
 		{"policy tlog set-url empty --name", exitInput, `--name "" must be one field`, []string{"policy", "tlog", "set-url", tp, "--url", "https://w.example.org/"}, false},
 		{"report --evaluated-at empty", exitInput, `invalid argument "" for "--evaluated-at" flag: an empty value is refused`, []string{"report", bundle, "-o", e.p("r.html"), "--evaluated-at", ""}, false},
+		{"log proof --log-key missing", exitInput, "log key " + e.p("missing.vkey") + ": cannot read", []string{"log", "proof", "--url", "http://127.0.0.1:9/", "--log-key", e.p("missing.vkey"), "--index", "0"}, true},
+		{"log proof --log-key a witness key", exitInput, "log key " + e.p("w1.vkey") + ": this is a cosignature/v1 witness verifier key", []string{"log", "proof", "--url", "http://127.0.0.1:9/", "--log-key", e.p("w1.vkey"), "--index", "0"}, true},
+		{"key public -o is KEY", exitInput, "refusing to write " + e.p("w1.key") + ": it is an input of this command", []string{"key", "public", e.p("w1.key"), "-o", e.p("w1.key"), "--force"}, true},
+		{"attest sign --require-quorum without --transparency", exitInput, "--require-quorum goes with --transparency", []string{"attest", "sign", bundle, "--key", e.p("w1.key"), "--identity", "https://example.org/i", "--policy-id", "x/y", "-o", e.p("a.json"), "--require-quorum", tp}, false},
 		{"seal without -o", exitInput, "-o/--output is required", []string{"seal", bundle}, false},
 		{"attest sign --signing-time empty", exitInput, `invalid argument "" for "--signing-time" flag: an empty value is refused`, []string{"attest", "sign", bundle, "--key", e.p("w1.key"), "--identity", "https://example.org/i", "--policy-id", "x/y", "-o", e.p("a.json"), "--signing-time", ""}, false},
 	}
