@@ -146,9 +146,6 @@ func TestHasNoEscape(t *testing.T) {
 				for _, fill := range []string{"a", `"`, "\x7f", " "} {
 					b := []byte(strings.Repeat(fill, n))
 					b[pos] = byte(c)
-					if got, want := HasNoEscape(b), naive(b); got != want {
-						t.Fatalf("HasNoEscape(%q) = %v, want %v", b, got, want)
-					}
 					if got, want := HasNoEscape(string(b)), naive(b); got != want {
 						t.Fatalf("HasNoEscape(string %q) = %v, want %v", b, got, want)
 					}
@@ -156,7 +153,7 @@ func TestHasNoEscape(t *testing.T) {
 			}
 		}
 	}
-	if !HasNoEscape([]byte(nil)) || !HasNoEscape("") || !HasNoEscape([]byte(`{"a":"b c/d"}`)) || HasNoEscape([]byte(`{"a":"b\\"c"}`)) {
+	if !HasNoEscape("") || !HasNoEscape(`{"a":"b c/d"}`) || HasNoEscape(`{"a":"b\\"c"}`) {
 		t.Fatal("HasNoEscape: wrong on a document")
 	}
 }

@@ -46,21 +46,35 @@ var plainASCII = func() (t [256]bool) {
 // reader of one fixed layout (as offline.ParseEntry's) needs to know
 // before it splits at quotes. It tests eight bytes at a time, as
 // plainPrefix does.
-func HasNoEscape[T string | []byte](b T) bool {
+func HasNoEscape(b string) bool {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
 	i := 0
+	// The success path reads every byte, so the words are folded into one
+	// mask tested once (no branch per word). A byte's high bit is set in
+	// the mask when it is ≥ 0x80, < 0x20 or '\\' (a borrow out of a byte
+	// below 0x20 can only add bits where the answer is already false).
+	var m uint64
+	for ; i+16 <= len(b); i += 16 {
+		w := b[i : i+16]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		y := uint64(w[8]) | uint64(w[9])<<8 | uint64(w[10])<<16 | uint64(w[11])<<24 |
+			uint64(w[12])<<32 | uint64(w[13])<<40 | uint64(w[14])<<48 | uint64(w[15])<<56
+		e, f := x^(ones*'\\'), y^(ones*'\\')
+		m |= x | (x - ones*0x20) | ((e - ones) &^ e) | y | (y - ones*0x20) | ((f - ones) &^ f)
+	}
 	for ; i+8 <= len(b); i += 8 {
 		w := b[i : i+8]
 		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		// A byte's high bit is set in m when it is ≥ 0x80, < 0x20 or '\\'.
 		e := x ^ (ones * '\\')
-		if (x|(x-ones*0x20)|((e-ones)&^e))&highs != 0 {
-			return false
-		}
+		m |= x | (x - ones*0x20) | ((e - ones) &^ e)
+	}
+	if m&highs != 0 {
+		return false
 	}
 	for ; i < len(b); i++ {
 		if c := b[i]; c < 0x20 || c >= 0x80 || c == '\\' {
