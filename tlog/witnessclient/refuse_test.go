@@ -48,8 +48,9 @@ func TestNewRefuses(t *testing.T) {
 // attached, for each of these reasons: a 409 at the very size it was
 // sent (another tree of that size: a fork?), a 409 that moves again on the
 // retry, a 409 whose body is not a size, a 200 not ending in a newline, a
-// 200 whose cosignature by its key does not verify, and an answer larger
-// than the limit. The control is a real witness.
+// 200 whose cosignature by its key does not verify, an answer larger
+// than the limit, one cut short, and an error whose body is quoted only
+// up to 200 characters. The control is a real witness.
 func TestWitnessAnswersRefused(t *testing.T) {
 	f := newLog(t)
 	f.add(t, "a", "b")
@@ -112,6 +113,18 @@ func TestWitnessAnswersRefused(t *testing.T) {
 			big := bytes.Repeat([]byte(realLine(w)), 1000)
 			return func(_ int64, rw http.ResponseWriter, _ *http.Request) { rw.Write(big) }
 		}, "answer larger than"},
+		{"cut answer", func(*signednote.WitnessSigner) func(int64, http.ResponseWriter, *http.Request) {
+			return func(_ int64, rw http.ResponseWriter, _ *http.Request) {
+				rw.Header().Set("Content-Length", "100")
+				io.WriteString(rw, "— a line cut short")
+			}
+		}, "reading the answer: unexpected EOF"},
+		{"long refusal", func(*signednote.WitnessSigner) func(int64, http.ResponseWriter, *http.Request) {
+			return func(_ int64, rw http.ResponseWriter, _ *http.Request) {
+				rw.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(rw, strings.Repeat("x", 1000))
+			}
+		}, "500 Internal Server Error: " + strings.Repeat("x", 200) + "…"},
 	}
 	ws := []witnessclient.Witness{{Name: "good", Key: w1v, URL: good.URL}}
 	for i, c := range cases {
