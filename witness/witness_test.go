@@ -311,6 +311,8 @@ func TestAttach(t *testing.T) {
 		{"not a signature line", cp.Note, ws, [][]byte{[]byte("hello\n")}, nil, "line 1 is not a signature line"},
 		{"no final newline", cp.Note, ws, [][]byte{bytes.TrimSuffix(c1.Line, []byte("\n"))}, nil, "must end with a newline"},
 		{"empty file", cp.Note, ws, [][]byte{nil}, nil, "empty cosignature file"},
+		{"a file over the note limit", cp.Note, ws, [][]byte{[]byte("— " + strings.Repeat("A", signednote.MaxBytes) + "\n")}, nil, fmt.Sprintf("bytes, more than %d", signednote.MaxBytes)},
+		{"a line that is no signature", cp.Note, ws, [][]byte{[]byte("— example.org/witness-1 not base64!\n")}, nil, "malformed cosignature line"},
 		{"checkpoint of another key", resign(t, cp.Note), ws, [][]byte{c1.Line}, nil, "not signed by the log key"},
 	}
 	for _, tt := range errCases {
@@ -375,6 +377,9 @@ func TestState(t *testing.T) {
 		{"negative size", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":-1,"rootHash":"` + h.String() + `"}]}`, "negative"},
 		{"short hash", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":1,"rootHash":"AAAA"}]}`, "rootHash"},
 		{"origin twice", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o","size":1,"rootHash":"` + h.String() + `"},{"origin":"o","size":2,"rootHash":"` + h.String() + `"}]}`, "listed twice"},
+		{"empty origin", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"","size":1,"rootHash":"` + h.String() + `"}]}`, "/logs/0: origin is empty or has a newline"},
+		{"origin with a newline", `{"schemaVersion":"mcpres.witness-state/v1","logs":[{"origin":"o\nx","size":1,"rootHash":"` + h.String() + `"}]}`, "/logs/0: origin is empty or has a newline"},
+		{"too many logs", `{"schemaVersion":"mcpres.witness-state/v1","logs":[` + strings.TrimSuffix(strings.Repeat(`{"origin":"o","size":1,"rootHash":"`+h.String()+`"},`, witness.MaxStateLogs+1), ",") + `]}`, "1025 logs, more than 1024"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
