@@ -76,6 +76,7 @@ func TestVerifyRekorEntryRefusesShape(t *testing.T) {
 		{"body not JSON", withBody(t, f, []byte("not json")), "body is not strict JSON"},
 		{"body of another kind", withBody(t, f, bytes.Replace(body, []byte(`"hashedrekord"`), []byte(`"rekord"`), 1)), "body is not a hashedrekord entry"},
 		{"body of another version", withBody(t, f, bytes.Replace(body, []byte(`"0.0.1"`), []byte(`"0.0.2"`), 1)), "apiVersion is not 0.0.1"},
+		{"apiVersion a number", withBody(t, f, []byte(`{"kind":"hashedrekord","apiVersion":1,"spec":{}}`)), "hashedrekord body does not decode"},
 		{"body of the wrong shape", withBody(t, f, []byte(`{"kind":"hashedrekord","apiVersion":"0.0.1","spec":[]}`)), "hashedrekord spec does not decode"},
 		{"spec without its signature", withBody(t, f, editJSON(t, body, func(m map[string]any) { delete(m["spec"].(map[string]any), "signature") })), "hashedrekord spec is invalid"},
 		{"md5 data hash", withBody(t, f, editJSON(t, body, func(m map[string]any) {
