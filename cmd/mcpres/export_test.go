@@ -135,6 +135,16 @@ func TestCLIAttestExportErrors(t *testing.T) {
 	existing := filepath.Join(dir, "existing.json")
 	os.WriteFile(existing, []byte("keep\n"), 0o644)
 	out := filepath.Join(dir, "out.json")
+	// An attested bundle whose envelopes are not an array.
+	noEnvs := doc.Clone()
+	noEnvs.Get("authenticity").Set("envelopes", canonjson.NewObject())
+	notArray := write("envelopes-object.json", noEnvs)
+	// A copy of the witnessed bundle with a folder where its Sigstore
+	// bundle would be kept.
+	beside := write("beside.json", doc)
+	if err := os.Mkdir(sigstore.MaterialName(beside, 1), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name   string
@@ -158,6 +168,10 @@ func TestCLIAttestExportErrors(t *testing.T) {
 			"refusing to overwrite " + existing + " (use --force to replace it)", false},
 		{"output is the input", []string{"--sigstore-bundle", "0", "-o", witnessed, witnessed}, "",
 			"it is an input of this command", false},
+		{"envelopes not an array", []string{"--sigstore-bundle", "0", "-o", out, notArray}, "",
+			notArray + ": authenticity.envelopes is missing or not an array", false},
+		{"a folder where a Sigstore bundle is kept", []string{"--sigstore-bundle", "0", "-o", out, beside}, "",
+			"Sigstore bundle " + sigstore.MaterialName(beside, 1) + ": ", false},
 		{"negative index", []string{"--sigstore-bundle", "-1", "-o", out, witnessed}, "", "envelope index -1 is negative", true},
 		{"index not a number", []string{"--sigstore-bundle", "first", "-o", out, witnessed}, "", `invalid argument "first"`, true},
 		{"no index", []string{"-o", out, witnessed}, "", "--sigstore-bundle ENVELOPE_INDEX is required", true},
