@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/canonjson"
 )
 
 // TestCLIRefusedFlags runs each command line that a command refuses before
@@ -26,6 +28,18 @@ func TestCLIRefusedFlags(t *testing.T) {
 	e.run("policy", "init", policy, "--id", "example/policy",
 		"--valid-from", "2026-01-01T00:00:00.000Z", "--valid-until", "2027-01-01T00:00:00.000Z",
 		"--evaluated-at", "2026-06-01T00:00:00.000Z")
+	// A policy at the largest version a JSON reader keeps exactly.
+	_, pdoc, err := canonjson.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdoc.Set("version", canonjson.NewInt(canonjson.MaxSafeInteger))
+	maxed, err := canonjson.Pretty(pdoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxPolicy := writeTestFile(t, e.dir, "max-policy.json", maxed, 0o644)
+	emptyJSON := writeTestFile(t, e.dir, "empty.json", []byte("{}"), 0o644)
 	e.run("policy", "tlog", "add-group", tp, "--name", "g", "--threshold", "any", "w1")
 	e.run("policy", "tlog", "set-quorum", tp, "g")
 	e.run("log", "add", "--dir", dir, "--key", e.p("log.key"), bundle, "-o", e.p("ref.json"))
@@ -83,6 +97,13 @@ func TestCLIRefusedFlags(t *testing.T) {
 		{"log proof --log-key a witness key", exitInput, "log key " + e.p("w1.vkey") + ": this is a cosignature/v1 witness verifier key", []string{"log", "proof", "--url", "http://127.0.0.1:9/", "--log-key", e.p("w1.vkey"), "--index", "0"}, true},
 		{"key public -o is KEY", exitInput, "refusing to write " + e.p("w1.key") + ": it is an input of this command", []string{"key", "public", e.p("w1.key"), "-o", e.p("w1.key"), "--force"}, true},
 		{"attest sign --require-quorum without --transparency", exitInput, "--require-quorum goes with --transparency", []string{"attest", "sign", bundle, "--key", e.p("w1.key"), "--identity", "https://example.org/i", "--policy-id", "x/y", "-o", e.p("a.json"), "--require-quorum", tp}, false},
+		{"validate --profiles missing", exitInput, "--profiles: ", []string{"validate", "--profiles", e.p("no-profiles"), bundle}, true},
+		{"report --require-level not a level", exitInput, "--require-level: ", []string{"report", bundle, "-o", e.p("r.html"), "--policy", policy, "--require-level", "PLATINUM"}, false},
+		{"report --require-level below identity", exitInput, "--require-level SIGNED is below SIGNED_WITH_IDENTITY", []string{"report", bundle, "-o", e.p("r.html"), "--policy", policy, "--require-level", "SIGNED"}, false},
+		{"policy add-signer --trusted-root missing", exitInput, "--trusted-root " + e.p("missing.json") + ": ", []string{"policy", "add-signer", policy, "--name", "n", "--issuer", "https://token.actions.githubusercontent.com", "--identity", "https://example.org/i", "--trusted-root", e.p("missing.json")}, true},
+		{"policy add-signer --trusted-root not one", exitInput, "--trusted-root " + emptyJSON + ": ", []string{"policy", "add-signer", policy, "--name", "n", "--issuer", "https://token.actions.githubusercontent.com", "--identity", "https://example.org/i", "--trusted-root", emptyJSON}, true},
+		{"policy edit past the largest version", exitInput, maxPolicy + ": version 9007199254740991 cannot be incremented", []string{"policy", "set-transparency", maxPolicy, tp}, true},
+		{"policy tlog edit of a policy with problems", exitInvalid, badTP + " has problems; it is unchanged", []string{"policy", "tlog", "set-quorum", badTP, "none"}, true},
 		{"seal without -o", exitInput, "-o/--output is required", []string{"seal", bundle}, false},
 		{"attest sign --signing-time empty", exitInput, `invalid argument "" for "--signing-time" flag: an empty value is refused`, []string{"attest", "sign", bundle, "--key", e.p("w1.key"), "--identity", "https://example.org/i", "--policy-id", "x/y", "-o", e.p("a.json"), "--signing-time", ""}, false},
 	}
