@@ -55,6 +55,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpres/mcpres/bench/internal/progexit"
 )
 
 // config is the command line.
@@ -97,35 +99,8 @@ var workloads = []struct {
 }
 
 func main() {
-	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(progexit.Code("bench", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
-
-// exitCode says what went wrong on stderr and returns the exit code: 0
-// done (or -help), 2 a usage error, 1 anything else.
-func exitCode(err error, stderr io.Writer) int {
-	var ue usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		if !ue.said {
-			fmt.Fprintln(stderr, "bench:", err)
-		}
-		return 2
-	default:
-		fmt.Fprintln(stderr, "bench:", err)
-		return 1
-	}
-}
-
-// A usageError is a command line the bench refuses (exit 2).
-type usageError struct {
-	msg string
-	// said: the flag package has printed it, with the flags
-	said bool
-}
-
-func (e usageError) Error() string { return e.msg }
 
 // run is the bench: it parses args, builds the programs, runs the
 // workloads asked, prints the table on stdout and what it does on stderr,
@@ -185,22 +160,22 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
 		}
-		return config{}, usageError{msg: err.Error(), said: true}
+		return config{}, progexit.UsageError{Msg: err.Error(), Said: true}
 	}
 	if fs.NArg() > 0 {
-		return config{}, usageError{msg: "no arguments are taken; see -help"}
+		return config{}, progexit.UsageError{Msg: "no arguments are taken; see -help"}
 	}
 	if c.quick {
 		c.runs, c.files, c.duration, c.posixC, c.mysqlC, c.settle = 1, 20, 2*time.Second, 16, 16, 0
 	}
 	if c.runs < 1 || c.files < 2 || c.monitorN < 10 || c.duration <= 0 || c.settle < 0 || c.posixC < 1 || c.mysqlC < 1 {
-		return config{}, usageError{msg: "--runs, --duration and the client counts must be positive, --files at least 2, --monitor-entries at least 10"}
+		return config{}, progexit.UsageError{Msg: "--runs, --duration and the client counts must be positive, --files at least 2, --monitor-entries at least 10"}
 	}
 	if only != "" {
 		c.only = map[string]bool{}
 		for _, n := range strings.Split(only, ",") {
 			if !slices.Contains(strings.Split(names(), ","), n) {
-				return config{}, usageError{msg: fmt.Sprintf("no workload %q (%s)", n, names())}
+				return config{}, progexit.UsageError{Msg: fmt.Sprintf("no workload %q (%s)", n, names())}
 			}
 			c.only[n] = true
 		}

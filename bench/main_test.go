@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpres/mcpres/bench/internal/progexit"
 )
 
 // TestParseConfigRefuses: each refused command line is a usage error
@@ -38,7 +40,7 @@ func TestParseConfigRefuses(t *testing.T) {
 	} {
 		var stderr, stdout bytes.Buffer
 		err := run(c.args, &stdout, &stderr)
-		var ue usageError
+		var ue progexit.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want a usage error saying %q", c.args, err, c.want)
 		}
@@ -93,7 +95,7 @@ func TestRunOutsideTheModule(t *testing.T) {
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "")
 	err := run([]string{"--quick", "--only", "batch"}, &bytes.Buffer{}, &bytes.Buffer{})
-	var ue usageError
+	var ue progexit.UsageError
 	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), "go run ./bench") {
 		t.Fatalf("%v", err)
 	}
@@ -362,27 +364,5 @@ func TestFindProgram(t *testing.T) {
 	write(filepath.Join(dir, "home", "go", "bin", "d"), 0o755)
 	if p, ok := findProgram("d"); !ok || p != filepath.Join(dir, "home", "go", "bin", "d") {
 		t.Errorf("in ~/go/bin: %q %v", p, ok)
-	}
-}
-
-// TestExitCode: 0 done or -help, 2 a usage error, 1 anything else, each
-// error said once on stderr.
-func TestExitCode(t *testing.T) {
-	var stderr bytes.Buffer
-	for _, c := range []struct {
-		err  error
-		code int
-		says string
-	}{
-		{nil, 0, ""},
-		{flag.ErrHelp, 0, ""},
-		{usageError{msg: "no workload \"x\""}, 2, "bench: no workload \"x\"\n"},
-		{usageError{msg: "flag provided but not defined: -x", said: true}, 2, ""},
-		{errors.New("1 workload(s) failed: batch"), 1, "bench: 1 workload(s) failed: batch\n"},
-	} {
-		stderr.Reset()
-		if code := exitCode(c.err, &stderr); code != c.code || stderr.String() != c.says {
-			t.Errorf("%v: exit %d, %q", c.err, code, stderr.String())
-		}
 	}
 }

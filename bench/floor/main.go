@@ -22,7 +22,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,30 +32,19 @@ import (
 
 	"github.com/mcpres/mcpres/internal/floor"
 	"github.com/mcpres/mcpres/internal/material"
+
+	"github.com/mcpres/mcpres/bench/internal/progexit"
 )
 
 // maxInput is the strict reader's input limit (canonjson.MaxInputBytes).
 const maxInput = 16 << 20
 
 func main() {
-	os.Exit(exitCode(run(os.Args[1:], os.Stdout), os.Stderr))
-}
-
-// exitCode says what went wrong on stderr and returns the exit code: 0
-// done, 2 a usage error, 1 anything else.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintln(stderr, "floor:", err)
-	if errors.Is(err, errUsage) {
-		return 2
-	}
-	return 1
+	os.Exit(progexit.Code("floor", run(os.Args[1:], os.Stdout), os.Stderr))
 }
 
 // errUsage is a command line the floor refuses (exit 2).
-var errUsage = errors.New("usage: floor DIR | floor --keyless FLOOR_JSON DIR")
+var errUsage = progexit.UsageError{Msg: "usage: floor DIR | floor --keyless FLOOR_JSON DIR"}
 
 // run is the floor: it checks the files args name and prints how many.
 func run(args []string, stdout io.Writer) error {

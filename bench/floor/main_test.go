@@ -177,18 +177,3 @@ func TestFloorUsage(t *testing.T) {
 		}
 	}
 }
-
-// TestExitCode: 0 done, 2 a usage error, 1 anything else.
-func TestExitCode(t *testing.T) {
-	var stderr bytes.Buffer
-	for _, c := range []struct {
-		err  error
-		code int
-	}{{nil, 0}, {errUsage, 2}, {errors.New("x.json: not JSON"), 1}} {
-		stderr.Reset()
-		code := exitCode(c.err, &stderr)
-		if code != c.code || (c.err != nil && stderr.String() != "floor: "+c.err.Error()+"\n") || (c.err == nil && stderr.Len() > 0) {
-			t.Errorf("%v: exit %d, %q", c.err, code, stderr.String())
-		}
-	}
-}

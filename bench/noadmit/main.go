@@ -36,42 +36,17 @@ import (
 	"github.com/mcpres/mcpres/tlog/posix"
 	"github.com/mcpres/mcpres/tlog/server"
 	"k8s.io/klog/v2"
+
+	"github.com/mcpres/mcpres/bench/internal/progexit"
 )
 
 func main() {
 	klog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	code := exitCode(run(ctx, os.Args[1:], os.Stderr), os.Stderr)
+	code := progexit.Code("noadmit", run(ctx, os.Args[1:], os.Stderr), os.Stderr)
 	stop()
 	os.Exit(code)
 }
-
-// exitCode says what went wrong on stderr and returns the exit code: 0
-// done (or -help), 2 a usage error, 1 anything else.
-func exitCode(err error, stderr io.Writer) int {
-	var ue usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		if !ue.said {
-			fmt.Fprintln(stderr, err)
-		}
-		return 2
-	default:
-		fmt.Fprintln(stderr, "noadmit:", err)
-		return 1
-	}
-}
-
-// A usageError is a command line refused (exit 2).
-type usageError struct {
-	msg string
-	// said: the flag package has printed it, with the flags
-	said bool
-}
-
-func (e usageError) Error() string { return e.msg }
 
 // entry is the log entry of a body: its SHA-256 in hex, padded with zeros
 // to size bytes, so that distinct bodies get distinct entries of the
@@ -94,11 +69,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{msg: err.Error(), said: true}
+		return progexit.UsageError{Msg: err.Error(), Said: true}
 	}
 	dir, size := *dirFlag, *sizeFlag
 	if dir == "" || fs.NArg() > 0 || size < 64 || size > tlog.MaxEntrySize {
-		return usageError{msg: "usage: noadmit --dir DIR --entry-size 64..MaxEntrySize"}
+		return progexit.UsageError{Msg: "usage: noadmit --dir DIR --entry-size 64..MaxEntrySize"}
 	}
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s exists", dir)

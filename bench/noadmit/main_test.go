@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/bench/internal/progexit"
 )
 
 // TestEntry: an entry is the body's SHA-256 in hex, then zeros, of the
@@ -120,34 +121,12 @@ func TestUsage(t *testing.T) {
 		{[]string{"--dir", dir, "--entry-size", "x"}, `invalid value "x"`},
 	} {
 		err := run(context.Background(), c.args, io.Discard)
-		var ue usageError
+		var ue progexit.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want a usage error saying %q", c.args, err, c.want)
 		}
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("written: %v", err)
-	}
-}
-
-// TestExitCode: 0 done or -help, 2 a usage error as it is, 1 anything
-// else with the program's name.
-func TestExitCode(t *testing.T) {
-	var stderr bytes.Buffer
-	for _, c := range []struct {
-		err  error
-		code int
-		says string
-	}{
-		{nil, 0, ""},
-		{flag.ErrHelp, 0, ""},
-		{usageError{msg: "usage: x"}, 2, "usage: x\n"},
-		{usageError{msg: "flag provided but not defined: -x", said: true}, 2, ""},
-		{errors.New("broken"), 1, "noadmit: broken\n"},
-	} {
-		stderr.Reset()
-		if code := exitCode(c.err, &stderr); code != c.code || stderr.String() != c.says {
-			t.Errorf("%v: exit %d, %q", c.err, code, stderr.String())
-		}
 	}
 }

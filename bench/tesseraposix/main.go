@@ -33,39 +33,14 @@ import (
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/posix"
 	"k8s.io/klog/v2"
+
+	"github.com/mcpres/mcpres/bench/internal/progexit"
 )
 
 func main() {
 	klog.SetLogger(logr.Discard())
-	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(progexit.Code("tesseraposix", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
-
-// exitCode says what went wrong on stderr and returns the exit code: 0
-// done (or -help), 2 a usage error, 1 anything else.
-func exitCode(err error, stderr io.Writer) int {
-	var ue usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		if !ue.said {
-			fmt.Fprintln(stderr, err)
-		}
-		return 2
-	default:
-		fmt.Fprintln(stderr, "tesseraposix:", err)
-		return 1
-	}
-}
-
-// A usageError is a command line refused (exit 2).
-type usageError struct {
-	msg string
-	// said: the flag package has printed it, with the flags
-	said bool
-}
-
-func (e usageError) Error() string { return e.msg }
 
 // run parses args (flag's messages to stderr), appends for the duration
 // asked and prints the result line on stdout.
@@ -80,10 +55,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{msg: err.Error(), said: true}
+		return progexit.UsageError{Msg: err.Error(), Said: true}
 	}
 	if *dir == "" || fs.NArg() > 0 || *clients < 1 || *duration <= 0 || *duration > 5*time.Minute || *size < 16 || *size > tlog.MaxEntrySize {
-		return usageError{msg: "usage: tesseraposix --dir DIR --clients N --duration D (at most 5m) --entry-size 16..MaxEntrySize"}
+		return progexit.UsageError{Msg: "usage: tesseraposix --dir DIR --clients N --duration D (at most 5m) --entry-size 16..MaxEntrySize"}
 	}
 	r, err := appendFor(*dir, *clients, *duration, *size)
 	if err != nil {

@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpres/mcpres/bench/internal/progexit"
 )
 
 // result is the line mcpres-loadgen prints (loadgen.Result.String), as
@@ -65,34 +66,12 @@ func TestUsage(t *testing.T) {
 	} {
 		var stdout bytes.Buffer
 		err := run(c.args, &stdout, &bytes.Buffer{})
-		var ue usageError
+		var ue progexit.UsageError
 		if !errors.As(err, &ue) || stdout.Len() > 0 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want a usage error saying %q", c.args, err, c.want)
 		}
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("written: %v", err)
-	}
-}
-
-// TestExitCode: 0 done or -help, 2 a usage error as it is, 1 anything
-// else with the program's name.
-func TestExitCode(t *testing.T) {
-	var stderr bytes.Buffer
-	for _, c := range []struct {
-		err  error
-		code int
-		says string
-	}{
-		{nil, 0, ""},
-		{flag.ErrHelp, 0, ""},
-		{usageError{msg: "usage: x"}, 2, "usage: x\n"},
-		{usageError{msg: "flag provided but not defined: -x", said: true}, 2, ""},
-		{errors.New("broken"), 1, "tesseraposix: broken\n"},
-	} {
-		stderr.Reset()
-		if code := exitCode(c.err, &stderr); code != c.code || stderr.String() != c.says {
-			t.Errorf("%v: exit %d, %q", c.err, code, stderr.String())
-		}
 	}
 }
