@@ -15,14 +15,18 @@ import (
 // requestTimestamp asks the RFC 3161 endpoint at endpoint for a
 // timestamp over SHA-256(sig) and returns the DER TimeStampResp. Its
 // signature and binding are verified afterwards, with the rest of the
-// material (sigstore-go).
+// material (sigstore-go). It does not ask for the authority's
+// certificate in the token (certReq false, as sigstore-go's own signer
+// asks): the trusted root lists it, verifiers take it from there, and a
+// token that carries it has its signature verified twice by
+// timestamp-authority's VerifyTimestampResponse (once when parsed).
 func requestTimestamp(ctx context.Context, client *http.Client, endpoint string, sig []byte) ([]byte, error) {
 	u, err := checkURL(endpoint, "the timestamp authority URL")
 	if err != nil {
 		return nil, err
 	}
 	h := sha256.Sum256(sig)
-	reqBytes, err := (&timestamp.Request{HashAlgorithm: crypto.SHA256, HashedMessage: h[:], Certificates: true}).Marshal()
+	reqBytes, err := (&timestamp.Request{HashAlgorithm: crypto.SHA256, HashedMessage: h[:]}).Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTimestamp, err)
 	}

@@ -70,7 +70,7 @@ type Certification struct {
 // trusted root, checked against the policy's digest and parsed once.
 type Material struct {
 	policy *trustpolicy.Document
-	root   *root.TrustedRoot
+	root   *trustedRoot
 	ids    []identitySigner
 }
 
@@ -109,7 +109,7 @@ func NewMaterial(policy *trustpolicy.Document, trustedRoot []byte) (*Material, e
 	if err != nil {
 		return nil, fail(CodeTrustedRootMismatch, "the trusted root does not parse: %v", err)
 	}
-	m.root = r
+	m.root = newTrustedRoot(r)
 	return m, nil
 }
 
