@@ -2,6 +2,7 @@ package keyless
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/base64"
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/keyfile"
 	"github.com/mcpres/mcpres/trustpolicy"
+	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -151,6 +153,20 @@ func certificateIdentity(ci *trustpolicy.CertificateIdentity) (verify.Certificat
 // same payload and signature, under the certified key, with the
 // certificate's identity as its signer identity.
 func (m *Material) Certify(sigstoreBundle []byte, wrapper *canonjson.Value) (*Certification, error) {
+	return m.certify(sigstoreBundle, wrapper, false)
+}
+
+// certify is [Material.Certify]. With gated, the certification is for a
+// policy that only the gate evaluates ([Material.Resolved]): the gate
+// verifies every envelope's signature under the envelope's key (E6), so
+// when an envelope of wrapper carries the Sigstore bundle's payload type,
+// payload and signature under the certificate's key, sigstore-go's
+// verification of that signature is the gate's E6 done twice and is left
+// to the gate (a bad signature is then the gate's
+// MCP_RES_ATTESTATION_SIGNATURE_INVALID); when none does, sigstore-go
+// verifies it here as Certify does, so every other diagnostic stays
+// where it is.
+func (m *Material) certify(sigstoreBundle []byte, wrapper *canonjson.Value, gated bool) (*Certification, error) {
 	if len(sigstoreBundle) > maxSigstoreBundle {
 		return nil, fail(CodeMaterialInvalid, "the Sigstore bundle is larger than %d bytes", maxSigstoreBundle)
 	}
@@ -194,8 +210,10 @@ func (m *Material) Certify(sigstoreBundle []byte, wrapper *canonjson.Value) (*Ce
 	if err != nil {
 		return nil, fail(CodeMaterialInvalid, "%v", err)
 	}
-	if err := verify.VerifySignature(sigContent, vc, m.root); err != nil {
-		return nil, fail(CodeSignatureInvalid, "the signature does not verify under the certificate's key (sigstore-go: %v)", err)
+	if !gated || !carried(wrapper, env, leaf.PublicKey) {
+		if err := verify.VerifySignature(sigContent, vc, m.root); err != nil {
+			return nil, fail(CodeSignatureInvalid, "the signature does not verify under the certificate's key (sigstore-go: %v)", err)
+		}
 	}
 	sum, err := certificate.SummarizeCertificate(leaf)
 	if err != nil {
@@ -209,7 +227,7 @@ func (m *Material) Certify(sigstoreBundle []byte, wrapper *canonjson.Value) (*Ce
 	if !ok {
 		return nil, fail(CodeOtherKey, "the certificate's key is not Ed25519 (MCPRES-AUTHN-003)")
 	}
-	i, err := bindEnvelope(wrapper, env.Payload, env.Signatures[0].Sig, key, sum.SubjectAlternativeName)
+	i, err := bindEnvelope(wrapper, env.PayloadType, env.Payload, env.Signatures[0].Sig, key, sum.SubjectAlternativeName)
 	if err != nil {
 		return nil, err
 	}
@@ -248,24 +266,57 @@ func (m *Material) match(sum certificate.Summary) (string, error) {
 	return "", fail(CodeExtensionMismatch, "the certificate of %q: %v", sum.SubjectAlternativeName, extErr)
 }
 
-// bindEnvelope finds the envelope of wrapper with this payload and
-// signature and checks its key and signer identity; it returns its index.
-func bindEnvelope(wrapper *canonjson.Value, payload, sig []byte, key ed25519.PublicKey, identity string) (int, error) {
+// carried says whether an envelope of wrapper carries env's payload type,
+// payload and one signature, the same as env's, under key.
+func carried(wrapper *canonjson.Value, env *protodsse.Envelope, key crypto.PublicKey) bool {
+	k, ok := key.(ed25519.PublicKey)
+	if !ok || len(env.Signatures) != 1 {
+		return false
+	}
+	i, s := findEnvelope(wrapper, env.PayloadType, env.Payload, env.Signatures[0].Sig)
+	if s == nil {
+		return false
+	}
+	der, ok := b64(s, "publicKeySpkiBase64")
+	if !ok {
+		return false
+	}
+	pub, err := keyfile.ParseSPKI(der)
+	return i >= 0 && err == nil && pub.Equal(k)
+}
+
+// findEnvelope is the first envelope of wrapper with this payload type,
+// payload and one signature sig, and that signature; -1 and nil when
+// there is none (or wrapper has no envelopes).
+func findEnvelope(wrapper *canonjson.Value, payloadType string, payload, sig []byte) (int, *canonjson.Value) {
 	envs := wrapper.Path("authenticity", "envelopes")
 	if !envs.Is(canonjson.Array) {
-		return 0, fail(CodeEnvelopeMissing, "the document is not an attested bundle with envelopes")
+		return -1, nil
 	}
 	for i, e := range envs.Items {
 		p, ok1 := b64(e, "payload")
+		pt := e.Get("payloadType")
 		sigs := e.Get("signatures")
-		if !ok1 || !sigs.Is(canonjson.Array) || len(sigs.Items) != 1 {
+		if !ok1 || !pt.Is(canonjson.String) || pt.Str != payloadType || !sigs.Is(canonjson.Array) || len(sigs.Items) != 1 {
 			continue
 		}
 		s := sigs.Items[0]
-		es, ok2 := b64(s, "sig")
-		if !ok2 || !bytes.Equal(p, payload) || !bytes.Equal(es, sig) {
-			continue
+		if es, ok := b64(s, "sig"); ok && bytes.Equal(p, payload) && bytes.Equal(es, sig) {
+			return i, s
 		}
+	}
+	return -1, nil
+}
+
+// bindEnvelope finds the envelope of wrapper with this payload type,
+// payload and signature and checks its key and signer identity; it
+// returns its index.
+func bindEnvelope(wrapper *canonjson.Value, payloadType string, payload, sig []byte, key ed25519.PublicKey, identity string) (int, error) {
+	if !wrapper.Path("authenticity", "envelopes").Is(canonjson.Array) {
+		return 0, fail(CodeEnvelopeMissing, "the document is not an attested bundle with envelopes")
+	}
+	i, s := findEnvelope(wrapper, payloadType, payload, sig)
+	if s != nil {
 		der, ok := b64(s, "publicKeySpkiBase64")
 		if !ok {
 			return i, fail(CodeOtherKey, "envelope %d: publicKeySpkiBase64 is not strict base64", i)
@@ -368,7 +419,7 @@ func (m *Material) Resolved(base *trustpolicy.Document, wrapper *canonjson.Value
 	var certs []*Certification
 	var notes []string
 	for i, sb := range sigstoreBundles {
-		c, err := m.Certify(sb, wrapper)
+		c, err := m.certify(sb, wrapper, true)
 		if err != nil {
 			f, ok := err.(*Failure)
 			if !ok {

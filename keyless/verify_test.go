@@ -1,7 +1,10 @@
 package keyless
 
 import (
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
@@ -12,6 +15,7 @@ import (
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/keyless/keylesstest"
 	"github.com/mcpres/mcpres/trustpolicy"
+	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 )
 
 func testMaterial(t testing.TB) *Material {
@@ -43,6 +47,8 @@ func TestNewMaterialRefusals(t *testing.T) {
 	}
 }
 
+const testPayloadType = "application/vnd.in-toto+json"
+
 // envelopeWrapper is an attested-bundle-shaped document with one envelope.
 func envelopeWrapper(payload, sig []byte, pub ed25519.PublicKey, identity string) *canonjson.Value {
 	spki, _ := x509.MarshalPKIXPublicKey(pub)
@@ -51,6 +57,7 @@ func envelopeWrapper(payload, sig []byte, pub ed25519.PublicKey, identity string
 	s := canonjson.NewString
 	return canonjson.NewObject(m("authenticity", canonjson.NewObject(m("envelopes", canonjson.NewArray(canonjson.NewObject(
 		m("payload", s(enc(payload))),
+		m("payloadType", s(testPayloadType)),
 		m("signatures", canonjson.NewArray(canonjson.NewObject(m("sig", s(enc(sig))), m("publicKeySpkiBase64", s(enc(spki))), m("signerIdentity", s(identity))))),
 	))))))
 }
@@ -58,22 +65,24 @@ func envelopeWrapper(payload, sig []byte, pub ed25519.PublicKey, identity string
 func TestBindEnvelope(t *testing.T) {
 	pub, _, _ := ed25519.GenerateKey(rand.Reader)
 	w := envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example")
-	if i, err := bindEnvelope(w, []byte("p"), []byte("s"), pub, "a@b.example"); err != nil || i != 0 {
+	if i, err := bindEnvelope(w, testPayloadType, []byte("p"), []byte("s"), pub, "a@b.example"); err != nil || i != 0 {
 		t.Fatalf("control: %d %v", i, err)
 	}
 	other, _, _ := ed25519.GenerateKey(rand.Reader)
 	for name, tc := range map[string]struct {
+		payloadType  string
 		payload, sig []byte
 		key          ed25519.PublicKey
 		identity     string
 		code         string
 	}{
-		"other payload":  {[]byte("q"), []byte("s"), pub, "a@b.example", CodeEnvelopeMissing},
-		"other sig":      {[]byte("p"), []byte("t"), pub, "a@b.example", CodeEnvelopeMissing},
-		"other key":      {[]byte("p"), []byte("s"), other, "a@b.example", CodeOtherKey},
-		"other identity": {[]byte("p"), []byte("s"), pub, "c@d.example", CodeStatementIdentity},
+		"other payload type": {"text/plain", []byte("p"), []byte("s"), pub, "a@b.example", CodeEnvelopeMissing},
+		"other payload":      {testPayloadType, []byte("q"), []byte("s"), pub, "a@b.example", CodeEnvelopeMissing},
+		"other sig":          {testPayloadType, []byte("p"), []byte("t"), pub, "a@b.example", CodeEnvelopeMissing},
+		"other key":          {testPayloadType, []byte("p"), []byte("s"), other, "a@b.example", CodeOtherKey},
+		"other identity":     {testPayloadType, []byte("p"), []byte("s"), pub, "c@d.example", CodeStatementIdentity},
 	} {
-		_, err := bindEnvelope(w, tc.payload, tc.sig, tc.key, tc.identity)
+		_, err := bindEnvelope(w, tc.payloadType, tc.payload, tc.sig, tc.key, tc.identity)
 		var f *Failure
 		if !errors.As(err, &f) || f.Code != tc.code {
 			t.Errorf("%s: %v, want %s", name, err, tc.code)
@@ -95,7 +104,7 @@ func TestBindEnvelope(t *testing.T) {
 	} {
 		w := envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example")
 		tc.edit(w)
-		_, err := bindEnvelope(w, []byte("p"), []byte("s"), pub, "a@b.example")
+		_, err := bindEnvelope(w, testPayloadType, []byte("p"), []byte("s"), pub, "a@b.example")
 		var f *Failure
 		if !errors.As(err, &f) || f.Code != tc.code || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: %v, want %s saying %q", name, err, tc.code, tc.says)
@@ -134,7 +143,7 @@ func FuzzBindEnvelope(f *testing.F) {
 		if err != nil {
 			return
 		}
-		i, err := bindEnvelope(w, []byte("p"), []byte("s"), pub, "a@b.example")
+		i, err := bindEnvelope(w, testPayloadType, []byte("p"), []byte("s"), pub, "a@b.example")
 		if err != nil {
 			var fl *Failure
 			if !errors.As(err, &fl) {
@@ -142,11 +151,49 @@ func FuzzBindEnvelope(f *testing.F) {
 			}
 			return
 		}
-		s := w.Path("authenticity", "envelopes").Items[i].Get("signatures").Items[0]
-		if s.Get("signerIdentity").Str != "a@b.example" {
-			t.Fatalf("bound envelope %d of another identity", i)
+		e := w.Path("authenticity", "envelopes").Items[i]
+		s := e.Get("signatures").Items[0]
+		if s.Get("signerIdentity").Str != "a@b.example" || e.Get("payloadType").Str != testPayloadType {
+			t.Fatalf("bound envelope %d of another identity or payload type", i)
 		}
 	})
+}
+
+// TestCarried: an envelope carries the Sigstore bundle's signature only
+// with the same payload type, payload, signature and key; each
+// difference alone is enough to say no (and so to have sigstore-go
+// verify the signature in the gated path).
+func TestCarried(t *testing.T) {
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	other, _, _ := ed25519.GenerateKey(rand.Reader)
+	w := envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example")
+	env := func(pt, p, s string) *protodsse.Envelope {
+		return &protodsse.Envelope{PayloadType: pt, Payload: []byte(p), Signatures: []*protodsse.Signature{{Sig: []byte(s)}}}
+	}
+	if !carried(w, env(testPayloadType, "p", "s"), pub) {
+		t.Fatal("control: the same envelope is not carried")
+	}
+	two := env(testPayloadType, "p", "s")
+	two.Signatures = append(two.Signatures, &protodsse.Signature{Sig: []byte("s")})
+	ecKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for name, tc := range map[string]struct {
+		env *protodsse.Envelope
+		key crypto.PublicKey
+	}{
+		"other payload type": {env("text/plain", "p", "s"), pub},
+		"other payload":      {env(testPayloadType, "q", "s"), pub},
+		"other signature":    {env(testPayloadType, "p", "t"), pub},
+		"other key":          {env(testPayloadType, "p", "s"), other},
+		"not an Ed25519 key": {env(testPayloadType, "p", "s"), &ecKey.PublicKey},
+		"two signatures":     {two, pub},
+	} {
+		if carried(w, tc.env, tc.key) {
+			t.Errorf("%s: carried", name)
+		}
+	}
+	if carried(canonjson.NewObject(), env(testPayloadType, "p", "s"), pub) {
+		t.Error("a document without envelopes carries it")
+	}
 }
 
 // An oversized Sigstore bundle is refused before it is parsed.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpres/mcpres/bundle/bundletest"
+	"github.com/mcpres/mcpres/attest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/keyless"
 	"github.com/mcpres/mcpres/keyless/keylesstest"
@@ -196,6 +197,18 @@ func TestKeylessVerify(t *testing.T) {
 	sig0.Set("signerIdentity", canonjson.NewString("release@example.org"))
 	sig0.Set("publicKeySpkiBase64", canonjson.NewString(base64.StdEncoding.EncodeToString(spki)))
 	write(t, e.dir, "otherkey.json", pretty(t, att))
+	// The same altered payload in the envelope and in its Sigstore bundle:
+	// bound, so the signature is left to the gate (E6), which refuses it;
+	// the Sigstore bundle of the unaltered envelope is the control above
+	// (SIGNED_WITH_IDENTITY).
+	_, att, _ = canonjson.ReadFile(e.p("email.json"))
+	altered := base64.StdEncoding.EncodeToString([]byte(`{"_type":"https://in-toto.io/Statement/v1","altered":true}`))
+	att.Path("authenticity", "envelopes").Items[0].Set("payload", canonjson.NewString(altered))
+	write(t, e.dir, "altered.json", pretty(t, att))
+	json.Unmarshal(sb, &sbObj)
+	sbObj["dsseEnvelope"].(map[string]any)["payload"] = altered
+	alteredSB, _ := json.Marshal(sbObj)
+	write(t, e.dir, "altered.json.sigstore.json", alteredSB)
 	emailPolicy := e.policy("email.policy", email, e.rootHash)
 
 	for _, tc := range []struct {
@@ -213,6 +226,7 @@ func TestKeylessVerify(t *testing.T) {
 		{"untrusted TSA", verifyArgs("email.json", e.policy("p6", email, badTSAHash), badTSAPath), keyless.CodeUntrustedTSA},
 		{"no timestamp", verifyArgs("email.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("nots.sigstore.json")), keyless.CodeNoTimestamp},
 		{"signature over other bytes", verifyArgs("email.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("badsig.sigstore.json")), keyless.CodeSignatureInvalid},
+		{"the same bad signature in the envelope", verifyArgs("altered.json", emailPolicy, e.rootPath), attest.CodeSignatureInvalid},
 		{"another envelope's material", verifyArgs("email.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("gh.json.sigstore.json")), keyless.CodeIssuerMismatch},
 		{"material of another bundle", verifyArgs("gh.json", e.policy("p7", gh, e.rootHash), e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json")), keyless.CodeIssuerMismatch},
 		{"statement identity", verifyArgs("otherid.json", emailPolicy, e.rootPath, "--sigstore-bundle", e.p("email.json.sigstore.json")), keyless.CodeStatementIdentity},
