@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/attest"
+	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/keyless"
 	"github.com/mcpres/mcpres/keyless/keylesstest"
