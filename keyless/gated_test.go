@@ -1,18 +1,13 @@
 package keyless_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"testing"
 
-	"github.com/mcpres/mcpres/bundle/bundletest"
 	"github.com/mcpres/mcpres/canonjson"
 	"github.com/mcpres/mcpres/keyless"
-	"github.com/mcpres/mcpres/keyless/keylesstest"
-	"github.com/mcpres/mcpres/trustpolicy"
 )
 
 // TestResolvedLeavesTheSignatureToTheGate: with the same altered payload
@@ -23,29 +18,7 @@ import (
 // MCP_RES_ATTESTATION_SIGNATURE_INVALID). The unaltered pair is the
 // control of both.
 func TestResolvedLeavesTheSignatureToTheGate(t *testing.T) {
-	s := keylesstest.NewStack(t)
-	tr, err := keyless.FetchTrustedRoot(context.Background(), http.DefaultClient, s.FulcioURL, s.TSAURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trJSON, _ := tr.MarshalJSON()
-	tok, err := keyless.ParseToken(s.EmailToken(t, "release@example.org", nil), nowTime())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := keyless.Options{Token: tok, FulcioURL: s.FulcioURL, TSAURL: s.TSAURL, TrustedRoot: tr}
-	o.SigningTime, o.TrustPolicyID = "2026-12-01T00:00:00.000Z", "p"
-	res, err := keyless.Sign(context.Background(), bundletest.Example(t), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := trustpolicy.New("p", "2026-01-01T00:00:00Z", "2100-01-01T00:00:00Z")
-	d.AddSigner(trustpolicy.Signer{Name: "s", Roles: []string{"signer"}, CertificateIdentity: &trustpolicy.CertificateIdentity{Issuer: s.EmailIssuer, Identity: "release@example.org"}})
-	d.TrustedRoot = &trustpolicy.TrustedRoot{SHA256: canonjson.BytesDigest(trJSON)}
-	m, err := keyless.NewMaterial(d, trJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, d, res := signedWithMaterial(t)
 
 	alter := func() (*canonjson.Value, []byte) {
 		w, err := canonjson.Parse(mustCompact(t, res.Attested))
