@@ -132,7 +132,8 @@ func FuzzCertify(f *testing.F) {
 }
 
 // FuzzBindEnvelope: any attested-bundle-shaped document; a bound envelope
-// carries exactly the payload, signature, key and identity asked for.
+// carries exactly the payload type, payload, signature, key and identity
+// asked for, and carried agrees with the binding.
 func FuzzBindEnvelope(f *testing.F) {
 	pub, _, _ := ed25519.GenerateKey(rand.Reader)
 	good, _ := canonjson.Compact(envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example"))
@@ -144,8 +145,15 @@ func FuzzBindEnvelope(f *testing.F) {
 			return
 		}
 		i, err := bindEnvelope(w, testPayloadType, []byte("p"), []byte("s"), pub, "a@b.example")
+		// carried (the gated path's test) says yes exactly when binding
+		// finds the envelope under the key, whatever its identity.
+		env := &protodsse.Envelope{PayloadType: testPayloadType, Payload: []byte("p"), Signatures: []*protodsse.Signature{{Sig: []byte("s")}}}
+		var fl *Failure
+		bound := err == nil || (errors.As(err, &fl) && fl.Code == CodeStatementIdentity)
+		if c := carried(w, env, pub); c != bound {
+			t.Fatalf("carried %v, bindEnvelope %v", c, err)
+		}
 		if err != nil {
-			var fl *Failure
 			if !errors.As(err, &fl) {
 				t.Fatalf("not a Failure: %v", err)
 			}
