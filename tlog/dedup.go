@@ -33,7 +33,7 @@ type DedupIndex interface {
 	// Put records hashes[i] at index from+i, keeping any index already
 	// recorded for a hash, and sets Next to from+len(hashes), in one
 	// atomic update, provided Next is still from; otherwise it changes
-	// nothing and returns an error.
+	// nothing and returns an error wrapping ErrIndexMoved.
 	Put(ctx context.Context, from uint64, hashes [][]byte) error
 	// Close releases the index.
 	Close() error
@@ -247,6 +247,7 @@ func (d *dedup) catchUp(ctx context.Context, lr tessera.LogReader) error {
 	if err != nil {
 		return fmt.Errorf("tlog: dedup: integrated size: %w", err)
 	}
+	moved := ^uint64(0) // the position at which Put last said the index moved
 	for {
 		next, err := d.idx.Next(ctx)
 		if err != nil {
@@ -269,7 +270,20 @@ func (d *dedup) catchUp(ctx context.Context, lr tessera.LogReader) error {
 			return fmt.Errorf("tlog: dedup: entry bundle %d has %d entries, want more than %d", b, len(hs), next-first)
 		}
 		if err := d.idx.Put(ctx, next, hs[next-first:]); err != nil {
+			if errors.Is(err, ErrIndexMoved) && next != moved {
+				// Another process sharing the index (log serve beside log
+				// add --s3, two frontends) recorded these entries first:
+				// go on from where it is now. Once per position, so an
+				// index that says it moved and did not cannot loop.
+				moved = next
+				continue
+			}
 			return fmt.Errorf("tlog: dedup: %w", err)
 		}
 	}
 }
+
+// ErrIndexMoved is the error of DedupIndex.Put when the index's Next is
+// no longer the from it was given: another process sharing the index
+// recorded those entries first.
+var ErrIndexMoved = errors.New("the index moved")

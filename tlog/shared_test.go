@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -248,5 +249,24 @@ func TestNewAppenderCatchUpFails(t *testing.T) {
 	defer a.Close(ctx(t))
 	if p, err := a.Add(ctx(t), []byte("entry 1")); err != nil || p.Index != 1 || !p.Existing {
 		t.Fatalf("control, a duplicate of an entry appended before: %+v, %v", p, err)
+	}
+}
+
+// NewAppender refuses an index that says it moved (tlog.ErrIndexMoved)
+// without moving, rather than retrying forever; the catch-up that goes on
+// after another process indexed the entries first is
+// TestCatchUpAfterAnotherProcess.
+func TestNewAppenderIndexThatDoesNotMove(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "log")
+	_, s := newLog(t, dir, testOnlyLogSeed)
+	bulkAppend(t, dir, s, numbered(0, 3))
+	_, v, _ := signednotetest.LogKey(t, testOnlyLogSeed, testOrigin)
+	x := &scriptedIndex{putErr: fmt.Errorf("%w: it is at 7, not 0", tlog.ErrIndexMoved)}
+	l := tlog.Open(scriptedStore{Storage: posix.New(dir), wrap: func(idx tlog.DedupIndex) tlog.DedupIndex {
+		x.DedupIndex = idx
+		return plainIndex{x}
+	}}, v)
+	if a, err := l.NewAppender(ctx(t), s, tlog.AppenderOptions{}); !errors.Is(err, tlog.ErrIndexMoved) || a != nil {
+		t.Fatalf("an index that says it moved and did not: %v", err)
 	}
 }

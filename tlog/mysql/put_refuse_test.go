@@ -3,9 +3,11 @@ package mysql_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/mcpres/mcpres/tlog"
 	"github.com/mcpres/mcpres/tlog/mysql"
 	"github.com/mcpres/mcpres/tlog/mysql/mysqltest"
 )
@@ -35,10 +37,10 @@ func TestMySQLDedupPutRefusesStalePosition(t *testing.T) {
 		from uint64
 		says string
 	}{
-		{0, "index is at 2, not 0"},
-		{5, "index is at 2, not 5"},
+		{0, "it is at 2, not 0"},
+		{5, "it is at 2, not 5"},
 	} {
-		if err := d.Put(ctx, tc.from, [][]byte{h("c")}); err == nil || !strings.Contains(err.Error(), tc.says) {
+		if err := d.Put(ctx, tc.from, [][]byte{h("c")}); !errors.Is(err, tlog.ErrIndexMoved) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("Put at %d: %v, want %q", tc.from, err, tc.says)
 		}
 	}

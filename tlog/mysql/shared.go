@@ -200,7 +200,7 @@ func (d *dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
 		return err
 	}
 	if next != from {
-		return fmt.Errorf("index is at %d, not %d", next, from)
+		return fmt.Errorf("%w: it is at %d, not %d", tlog.ErrIndexMoved, next, from)
 	}
 	if len(hashes) > 0 {
 		q := "INSERT IGNORE INTO `mcpresDedup` (`h`, `idx`) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?), ", len(hashes)), ", ")

@@ -157,7 +157,7 @@ func (d *Dedup) Put(ctx context.Context, from uint64, hashes [][]byte) error {
 		return d.broken
 	}
 	if from != d.next {
-		return fmt.Errorf("index is at %d, not %d", d.next, from)
+		return fmt.Errorf("%w: it is at %d, not %d", tlog.ErrIndexMoved, d.next, from)
 	}
 	var buf bytes.Buffer
 	for _, h := range hashes {
