@@ -408,10 +408,14 @@ func (m *Material) PolicyFor(base *trustpolicy.Document, wrapper *canonjson.Valu
 	return trustpolicy.Open(d.Value(), o), notes
 }
 
-// Resolved certifies each of sigstoreBundles against wrapper
-// ([Material.Certify]) and returns base with the certified keys added
-// ([Material.ResolveIn]) and one note per certification, for the result's
-// evaluation notes; or the first failing check.
+// Resolved certifies each of sigstoreBundles against wrapper (as
+// [Material.Certify] does, except that a signature an envelope of wrapper
+// carries is left to the gate that evaluates the policy returned, which
+// verifies every envelope: see certify) and returns base with the
+// certified keys added ([Material.ResolveIn]) and one note per
+// certification, for the result's evaluation notes; or the first failing
+// check. Its policy is for the gate only: nothing else may take a key it
+// adds as proof that the signature verified.
 func (m *Material) Resolved(base *trustpolicy.Document, wrapper *canonjson.Value, sigstoreBundles [][]byte) (*trustpolicy.Document, []string, *Failure) {
 	if len(sigstoreBundles) > maxSigstoreBundlesPerRun {
 		return nil, nil, fail(CodeMaterialInvalid, "%d Sigstore bundles for one attested bundle: at most %d", len(sigstoreBundles), maxSigstoreBundlesPerRun)
