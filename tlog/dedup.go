@@ -247,7 +247,7 @@ func (d *dedup) catchUp(ctx context.Context, lr tessera.LogReader) error {
 	if err != nil {
 		return fmt.Errorf("tlog: dedup: integrated size: %w", err)
 	}
-	moved := ^uint64(0) // the position at which Put last said the index moved
+	moved, wasMoved := uint64(0), false // where Put last said the index moved
 	for {
 		next, err := d.idx.Next(ctx)
 		if err != nil {
@@ -270,12 +270,12 @@ func (d *dedup) catchUp(ctx context.Context, lr tessera.LogReader) error {
 			return fmt.Errorf("tlog: dedup: entry bundle %d has %d entries, want more than %d", b, len(hs), next-first)
 		}
 		if err := d.idx.Put(ctx, next, hs[next-first:]); err != nil {
-			if errors.Is(err, ErrIndexMoved) && next != moved {
+			if errors.Is(err, ErrIndexMoved) && (!wasMoved || next > moved) {
 				// Another process sharing the index (log serve beside log
 				// add --s3, two frontends) recorded these entries first:
-				// go on from where it is now. Once per position, so an
-				// index that says it moved and did not cannot loop.
-				moved = next
+				// go on from where it is now. Only forward, so an index
+				// that says it moved and did not cannot loop.
+				moved, wasMoved = next, true
 				continue
 			}
 			return fmt.Errorf("tlog: dedup: %w", err)
