@@ -26,7 +26,7 @@ type testTSA struct {
 	validUntil        time.Time // the end of the authority's validity period in the trusted root, if any
 }
 
-func testCert(t *testing.T, tmpl, parent *x509.Certificate, pub any, priv crypto.Signer) *x509.Certificate {
+func testCert(t testing.TB, tmpl, parent *x509.Certificate, pub any, priv crypto.Signer) *x509.Certificate {
 	t.Helper()
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, priv)
 	if err != nil {
@@ -39,7 +39,7 @@ func testCert(t *testing.T, tmpl, parent *x509.Certificate, pub any, priv crypto
 	return c
 }
 
-func testKey(t *testing.T) *ecdsa.PrivateKey {
+func testKey(t testing.TB) *ecdsa.PrivateKey {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -51,7 +51,7 @@ func testKey(t *testing.T) *ecdsa.PrivateKey {
 // newTestTSA makes an authority whose intermediate is valid from
 // interFrom to interUntil; the root and the leaf are valid from a day
 // before now to a day after.
-func newTestTSA(t *testing.T, now, interFrom, interUntil time.Time) *testTSA {
+func newTestTSA(t testing.TB, now, interFrom, interUntil time.Time) *testTSA {
 	t.Helper()
 	rk, ik, lk := testKey(t), testKey(t), testKey(t)
 	ca := func(cn string, serial int64, from, until time.Time, eku []x509.ExtKeyUsage) *x509.Certificate {
@@ -77,7 +77,7 @@ func (a *testTSA) authority() *root.SigstoreTimestampingAuthority {
 
 // token is a TimeStampResp over SHA-256(sig) at time at, signed by the
 // leaf (with the leaf in it when embed).
-func (a *testTSA) token(t *testing.T, sig []byte, at time.Time, embed bool) []byte {
+func (a *testTSA) token(t testing.TB, sig []byte, at time.Time, embed bool) []byte {
 	t.Helper()
 	h := sha256.Sum256(sig)
 	ts := timestamp.Timestamp{HashAlgorithm: crypto.SHA256, HashedMessage: h[:], Time: at, Policy: asn1.ObjectIdentifier{1, 2, 3, 4}, AddTSACertificate: embed}
@@ -208,4 +208,39 @@ func TestTrustedRootWrapsAuthorities(t *testing.T) {
 	if got[1] != root.TimestampingAuthority(noLeaf) {
 		t.Fatalf("the authority without a leaf is %T, want it unchanged", got[1])
 	}
+}
+
+// FuzzChainOnce: whatever bytes are given as a timestamp, the pinned
+// authority accepts them only when sigstore-go's own authority does, with
+// the same time, and refuses them with sigstore-go's error otherwise.
+func FuzzChainOnce(f *testing.F) {
+	now := time.Now().Truncate(time.Second)
+	sig := []byte("the DSSE signature (test-only)")
+	a := newTestTSA(f, now, now.Add(-2*time.Hour), now.Add(2*time.Hour))
+	good := a.token(f, sig, now, false)
+	f.Add(good)
+	f.Add(a.token(f, sig, now.Add(time.Hour), true))
+	f.Add(a.token(f, []byte("other bytes"), now, false))
+	f.Add([]byte{0x30, 0x03, 0x02, 0x01, 0x00})
+	lib := a.authority()
+	once := &chainOnce{tsa: a.authority()}
+	if _, err := once.Verify(good, sig); err != nil || !once.chainOK.Load() {
+		f.Fatalf("pinning: %v", err)
+	}
+	f.Fuzz(func(t *testing.T, token []byte) {
+		want, wantErr := lib.Verify(token, sig)
+		got, err := once.Verify(token, sig)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("chainOnce: %v; sigstore-go: %v", err, wantErr)
+		}
+		if err != nil {
+			if err.Error() != wantErr.Error() {
+				t.Fatalf("chainOnce refused with %q, sigstore-go with %q", err, wantErr)
+			}
+			return
+		}
+		if !got.Time.Equal(want.Time) || got.URI != want.URI {
+			t.Fatalf("chainOnce: %s at %s; sigstore-go: %s at %s", got.URI, got.Time, want.URI, want.Time)
+		}
+	})
 }
