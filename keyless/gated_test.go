@@ -21,10 +21,7 @@ func TestResolvedLeavesTheSignatureToTheGate(t *testing.T) {
 	m, d, res := signedWithMaterial(t)
 
 	alter := func() (*canonjson.Value, []byte) {
-		w, err := canonjson.Parse(mustCompact(t, res.Attested))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := res.Attested.Clone()
 		p := base64.StdEncoding.EncodeToString([]byte(`{"_type":"https://in-toto.io/Statement/v1","altered":true}`))
 		w.Path("authenticity", "envelopes").Items[0].Set("payload", canonjson.NewString(p))
 		var sb map[string]any
@@ -54,13 +51,4 @@ func TestResolvedLeavesTheSignatureToTheGate(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustCompact(t *testing.T, v *canonjson.Value) []byte {
-	t.Helper()
-	b, err := canonjson.Compact(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

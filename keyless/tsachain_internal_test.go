@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/digitorus/timestamp"
+	"github.com/mcpres/mcpres/keyless/keylesstest"
 	"github.com/sigstore/sigstore-go/pkg/root"
 )
 
@@ -24,19 +25,6 @@ type testTSA struct {
 	root, inter, leaf *x509.Certificate
 	leafKey           *ecdsa.PrivateKey
 	validUntil        time.Time // the end of the authority's validity period in the trusted root, if any
-}
-
-func testCert(t testing.TB, tmpl, parent *x509.Certificate, pub any, priv crypto.Signer) *x509.Certificate {
-	t.Helper()
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func testKey(t testing.TB) *ecdsa.PrivateKey {
@@ -59,15 +47,15 @@ func newTestTSA(t testing.TB, now, interFrom, interUntil time.Time) *testTSA {
 			KeyUsage: x509.KeyUsageCertSign, ExtKeyUsage: eku, BasicConstraintsValid: true, IsCA: true}
 	}
 	rt := ca("test-only TSA root", 1, now.Add(-24*time.Hour), now.Add(24*time.Hour), nil)
-	r := testCert(t, rt, rt, &rk.PublicKey, rk)
-	i := testCert(t, ca("test-only TSA intermediate", 2, interFrom, interUntil, []x509.ExtKeyUsage{x509.ExtKeyUsageTimeStamping}), r, &ik.PublicKey, rk)
+	r := keylesstest.Certificate(t, rt, rt, &rk.PublicKey, rk)
+	i := keylesstest.Certificate(t, ca("test-only TSA intermediate", 2, interFrom, interUntil, []x509.ExtKeyUsage{x509.ExtKeyUsageTimeStamping}), r, &ik.PublicKey, rk)
 	eku, err := asn1.Marshal([]asn1.ObjectIdentifier{{1, 3, 6, 1, 5, 5, 7, 3, 8}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lt := &x509.Certificate{SerialNumber: big.NewInt(3), Subject: pkix.Name{CommonName: "test-only TSA"}, NotBefore: now.Add(-24 * time.Hour), NotAfter: now.Add(24 * time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtraExtensions: []pkix.Extension{{Id: asn1.ObjectIdentifier{2, 5, 29, 37}, Critical: true, Value: eku}}}
-	return &testTSA{root: r, inter: i, leaf: testCert(t, lt, i, &lk.PublicKey, ik), leafKey: lk}
+	return &testTSA{root: r, inter: i, leaf: keylesstest.Certificate(t, lt, i, &lk.PublicKey, ik), leafKey: lk}
 }
 
 // authority is the TSA as a trusted root lists it.

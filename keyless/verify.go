@@ -273,16 +273,22 @@ func carried(wrapper *canonjson.Value, env *protodsse.Envelope, key crypto.Publi
 	if !ok || len(env.Signatures) != 1 {
 		return false
 	}
-	i, s := findEnvelope(wrapper, env.PayloadType, env.Payload, env.Signatures[0].Sig)
+	_, s := findEnvelope(wrapper, env.PayloadType, env.Payload, env.Signatures[0].Sig)
 	if s == nil {
 		return false
 	}
+	pub, err := signatureKey(s)
+	return err == nil && pub.Equal(k)
+}
+
+// signatureKey is the Ed25519 key of signature s of an envelope
+// (publicKeySpkiBase64), or why it has none.
+func signatureKey(s *canonjson.Value) (ed25519.PublicKey, error) {
 	der, ok := b64(s, "publicKeySpkiBase64")
 	if !ok {
-		return false
+		return nil, errors.New("publicKeySpkiBase64 is not strict base64")
 	}
-	pub, err := keyfile.ParseSPKI(der)
-	return i >= 0 && err == nil && pub.Equal(k)
+	return keyfile.ParseSPKI(der)
 }
 
 // findEnvelope is the first envelope of wrapper with this payload type,
@@ -317,12 +323,11 @@ func bindEnvelope(wrapper *canonjson.Value, payloadType string, payload, sig []b
 	}
 	i, s := findEnvelope(wrapper, payloadType, payload, sig)
 	if s != nil {
-		der, ok := b64(s, "publicKeySpkiBase64")
-		if !ok {
-			return i, fail(CodeOtherKey, "envelope %d: publicKeySpkiBase64 is not strict base64", i)
+		pub, err := signatureKey(s)
+		if err != nil {
+			return i, fail(CodeOtherKey, "envelope %d: %v", i, err)
 		}
-		pub, err := keyfile.ParseSPKI(der)
-		if err != nil || !pub.Equal(key) {
+		if !pub.Equal(key) {
 			return i, fail(CodeOtherKey, "envelope %d is under another key than the certificate's", i)
 		}
 		if got := s.Get("signerIdentity"); !got.Is(canonjson.String) || got.Str != identity {

@@ -101,6 +101,10 @@ func TestBindEnvelope(t *testing.T) {
 			s := w.Path("authenticity", "envelopes").Items[0].Get("signatures").Items[0]
 			s.Set("publicKeySpkiBase64", canonjson.NewString(s.Get("publicKeySpkiBase64").Str+"\n"))
 		}, CodeOtherKey, "envelope 0: publicKeySpkiBase64 is not strict base64"},
+		"key not an Ed25519 SPKI": {func(w *canonjson.Value) {
+			s := w.Path("authenticity", "envelopes").Items[0].Get("signatures").Items[0]
+			s.Set("publicKeySpkiBase64", canonjson.NewString(base64.StdEncoding.EncodeToString([]byte("not an SPKI"))))
+		}, CodeOtherKey, "envelope 0: "},
 	} {
 		w := envelopeWrapper([]byte("p"), []byte("s"), pub, "a@b.example")
 		tc.edit(w)

@@ -1,6 +1,7 @@
 package keylesstest
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -40,7 +41,14 @@ func selfSigned(t testing.TB, cn string, ku x509.KeyUsage, eku []x509.ExtKeyUsag
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
 		KeyUsage: ku | x509.KeyUsageCertSign, ExtKeyUsage: eku, BasicConstraintsValid: true, IsCA: true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	return Certificate(t, tmpl, tmpl, &key.PublicKey, key)
+}
+
+// Certificate is tmpl issued by parent (signed with priv) for pub, made
+// and parsed at test time.
+func Certificate(t testing.TB, tmpl, parent *x509.Certificate, pub any, priv crypto.Signer) *x509.Certificate {
+	t.Helper()
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, priv)
 	if err != nil {
 		t.Fatal(err)
 	}
