@@ -45,13 +45,28 @@ func (e *SyntaxError) Error() string {
 // Equal scalars of the document may be one shared Value (see Value).
 // On failure it returns a nil value and a *SyntaxError.
 func Parse(data []byte) (*Value, error) {
-	if len(data) > MaxInputBytes {
+	p := parser{data: data}
+	return p.parse()
+}
+
+// parse is Parse of p.data.
+func (p *parser) parse() (*Value, error) {
+	if len(p.data) > MaxInputBytes {
 		return nil, &SyntaxError{Offset: MaxInputBytes, Reason: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
 	}
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+	return p.document()
+}
+
+// document reads p.data as one JSON value and nothing else, after a check
+// for a byte order mark.
+func (p *parser) document() (*Value, error) {
+	if len(p.data) >= 3 && p.data[0] == 0xEF && p.data[1] == 0xBB && p.data[2] == 0xBF {
 		return nil, &SyntaxError{Offset: 0, Reason: "byte order mark is not allowed"}
 	}
-	p := &parser{data: data}
+	if a := p.arena; a != nil {
+		p.items, p.members = a.stackItems, a.stackMembers
+		defer func() { a.stackItems, a.stackMembers = p.items[:0], p.members[:0] }()
+	}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -191,6 +206,8 @@ type parser struct {
 	memberSlab []Member
 	itemSlab   []*Value
 	lenient    bool // ParseLenient: see its doc
+	// arena, when not nil, lends the slabs and the scratch stacks.
+	arena *Arena
 
 	// Scratch stacks: an array's items and an object's members are
 	// collected here and copied once into an exact-size slice, so large
@@ -251,7 +268,12 @@ func (p *parser) failAt(off int, reason string) error {
 // an underestimate costs one more slab.
 func (p *parser) alloc() *Value {
 	if len(p.slab) == 0 {
-		p.slab = make([]Value, min(max((len(p.data)-p.pos)/bytesPerValue+1, minSlab), maxSlab))
+		size := min(max((len(p.data)-p.pos)/bytesPerValue+1, minSlab), maxSlab)
+		if p.arena != nil {
+			p.slab = p.arena.values.take(1, size)
+		} else {
+			p.slab = make([]Value, size)
+		}
 	}
 	v := &p.slab[0]
 	p.slab = p.slab[1:]
@@ -274,7 +296,12 @@ func (p *parser) membersOf(ms []Member) []Member {
 		return append(make([]Member, 0, n), ms...)
 	}
 	if len(p.memberSlab) < n {
-		p.memberSlab = make([]Member, min(max((len(p.data)-p.pos)/bytesPerMember+1, minSlab, n), maxMemberSlab))
+		size := min(max((len(p.data)-p.pos)/bytesPerMember+1, minSlab, n), maxMemberSlab)
+		if p.arena != nil {
+			p.memberSlab = p.arena.members.take(n, size)
+		} else {
+			p.memberSlab = make([]Member, size)
+		}
 	}
 	out := p.memberSlab[:n:n]
 	copy(out, ms)
@@ -289,7 +316,12 @@ func (p *parser) itemsOf(items []*Value) []*Value {
 		return append(make([]*Value, 0, n), items...)
 	}
 	if len(p.itemSlab) < n {
-		p.itemSlab = make([]*Value, min(max((len(p.data)-p.pos)/bytesPerItem+1, minSlab, n), maxMemberSlab))
+		size := min(max((len(p.data)-p.pos)/bytesPerItem+1, minSlab, n), maxMemberSlab)
+		if p.arena != nil {
+			p.itemSlab = p.arena.items.take(n, size)
+		} else {
+			p.itemSlab = make([]*Value, size)
+		}
 	}
 	out := p.itemSlab[:n:n]
 	copy(out, items)
@@ -757,20 +789,8 @@ func hex4(b []byte, i int) (rune, bool) {
 // tells a value that merely is not canonical from one that has no canonical
 // form at all.
 func ParseLenient(data []byte) (*Value, error) {
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, &SyntaxError{Offset: 0, Reason: "byte order mark is not allowed"}
-	}
-	p := &parser{data: data, lenient: true}
-	p.skipSpace()
-	v, err := p.value(0)
-	if err != nil {
-		return nil, err
-	}
-	p.skipSpace()
-	if p.pos != len(p.data) {
-		return nil, p.fail("unexpected data after the JSON value")
-	}
-	return v, nil
+	p := parser{data: data, lenient: true}
+	return p.document()
 }
 
 // lenientNumber reads the rest of a number token with a fraction and/or

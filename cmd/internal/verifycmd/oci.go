@@ -140,7 +140,7 @@ func (r *referrerRun) add(ref OCIReferrer) {
 	if ref.Err != nil {
 		rep = InputInvalidReport(ref.Name, fmt.Errorf("oci: %w", ref.Err))
 	} else {
-		rep = r.s.verifyWith(ref.Name, ref.Data, &ref.Sigstore)
+		rep = r.s.verifyWith(ref.Name, ref.Data, &ref.Sigstore, nil)
 	}
 	if rep.Code == ExitValid {
 		r.passed++

@@ -98,11 +98,14 @@ func TestPrintJSONReusesItsBuffer(t *testing.T) {
 	}
 }
 
-// A batch reads each file into the buffer of an earlier one: every report
-// is the one verifyData gives the file's own bytes, whichever file came
-// before (larger, smaller, unreadable, not JSON).
+// A batch reads each file into the buffer of an earlier one and parses it
+// into the tree memory of an earlier one: every report is the one
+// verifyData gives the file's own bytes, whichever files came before
+// (larger, smaller, unreadable, not JSON), still so once every later file
+// went through the same buffers (each report is compared at the end), gated
+// or not.
 func TestReadBuffersReportLikeVerifyReport(t *testing.T) {
-	signed, _ := signedExample(t)
+	signed, subject := signedExample(t)
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -118,27 +121,40 @@ func TestReadBuffersReportLikeVerifyReport(t *testing.T) {
 	tampered := write("tampered.json", strings.Replace(string(data), `"sig": "`, `"sig": "AAAA`, 1))
 	paths := []string{signed, write("small.json", `[1]`), signed, write("text.json", "not json"), tampered, filepath.Join(dir, "missing.json"), signed, tampered}
 	outcomes := []string{OutcomeValid, OutcomeInvalid, OutcomeValid, OutcomeInputInvalid, OutcomeInvalid, OutcomeInputInvalid, OutcomeValid, OutcomeInvalid}
-	v, err := attest.NewVerifier(attest.VerifierOptions{EvaluatedAt: attesttest.EvaluatedAt, NoPolicyUnsafe: true})
+	passed := []string{OutcomePassed, OutcomeInputInvalid, OutcomePassed, OutcomeInputInvalid, OutcomeInvalid, OutcomeInputInvalid, OutcomePassed, OutcomeInvalid}
+	open, err := attest.NewVerifier(attest.VerifierOptions{EvaluatedAt: attesttest.EvaluatedAt, NoPolicyUnsafe: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &session{v: v}
-	var reads readBuffers
-	for i, p := range paths {
-		var want Report
-		if data, err := canonjson.ReadFileBytes(p); err != nil {
-			want = InputInvalidReport(p, err)
-		} else {
-			want = s.verifyData(p, data)
+	pol := trustOne(attest.Options{})
+	g := GateOf(attest.Gate{}).WithImage("reg.example/x:1", subject)
+	gated, err := attest.NewVerifier(attest.VerifierOptions{Policy: pol.Loaded, EvaluatedAt: attesttest.EvaluatedAt, Gate: g.g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		s        *session
+		outcomes []string
+	}{{"no policy", &session{v: open}, outcomes}, {"gated", &session{v: gated, gate: g, policy: pol}, passed}} {
+		var reads readBuffers
+		var got, want []Report
+		for _, p := range paths {
+			if data, err := canonjson.ReadFileBytes(p); err != nil {
+				want = append(want, InputInvalidReport(p, err))
+			} else {
+				want = append(want, c.s.verifyData(p, data))
+			}
+			got = append(got, reads.verifyReport(p, c.s))
 		}
-		got := reads.verifyReport(p, s)
-		if got.Outcome != outcomes[i] {
-			t.Errorf("file %d (%s): %s, want %s", i, filepath.Base(p), got.Outcome, outcomes[i])
-		}
-		gj, _ := canonjson.Compact(got.Obj)
-		wj, _ := canonjson.Compact(want.Obj)
-		if got.Code != want.Code || got.Outcome != want.Outcome || !slices.Equal(got.Text, want.Text) || string(gj) != string(wj) {
-			t.Errorf("file %d (%s): %d %s %q %s\nwant %d %s %q %s", i, filepath.Base(p), got.Code, got.Outcome, got.Text, gj, want.Code, want.Outcome, want.Text, wj)
+		for i, p := range paths {
+			if got[i].Outcome != c.outcomes[i] {
+				t.Errorf("%s: file %d (%s): %s, want %s", c.name, i, filepath.Base(p), got[i].Outcome, c.outcomes[i])
+			}
+			gj, wj := compactString(got[i].Obj), compactString(want[i].Obj)
+			if got[i].Code != want[i].Code || got[i].Outcome != want[i].Outcome || !slices.Equal(got[i].Text, want[i].Text) || gj != wj || gj == "" {
+				t.Errorf("%s: file %d (%s): %d %s %q %s\nwant %d %s %q %s", c.name, i, filepath.Base(p), got[i].Code, got[i].Outcome, got[i].Text, gj, want[i].Code, want[i].Outcome, want[i].Text, wj)
+			}
 		}
 	}
 }
