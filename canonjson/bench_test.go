@@ -1,6 +1,7 @@
 package canonjson_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -60,6 +61,41 @@ func BenchmarkDigest(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := canonjson.Digest(v); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkArenaParse is BenchmarkParse into one arena, reset after each
+// document, as a batch parses: only the strings are allocated.
+func BenchmarkArenaParse(b *testing.B) {
+	for _, d := range benchDocs {
+		b.Run(d.name, func(b *testing.B) {
+			data := d.data(b)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var a canonjson.Arena
+			for b.Loop() {
+				if _, err := a.Parse(data); err != nil {
+					b.Fatal(err)
+				}
+				a.Reset()
+			}
+		})
+	}
+}
+
+// BenchmarkValid is encoding/json.Valid of the same documents: the
+// syntax scan of the batch's floor (bench/floor).
+func BenchmarkValid(b *testing.B) {
+	for _, d := range benchDocs {
+		b.Run(d.name, func(b *testing.B) {
+			data := d.data(b)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if !json.Valid(data) {
+					b.Fatal("not valid")
 				}
 			}
 		})

@@ -48,8 +48,8 @@
 // The CLI has a startup budget of 25 ms for the whole process, and a general
 // JSON Schema library costs more than half of it at package init (the one
 // considered compiles its meta-schemas at init: 16 ms). This package does no
-// work at init: Load compiles the embedded documents when called, and the
-// caller keeps the Set. It also pins the exact semantics above, where general
+// work at init: Load reads the embedded documents when called and compiles
+// each on its first use, and the caller keeps the Set. It also pins the exact semantics above, where general
 // libraries differ (RE2 "." and "\s", leap seconds, year and offset forms in
 // date-time, URI leniency). The tests run a differential comparison against
 // santhosh-tekuri/jsonschema (test-only) to show the schema documents are

@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpres/mcpres/canonjson"
 )
@@ -76,25 +77,36 @@ type Set struct {
 	schemas  map[string]*Schema
 	versions map[string]string // schemaVersion const → schema name
 	seed     maphash.Seed
+	// lazy is the compiler of a Set whose schemas compile on first use
+	// (Load), shared by them under mu; nil when LoadFS compiled them all.
+	mu   sync.Mutex
+	lazy *compiler
 }
 
 // A Schema is one compiled document of a Set.
 type Schema struct {
 	name string
 	id   string
+	set  *Set
+	once sync.Once // compiles root on first use (see node)
 	root *node
 	seed maphash.Seed
 }
 
-// Load compiles the embedded MCP-RES v0.2.0 schemas. It does the work once
-// per call; callers keep the returned Set. An error means the embedded
-// documents are broken, which is a bug in this package.
+// Load reads the embedded MCP-RES v0.2.0 schemas. Each compiles on its
+// first use (and the documents it refers to with it): a command that
+// checks three kinds of document compiles those, not all twenty-one (a
+// third of the start-up of a one-file attest verify was compiling the
+// rest). It does the work once per call; callers keep the returned Set.
+// An error means the embedded documents are broken, which is a bug in
+// this package; so is a schema that fails to compile on first use, which
+// panics (the tests compile every one eagerly, with LoadFS).
 func Load() (*Set, error) {
 	sub, err := fs.Sub(embedded, "schemas")
 	if err != nil {
 		return nil, err
 	}
-	return LoadFS(sub)
+	return load(sub, false)
 }
 
 // LoadFS compiles every "*.schema.json" file at the root of fsys. Every
@@ -105,6 +117,12 @@ func Load() (*Set, error) {
 // "uri", a pattern outside the supported ECMAScript subset or an unresolvable
 // "$ref" is an error.
 func LoadFS(fsys fs.FS) (*Set, error) {
+	return load(fsys, true)
+}
+
+// load reads the documents of fsys and compiles them all when eager, else
+// each on first use.
+func load(fsys fs.FS, eager bool) (*Set, error) {
 	files, err := fs.Glob(fsys, "*"+fileSuffix)
 	if err != nil {
 		return nil, err
@@ -125,22 +143,64 @@ func LoadFS(fsys fs.FS) (*Set, error) {
 		}
 		names[strings.TrimSuffix(path.Base(f), fileSuffix)] = id
 	}
-	if err := c.compileAll(); err != nil {
-		return nil, err
+	if eager {
+		if err := c.compileAll(); err != nil {
+			return nil, err
+		}
 	}
 	s := &Set{
 		schemas:  make(map[string]*Schema, len(names)),
 		versions: make(map[string]string, len(names)),
 		seed:     maphash.MakeSeed(),
 	}
+	if !eager {
+		s.lazy = c
+	}
 	for name, id := range names {
-		root := c.nodes[id+"#"]
-		s.schemas[name] = &Schema{name: name, id: id, root: root, seed: s.seed}
-		if sv := root.schemaVersion(); sv != "" {
+		sch := &Schema{name: name, id: id, set: s, seed: s.seed}
+		sv := docSchemaVersion(c.docs[id])
+		if eager {
+			sch.root = c.nodes[id+"#"]
+			sv = sch.root.schemaVersion()
+		}
+		s.schemas[name] = sch
+		if sv != "" {
 			s.versions[sv] = name
 		}
 	}
 	return s, nil
+}
+
+// docSchemaVersion is node.schemaVersion read from a document not yet
+// compiled: the string "const" of its root property "schemaVersion".
+func docSchemaVersion(doc *canonjson.Value) string {
+	if c := doc.Path("properties", "schemaVersion", "const"); c.Is(canonjson.String) {
+		return c.Str
+	}
+	return ""
+}
+
+// node returns the compiled root of sch, compiling it first in a Set that
+// Load made (under the Set's lock: the compiler's tables are shared by
+// all its schemas).
+func (sch *Schema) node() *node {
+	sch.once.Do(func() {
+		if sch.root != nil {
+			return
+		}
+		s := sch.set
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		root, err := s.lazy.compileAt(sch.id, "")
+		if err == nil {
+			err = s.lazy.checkCycles()
+		}
+		if err != nil {
+			panic(fmt.Sprintf("schema: embedded schema %s does not compile: %v", sch.name, err))
+		}
+		sch.root = root
+	})
+	return sch.root
 }
 
 // Names returns the names of the schemas in s, sorted.
@@ -222,7 +282,7 @@ func (sch *Schema) validate(v *canonjson.Value, max int) []Error {
 // collect walks v collecting its errors, at most max when max ≥ 1.
 func (sch *Schema) collect(v *canonjson.Value, max int) []Error {
 	e := evaluator{collect: true, seed: sch.seed, max: max, path: make([]segment, 0, 24)}
-	if e.eval(sch.root, v) {
+	if e.eval(sch.node(), v) {
 		return nil
 	}
 	return e.sorted()
@@ -232,5 +292,5 @@ func (sch *Schema) collect(v *canonjson.Value, max int) []Error {
 func (sch *Schema) Valid(v *canonjson.Value) bool {
 	// No path: nothing is recorded. The evaluator stays on the stack.
 	e := evaluator{seed: sch.seed}
-	return e.eval(sch.root, v)
+	return e.eval(sch.node(), v)
 }
