@@ -127,10 +127,7 @@ func TestArenaReusesItsMemory(t *testing.T) {
 // none of it is returned as is (the control).
 func TestArenaKeep(t *testing.T) {
 	var a Arena
-	doc, err := a.Parse([]byte(`{"subject":{"name":"n","tags":["a","b"]},"n":1}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	const doc = `{"subject":{"name":"n","tags":["a","b"]},"n":1}`
 	built := NewObject(Member{Key: "x", Value: NewString("y")}, Member{Key: "z", Value: NewArray(NewInt(1))})
 	if got := a.Keep(built); got != built {
 		t.Error("Keep cloned a value with nothing of the arena")
@@ -138,13 +135,25 @@ func TestArenaKeep(t *testing.T) {
 	if got := a.Keep(nil); got != nil {
 		t.Error("Keep(nil) is not nil")
 	}
-	for name, v := range map[string]*Value{
-		"the root":                   doc,
-		"a scalar of the tree":       doc.Get("n"),
-		"an array's items":           NewObject(Member{Key: "t", Value: &Value{Kind: Array, Items: doc.Path("subject", "tags").Items}}),
-		"an object's members":        NewArray(&Value{Kind: Object, Members: doc.Get("subject").Members}),
-		"a node deep in a built one": NewObject(Member{Key: "r", Value: NewArray(NewString("s"), doc.Path("subject", "name"))}),
+	for name, part := range map[string]func(doc *Value) *Value{
+		"the root":             func(doc *Value) *Value { return doc },
+		"a scalar of the tree": func(doc *Value) *Value { return doc.Get("n") },
+		"an array's items": func(doc *Value) *Value {
+			return NewObject(Member{Key: "t", Value: &Value{Kind: Array, Items: doc.Path("subject", "tags").Items}})
+		},
+		"an object's members": func(doc *Value) *Value {
+			return NewArray(&Value{Kind: Object, Members: doc.Get("subject").Members})
+		},
+		"a node deep in a built one": func(doc *Value) *Value {
+			return NewObject(Member{Key: "r", Value: NewArray(NewString("s"), doc.Path("subject", "name"))})
+		},
 	} {
+		a.Reset()
+		parsed, err := a.Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := part(parsed)
 		want, err := Compact(v)
 		if err != nil {
 			t.Fatal(err)
@@ -160,10 +169,6 @@ func TestArenaKeep(t *testing.T) {
 		}
 		if out, err := Compact(got); err != nil || string(out) != string(want) {
 			t.Errorf("%s: kept %s (%v) after Reset and another parse, want %s", name, out, err, want)
-		}
-		a.Reset()
-		if doc, err = a.Parse([]byte(`{"subject":{"name":"n","tags":["a","b"]},"n":1}`)); err != nil {
-			t.Fatal(err)
 		}
 	}
 }
