@@ -20,8 +20,7 @@ func Unmarshal(v *Value, dst any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("canonjson: Unmarshal needs a non-nil pointer, got %T", dst)
 	}
-	var d decoder
-	if err := d.decode(v, rv.Elem()); err != nil {
+	if err := decoderFor(rv.Elem().Type())(v, rv.Elem()); err != nil {
 		if de, ok := err.(*decodeError); ok {
 			return errors.New(de.message())
 		}
@@ -81,11 +80,182 @@ func (s *structInfo) member(key string, next int) (int, bool) {
 	return i, ok
 }
 
-// A decoder decodes one value. It tracks no path: a failure is a
-// *decodeError that each level it returns through adds its step to, so a
-// document that decodes pays nothing for the JSON pointer only a failure
-// names.
-type decoder struct{}
+// A decodeFunc decodes v into rv, a value of the type it was made for.
+// It tracks no path: a failure is a *decodeError that each level it
+// returns through adds its step to, so a document that decodes pays
+// nothing for the JSON pointer only a failure names.
+type decodeFunc func(v *Value, rv reflect.Value) error
+
+// decoderCache maps a type to its decodeFunc: what Unmarshal does for a
+// type is decided once per process, not at every value (a bundle is
+// hundreds of values of a few dozen types), as encoding/json does.
+var decoderCache sync.Map // reflect.Type → decodeFunc
+
+// decoderFor returns the decodeFunc of t. A recursive type meets itself
+// while its decoder is being made: it gets one that waits for the real
+// one (encoding/json's way).
+func decoderFor(t reflect.Type) decodeFunc {
+	if f, ok := decoderCache.Load(t); ok {
+		return f.(decodeFunc)
+	}
+	var (
+		wg sync.WaitGroup
+		f  decodeFunc
+	)
+	wg.Add(1)
+	fi, loaded := decoderCache.LoadOrStore(t, decodeFunc(func(v *Value, rv reflect.Value) error {
+		wg.Wait()
+		return f(v, rv)
+	}))
+	if loaded {
+		return fi.(decodeFunc)
+	}
+	f = newDecoder(t)
+	wg.Done()
+	decoderCache.Store(t, f)
+	return f
+}
+
+// mismatch is the failure of a value of the wrong JSON kind for rv.
+func mismatch(v *Value, rv reflect.Value) error {
+	return failf("got %s, want %s", v.Kind, rv.Kind())
+}
+
+// newDecoder makes the decodeFunc of t: pointer fields are nil for an
+// absent member and for null, a *Value field receives the value itself,
+// an absent member leaves any other field as it is, and a value of the
+// wrong JSON kind, an integer out of range or an unknown member is a
+// failure.
+func newDecoder(t reflect.Type) decodeFunc {
+	if t == valuePtrType {
+		return func(v *Value, rv reflect.Value) error {
+			rv.Set(reflect.ValueOf(v))
+			return nil
+		}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		elem := decoderFor(t.Elem())
+		return func(v *Value, rv reflect.Value) error {
+			if v == nil || v.Kind == Null {
+				rv.SetZero()
+				return nil
+			}
+			p := reflect.New(t.Elem())
+			if err := elem(v, p.Elem()); err != nil {
+				return err
+			}
+			rv.Set(p)
+			return nil
+		}
+	case reflect.String:
+		return func(v *Value, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			if v.Kind != String {
+				return mismatch(v, rv)
+			}
+			rv.SetString(v.Str)
+			return nil
+		}
+	case reflect.Bool:
+		return func(v *Value, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			if v.Kind != Bool {
+				return mismatch(v, rv)
+			}
+			rv.SetBool(v.Bool)
+			return nil
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(v *Value, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			if v.Kind != Int {
+				return mismatch(v, rv)
+			}
+			if rv.OverflowInt(v.Int) {
+				return failf("%d overflows %s", v.Int, rv.Type())
+			}
+			rv.SetInt(v.Int)
+			return nil
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return func(v *Value, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			if v.Kind != Int || v.Int < 0 || rv.OverflowUint(uint64(v.Int)) {
+				return mismatch(v, rv)
+			}
+			rv.SetUint(uint64(v.Int))
+			return nil
+		}
+	case reflect.Slice:
+		elem := decoderFor(t.Elem())
+		return func(v *Value, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			if v.Kind != Array {
+				return mismatch(v, rv)
+			}
+			n := len(v.Items)
+			if n == 0 {
+				rv.Set(reflect.MakeSlice(t, 0, 0)) // empty, not nil
+				return nil
+			}
+			// A new array of exactly n items, made in place: reflect.MakeSlice
+			// would also allocate the slice header it returns.
+			rv.SetZero()
+			rv.Grow(n)
+			rv.SetLen(n)
+			rv.SetCap(n)
+			for i, it := range v.Items {
+				if err := elem(it, rv.Index(i)); err != nil {
+					return at(err, pathStep{index: i})
+				}
+			}
+			return nil
+		}
+	case reflect.Struct:
+		info := cachedStructInfo(t)
+		fields := make([]decodeFunc, len(info.names))
+		for i, f := range info.index {
+			fields[i] = decoderFor(t.Field(f).Type)
+		}
+		return func(v *Value, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			if v.Kind != Object {
+				return mismatch(v, rv)
+			}
+			next := 0
+			for _, m := range v.Members {
+				i, ok := info.member(m.Key, next)
+				if !ok {
+					return failf("unknown member %q", m.Key)
+				}
+				next = i + 1
+				if err := fields[i](m.Value, rv.Field(info.index[i])); err != nil {
+					return at(err, pathStep{key: m.Key, index: -1})
+				}
+			}
+			return nil
+		}
+	}
+	return func(v *Value, rv reflect.Value) error {
+		if v == nil {
+			return nil
+		}
+		return failf("unsupported Go type %s", rv.Type())
+	}
+}
 
 // A pathStep is a member name, or an array index when index ≥ 0.
 type pathStep struct {
@@ -137,95 +307,6 @@ func at(err error, step pathStep) error {
 }
 
 var valuePtrType = reflect.TypeFor[*Value]()
-
-func (d *decoder) decode(v *Value, rv reflect.Value) error {
-	if rv.Kind() == reflect.Pointer {
-		if rv.Type() == valuePtrType {
-			rv.Set(reflect.ValueOf(v))
-			return nil
-		}
-		if v == nil || v.Kind == Null {
-			rv.SetZero()
-			return nil
-		}
-		p := reflect.New(rv.Type().Elem())
-		if err := d.decode(v, p.Elem()); err != nil {
-			return err
-		}
-		rv.Set(p)
-		return nil
-	}
-	if v == nil {
-		return nil
-	}
-	mismatch := func() error {
-		return failf("got %s, want %s", v.Kind, rv.Kind())
-	}
-	switch rv.Kind() {
-	case reflect.String:
-		if v.Kind != String {
-			return mismatch()
-		}
-		rv.SetString(v.Str)
-	case reflect.Bool:
-		if v.Kind != Bool {
-			return mismatch()
-		}
-		rv.SetBool(v.Bool)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if v.Kind != Int {
-			return mismatch()
-		}
-		if rv.OverflowInt(v.Int) {
-			return failf("%d overflows %s", v.Int, rv.Type())
-		}
-		rv.SetInt(v.Int)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if v.Kind != Int || v.Int < 0 || rv.OverflowUint(uint64(v.Int)) {
-			return mismatch()
-		}
-		rv.SetUint(uint64(v.Int))
-	case reflect.Slice:
-		if v.Kind != Array {
-			return mismatch()
-		}
-		n := len(v.Items)
-		if n == 0 {
-			rv.Set(reflect.MakeSlice(rv.Type(), 0, 0)) // empty, not nil
-			break
-		}
-		// A new array of exactly n items, made in place: reflect.MakeSlice
-		// would also allocate the slice header it returns.
-		rv.SetZero()
-		rv.Grow(n)
-		rv.SetLen(n)
-		rv.SetCap(n)
-		for i, it := range v.Items {
-			if err := d.decode(it, rv.Index(i)); err != nil {
-				return at(err, pathStep{index: i})
-			}
-		}
-	case reflect.Struct:
-		if v.Kind != Object {
-			return mismatch()
-		}
-		info := cachedStructInfo(rv.Type())
-		next := 0
-		for _, m := range v.Members {
-			i, ok := info.member(m.Key, next)
-			if !ok {
-				return failf("unknown member %q", m.Key)
-			}
-			next = i + 1
-			if err := d.decode(m.Value, rv.Field(info.index[i])); err != nil {
-				return at(err, pathStep{key: m.Key, index: -1})
-			}
-		}
-	default:
-		return failf("unsupported Go type %s", rv.Type())
-	}
-	return nil
-}
 
 // EscapePointer escapes one RFC 6901 JSON Pointer reference token.
 func EscapePointer(s string) string {
