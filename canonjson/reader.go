@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -335,9 +336,17 @@ func (p *parser) count() error {
 	}
 	p.nodes++
 	if p.nodes > MaxNodes {
-		return p.fail(fmt.Sprintf("more than %d values and keys", MaxNodes))
+		return p.tooManyNodes()
 	}
 	return nil
+}
+
+// tooManyNodes is count's failure, kept out of line so that count, which
+// runs for every value and key, is inlined.
+//
+//go:noinline
+func (p *parser) tooManyNodes() error {
+	return p.fail(fmt.Sprintf("more than %d values and keys", MaxNodes))
 }
 
 func (p *parser) skipSpace() {
@@ -357,8 +366,14 @@ func (p *parser) skipSpaces() {
 	for i < len(d) {
 		switch d[i] {
 		case ' ':
-			if i+8 <= len(d) && binary.LittleEndian.Uint64(d[i:]) == eightSpaces {
-				i += 8
+			if i+8 <= len(d) {
+				// Eight spaces at once, or up to the first byte that is
+				// not one (there is at least one space: d[i]).
+				if x := binary.LittleEndian.Uint64(d[i:]) ^ eightSpaces; x != 0 {
+					i += bits.TrailingZeros64(x) / 8
+				} else {
+					i += 8
+				}
 				continue
 			}
 			i++
