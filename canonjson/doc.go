@@ -35,6 +35,11 @@
 // Every failure is a *SyntaxError with a reason and a true byte offset; the
 // validators report it as MCP_RES_INPUT_INVALID.
 //
+// A program that reads many documents one after another (a batch) parses
+// each with an Arena: into the Values, members and items of the one before,
+// after Reset. Strings are never reused; whatever outlives Reset is taken
+// with Keep.
+//
 // Go's encoding/json is unsuitable for untrusted MCP-RES documents: it
 // accepts duplicate keys, replaces lone surrogates with U+FFFD, accepts
 // floats and loses member order.
