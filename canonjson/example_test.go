@@ -59,3 +59,32 @@ func ExampleCanonical() {
 	//   "😀": true
 	// }
 }
+
+// An Arena reads a batch's documents one after another into the memory of
+// the one before: after Reset the earlier trees are gone, so what must
+// outlive them is taken with Keep first. Strings are never reused: a
+// string read from a tree stays valid after Reset.
+func ExampleArena() {
+	var a canonjson.Arena
+	var kept []*canonjson.Value
+	var names []string
+	for _, doc := range []string{
+		`{"subject": {"name": "ledger-notes-server"}, "result": "PASS"}`,
+		`{"subject": {"name": "calendar-server"}, "result": "FAIL"}`,
+	} {
+		v, err := a.Parse([]byte(doc))
+		if err != nil {
+			panic(err)
+		}
+		names = append(names, v.Path("subject", "name").Str)
+		kept = append(kept, a.Keep(v.Get("subject")))
+		a.Reset()
+	}
+	for i, v := range kept {
+		c, _ := canonjson.Canonical(v)
+		fmt.Println(names[i], string(c))
+	}
+	// Output:
+	// ledger-notes-server {"name":"ledger-notes-server"}
+	// calendar-server {"name":"calendar-server"}
+}
