@@ -47,16 +47,29 @@ func (a *Arena) ParseLenient(data []byte) (*Value, error) {
 
 // Reset gives the arena's memory to the next parse: every tree parsed
 // into a since the last Reset is invalid from now on (its Values are
-// zeroed as they are handed out again). Memory beyond maxArenaBytes is
-// let go.
+// zeroed). Memory beyond maxArenaBytes is let go, and so is a scratch
+// stack grown past maxStackBytes.
 func (a *Arena) Reset() {
 	budget := maxArenaBytes
 	budget = a.values.reset(budget)
 	budget = a.members.reset(budget)
 	a.items.reset(budget)
-	clear(a.stackItems)
-	clear(a.stackMembers)
-	a.stackItems, a.stackMembers = a.stackItems[:0], a.stackMembers[:0]
+	a.stackItems = resetStack(a.stackItems)
+	a.stackMembers = resetStack(a.stackMembers)
+}
+
+// maxStackBytes bounds a scratch stack an Arena keeps through Reset (a
+// stack holds the items or members of the objects and arrays still open:
+// a document's widest object or array and its ancestors').
+const maxStackBytes = 64 << 10
+
+// resetStack empties a scratch stack, or lets it go when it is large.
+func resetStack[T any](stack []T) []T {
+	if cap(stack)*int(unsafe.Sizeof(*new(T))) > maxStackBytes {
+		return nil
+	}
+	clear(stack[:cap(stack)])
+	return stack[:0]
 }
 
 // Keep returns v when no part of its tree is memory of a, else a Clone of

@@ -174,8 +174,8 @@ func TestArenaKeep(t *testing.T) {
 }
 
 // TestArenaResetKeepsABoundedAmount: after a document far larger than
-// the rest of a batch, Reset keeps at most maxArenaBytes of slabs; a
-// small one's it keeps whole.
+// the rest of a batch, Reset keeps at most maxArenaBytes of slabs and no
+// large scratch stack; a small one's slabs it keeps whole.
 func TestArenaResetKeepsABoundedAmount(t *testing.T) {
 	kept := func(a *Arena) int {
 		n := 0
@@ -201,6 +201,9 @@ func TestArenaResetKeepsABoundedAmount(t *testing.T) {
 	a.Reset()
 	if after := kept(&a); after > maxArenaBytes || after == 0 {
 		t.Errorf("Reset kept %d bytes of slabs, want some and at most %d", after, maxArenaBytes)
+	}
+	if stacks := (cap(a.stackItems) + cap(a.stackMembers)) * 8; stacks > 2*maxStackBytes {
+		t.Errorf("Reset kept scratch stacks of %d bytes after an array of 30,000 items", stacks)
 	}
 	var b Arena
 	if _, err := b.Parse([]byte(arenaInputs[len(arenaInputs)-1])); err != nil {
