@@ -131,23 +131,6 @@ type requirement struct {
 	idx  int
 }
 
-// schemaVersion returns the string const of the root member
-// "schemaVersion", if the node declares one.
-func (n *node) schemaVersion() string {
-	if n == nil || n.propIndex == nil {
-		return ""
-	}
-	i, ok := n.propIndex["schemaVersion"]
-	if !ok {
-		return ""
-	}
-	p := n.props[i].node
-	if p.hasConst && p.constVal.Is(canonjson.String) {
-		return p.constVal.Str
-	}
-	return ""
-}
-
 // lookup returns the index of property key, trying hint first (instance
 // members usually follow the schema's order).
 func (n *node) lookup(key string, hint int) int {

@@ -158,22 +158,21 @@ func load(fsys fs.FS, eager bool) (*Set, error) {
 	}
 	for name, id := range names {
 		sch := &Schema{name: name, id: id, set: s, seed: s.seed}
-		sv := docSchemaVersion(c.docs[id])
 		if eager {
 			sch.root = c.nodes[id+"#"]
-			sv = sch.root.schemaVersion()
 		}
 		s.schemas[name] = sch
-		if sv != "" {
+		if sv := schemaVersion(c.docs[id]); sv != "" {
 			s.versions[sv] = name
 		}
 	}
 	return s, nil
 }
 
-// docSchemaVersion is node.schemaVersion read from a document not yet
-// compiled: the string "const" of its root property "schemaVersion".
-func docSchemaVersion(doc *canonjson.Value) string {
+// schemaVersion returns the string "const" of a schema document's root
+// property "schemaVersion", if it declares one (read from the document:
+// a Set from Load knows it before compiling anything).
+func schemaVersion(doc *canonjson.Value) string {
 	if c := doc.Path("properties", "schemaVersion", "const"); c.Is(canonjson.String) {
 		return c.Str
 	}
