@@ -88,12 +88,22 @@ func (b *bench) start(name string, args []string, env []string, ready *regexp.Re
 			}
 		}
 		io.Copy(io.Discard, pr)
+		// Wait closes the pipe: only after everything the server wrote
+		// was read, or its last lines (the ready one among them) are lost.
+		s.cmd.Wait()
+		close(s.exited)
 	}()
-	go func() { s.cmd.Wait(); close(s.exited) }()
 	select {
 	case s.url = <-urlc:
 		return s, nil
 	case <-s.exited:
+		// A server that said it was ready and then exited is started;
+		// stop reports its exit.
+		select {
+		case s.url = <-urlc:
+			return s, nil
+		default:
+		}
 		return nil, fmt.Errorf("%s exited: %s", name, tail(s.log()))
 	case <-time.After(time.Minute):
 		s.kill()
