@@ -14,7 +14,8 @@ import (
 // serverEnv makes the test binary a stand-in server (TestMain): "listen"
 // listens on 127.0.0.1 and says so as log serve does, then stops on
 // SIGTERM; "silent" says so without listening; "exit" says so and exits
-// 3; "early" exits 1 before saying anything.
+// 3; "burst" does the same after 60 KB of other lines; "early" exits 1
+// before saying anything.
 const serverEnv = "MCPRES_BENCH_TEST_SERVER"
 
 func TestMain(m *testing.M) {
@@ -34,6 +35,11 @@ func TestMain(m *testing.M) {
 		}
 		defer ln.Close()
 		addr = ln.Addr().String()
+	case "burst":
+		for range 1000 {
+			fmt.Fprintln(os.Stderr, strings.Repeat("-", 59))
+		}
+		mode = "exit"
 	case "early":
 		fmt.Fprintln(os.Stderr, "stand-in: cannot start")
 		os.Exit(1)
@@ -81,6 +87,22 @@ func TestServerStop(t *testing.T) {
 	<-srv.exited
 	if err := srv.stop(); err == nil || !strings.Contains(err.Error(), "exit status 3") || strings.Contains(err.Error(), "listens") || b.servers != 1 {
 		t.Fatalf("a server that exited: %v; %d servers checked", err, b.servers)
+	}
+}
+
+// TestServerReadyThenExit: the ready line a server wrote just before it
+// exited is read, however much it wrote before (the pipe is read to its
+// end before the exit is noticed), and the exit is reported by stop.
+func TestServerReadyThenExit(t *testing.T) {
+	b := standIn(t)
+	for range 20 {
+		srv, err := b.start("stand-in", nil, []string{serverEnv + "=burst"}, servingLine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.stop(); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+			t.Fatalf("a server that exited: %v", err)
+		}
 	}
 }
 
