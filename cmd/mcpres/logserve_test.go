@@ -76,8 +76,11 @@ func startServe(t *testing.T, bin string, args ...string) *served {
 			}
 		}
 		io.Copy(io.Discard, pr)
+		// Wait closes the pipe: only after everything was read, or the
+		// last lines ("stopped") may be lost.
+		s.cmd.Wait()
+		close(s.exited)
 	}()
-	go func() { s.cmd.Wait(); close(s.exited) }()
 	t.Cleanup(func() {
 		s.cmd.Process.Kill()
 		<-s.exited
