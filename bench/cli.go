@@ -21,6 +21,21 @@ const (
 // the floor's CPU (issue 26 asked 1.5).
 const batchGoal = 1.25
 
+// minBatchRuns is the fewest runs of a batch row and of its floor. A pair
+// of runs costs one to three seconds, and on a shared machine the best of
+// five still depends on when the neighbours were busy: the best of more
+// runs is a better estimate of each program's own cost, for both alike.
+const minBatchRuns = 15
+
+// batchRuns is the number of runs of a batch row: --runs, at least
+// minBatchRuns (one with --quick).
+func (b *bench) batchRuns() int {
+	if b.c.quick {
+		return 1
+	}
+	return max(b.c.runs, minBatchRuns)
+}
+
 // copies writes n copies of the file src into a new directory and
 // returns it.
 func (b *bench) copies(name, src string, n int) (string, error) {
@@ -56,7 +71,7 @@ func (b *bench) batch() error {
 	}
 	args := b.verifyArgs(dir)
 	want := []byte(fmt.Sprintf("%d\n", b.c.files))
-	mc, fl, load, err := b.pair(b.c.runs, func() (sample, error) {
+	mc, fl, load, err := b.pair(b.batchRuns(), func() (sample, error) {
 		s, err := b.run("mcpres", args)
 		if err == nil && bytes.Count(s.stdout, []byte("\n")) != b.c.files {
 			err = fmt.Errorf("attest verify printed %d results for %d files", bytes.Count(s.stdout, []byte("\n")), b.c.files)

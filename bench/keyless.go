@@ -110,7 +110,7 @@ func (b *bench) keyless() error {
 		return err
 	}
 	want := []byte(fmt.Sprintf("%d\n", b.c.files))
-	mc, fl, load, err := b.pair(b.c.runs, func() (sample, error) {
+	mc, fl, load, err := b.pair(b.batchRuns(), func() (sample, error) {
 		s, err := b.run("mcpres", keylessArgs(dir))
 		if err == nil && strings.Count(string(s.stdout), `"gate":{"passed":true`) != b.c.files {
 			err = fmt.Errorf("attest verify passed %d of %d keyless bundles", strings.Count(string(s.stdout), `"gate":{"passed":true`), b.c.files)

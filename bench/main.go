@@ -7,8 +7,9 @@
 //	go run ./bench --only batch,validate
 //
 // A workload and its floor are run as pairs, interleaved (workload, floor,
-// workload, floor, …, --runs times), and reported as the best and the
-// median of the runs. CPU time is user + system of the process and its
+// workload, floor, …, --runs times; the batch rows at least 15 times, a
+// pair costing a few seconds), and reported as the best and the median of
+// the runs. CPU time is user + system of the process and its
 // threads (the garbage collector's included), which a shared machine
 // disturbs far less than wall time; peak memory is the process's maximum
 // resident set (through /usr/bin/time when present: a child's own rusage
@@ -143,7 +144,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	var only string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&c.runs, "runs", 5, "runs of each workload and of its floor, interleaved")
+	fs.IntVar(&c.runs, "runs", 5, "runs of each workload and of its floor, interleaved (the batch rows: at least 15)")
 	fs.IntVar(&c.files, "files", 1000, "witnessed bundles in the batch")
 	fs.DurationVar(&c.duration, "duration", 20*time.Second, "how long each log service run lasts")
 	fs.IntVar(&c.posixC, "posix-clients", 512, "concurrent clients of log serve --dir (and of Tessera alone)")

@@ -76,12 +76,15 @@ func TestParseConfig(t *testing.T) {
 		t.Fatalf("--quick: %+v", c)
 	}
 	b := &bench{c: c}
-	if b.monitorEntries() != 40_000 || b.logRuns() != 1 {
-		t.Fatalf("--quick: %d monitor entries, %d log runs", b.monitorEntries(), b.logRuns())
+	if b.monitorEntries() != 40_000 || b.logRuns() != 1 || b.batchRuns() != 1 {
+		t.Fatalf("--quick: %d monitor entries, %d log runs, %d batch runs", b.monitorEntries(), b.logRuns(), b.batchRuns())
 	}
-	b.c.monitorN, b.c.runs = 500, 5
-	if b.monitorEntries() != 500 || b.logRuns() != 3 {
-		t.Fatalf("%d monitor entries, %d log runs", b.monitorEntries(), b.logRuns())
+	b.c.monitorN, b.c.runs, b.c.quick = 500, 5, false
+	if b.monitorEntries() != 500 || b.logRuns() != 3 || b.batchRuns() != minBatchRuns {
+		t.Fatalf("%d monitor entries, %d log runs, %d batch runs", b.monitorEntries(), b.logRuns(), b.batchRuns())
+	}
+	if b.c.runs = 20; b.batchRuns() != 20 {
+		t.Fatalf("--runs 20: %d batch runs", b.batchRuns())
 	}
 	if !strings.HasPrefix(names(), "batch,memory,") || strings.Count(names(), ",") != len(workloads)-1 {
 		t.Fatalf("names %q", names())
