@@ -60,8 +60,13 @@ func (a *app) rootCommand(use string) *cobra.Command {
 	root.AddCommand(a.initCommand(), a.addTargetCommand(), a.signCommand(), a.fetchCommand(),
 		cli.ManCommand(func() *cobra.Command { return root }, cli.Usage,
 			func(err error) error { return cli.Failf("%v", err) }, nil))
-	cli.CompleteEnums(root, map[string][]string{"format": {"raw", "json"}})
 	return root
+}
+
+// registerCompletions gives --format its values for shell completion; run
+// calls it only for a completion request (cli.Completing).
+func registerCompletions(root *cobra.Command) {
+	cli.CompleteEnums(root, map[string][]string{"format": {"raw", "json"}})
 }
 
 // clock is --evaluated-at, or the clock: the one place this binary reads it.

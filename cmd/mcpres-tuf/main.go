@@ -63,6 +63,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// policy written to stdout does not (termsafe.Unwrap: it is data).
 	a := &app{stdin: stdin, stdout: termsafe.NewWriter(stdout), stderr: termsafe.NewWriter(stderr), prog: "mcpres-tuf"}
 	root := a.rootCommand("mcpres-tuf")
+	if cli.Completing(args) {
+		registerCompletions(root)
+	}
 	if words := strings.Fields(os.Getenv(invokedAsEnv)); len(words) > 0 {
 		// Run as `mcpres policy tuf`: nest the commands under parents of
 		// those names, so that usage lines show the command as typed.

@@ -17,12 +17,9 @@ bash-completion; macOS: brew install bash-completion@2); without it every
 Tab prints "_get_comp_words_by_ref: command not found".`
 
 // registerCompletions gives every enumerated flag its values for shell
-// completion (`mcpres completion bash|zsh|fish|powershell`), and says in
-// the completion command's help what bash needs.
+// completion (`mcpres completion bash|zsh|fish|powershell`); execute calls
+// it only for a completion request (cli.Completing).
 func registerCompletions(root *cobra.Command) {
-	if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
-		c.Long += completionBashNeeds
-	}
 	var levels []string
 	for l := attest.UnsignedIntegrityOnly; l <= attest.TransparencyRecorded; l++ {
 		levels = append(levels, l.String())

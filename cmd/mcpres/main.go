@@ -52,7 +52,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (a *app) execute(args []string) int {
-	return cli.Run(a.rootCommand(), "mcpres", args, a.stdin, a.stdout, a.stderr)
+	root := a.rootCommand()
+	if cli.Completing(args) {
+		registerCompletions(root)
+	}
+	return cli.Run(root, "mcpres", args, a.stdin, a.stdout, a.stderr)
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -96,6 +100,8 @@ or a usage error.`,
 	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
 	cli.RejectUnknownSubcommands(root, cli.Usage)
-	registerCompletions(root)
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
+		c.Long += completionBashNeeds
+	}
 	return root
 }

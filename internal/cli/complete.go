@@ -13,6 +13,16 @@ var (
 	defaultParen = regexp.MustCompile(`\(default[^)]*\)`)
 )
 
+// Completing reports whether args (a command line without the program
+// name) ask for shell completions: cobra's hidden request commands, which
+// the scripts of `completion bash|zsh|fish|powershell` run on each Tab.
+// Binaries call CompleteEnums only then: walking every command's flags
+// costs about half a millisecond at each start, and no other command
+// reads what it registers.
+func Completing(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
+
 // CompleteEnums registers shell-completion values for enumerated flags on
 // every command under root: values maps a flag name to every value the
 // flag takes anywhere in the tree. Where a command's flag names a subset

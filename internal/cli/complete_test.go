@@ -22,3 +22,26 @@ func TestEnumValues(t *testing.T) {
 		}
 	}
 }
+
+// Completing is true for cobra's two request commands only, and only as
+// the first word.
+func TestCompleting(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"__complete", "attest", "verify", "--format", ""}, true},
+		{[]string{"__completeNoDesc", "attest", ""}, true},
+		{[]string{"__complete"}, true},
+		{nil, false},
+		{[]string{}, false},
+		{[]string{"attest", "verify", "__complete"}, false}, // an argument, not the request
+		{[]string{"completion", "bash"}, false},             // prints the script: registers nothing
+		{[]string{"__completeX"}, false},
+		{[]string{"--", "__complete"}, false},
+	} {
+		if got := Completing(c.args); got != c.want {
+			t.Errorf("Completing(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}
